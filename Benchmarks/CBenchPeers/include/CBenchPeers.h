@@ -1,0 +1,20 @@
+/// Peers for memora-bench: the same work done straight in C, so the Swift
+/// figures can be given as a ratio against a limit measured in the same run.
+#ifndef CBENCHPEERS_H
+#define CBENCHPEERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Decodes a JPEG to packed RGB with raw libturbojpeg (one handle, one
+/// buffer, reused across calls by the caller). Returns 0 on success.
+/// `output` must hold width * height * 3 bytes.
+int bench_turbojpeg_decode_rgb(void *handle, const uint8_t *jpeg, size_t length,
+                               uint8_t *output, int width, int height);
+
+/// A libturbojpeg decompressor handle for `bench_turbojpeg_decode_rgb`.
+void *bench_turbojpeg_create(void);
+/// Releases a handle from `bench_turbojpeg_create`.
+void bench_turbojpeg_destroy(void *handle);
+
+#endif

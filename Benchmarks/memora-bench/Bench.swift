@@ -1,0 +1,3 @@
+import ImageKit
+@main
+struct Bench { static func main() {} }

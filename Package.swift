@@ -1,0 +1,109 @@
+// swift-tools-version: 6.0
+//
+// Memora: portable photo-privacy and accessibility libraries.
+//
+// The package is layered (see Docs/Architecture.md):
+//
+//   C bridges       CSodium CExif CExiv2 CTurboJPEG CPNG CHeif (+ SQLite through GRDB)
+//   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours)
+//   composition     PhotoIndex (MetadataKit, ImageKit)
+//                   MemoraCore (everything above)
+//   front ends      memora (CLI), memora-bench
+//
+// `scripts/check-layering.sh` enforces these rules in `make test`.
+
+import PackageDescription
+
+/// Settings every Swift target gets: Swift 6 mode is the default for tools 6.0,
+/// and complete strict concurrency checking is on everywhere.
+let strictSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Memora",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "ImageKit", targets: ["ImageKit"]),
+        .library(name: "MetadataKit", targets: ["MetadataKit"]),
+        .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
+        .library(name: "PhotoIndex", targets: ["PhotoIndex"]),
+        .library(name: "MemoraCore", targets: ["MemoraCore"]),
+        .executable(name: "memora", targets: ["memora"]),
+        .executable(name: "memora-bench", targets: ["memora-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // MARK: C bridges: each library is wrapped once, thinly.
+        .systemLibrary(
+            name: "CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]),
+        .systemLibrary(
+            name: "CExif", pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(
+            name: "CHeif", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
+        // libexiv2 is C++: this target exports a plain `extern "C"` API and
+        // catches every C++ exception before it can reach Swift.
+        .target(
+            name: "CExiv2",
+            linkerSettings: [.linkedLibrary("exiv2")]),
+        // The benchmark's peer: raw libturbojpeg called from C, the limit our
+        // Swift decoder is measured against. Used by memora-bench only.
+        .target(
+            name: "CBenchPeers",
+            path: "Benchmarks/CBenchPeers",
+            linkerSettings: [.linkedLibrary("turbojpeg")]),
+
+        // MARK: Leaf modules (they import none of our other modules).
+        .target(name: "ImageKit", dependencies: ["CTurboJPEG", "CPNG", "CHeif"], swiftSettings: strictSwift),
+        .target(name: "MetadataKit", dependencies: ["CExiv2", "CExif"], swiftSettings: strictSwift),
+        .target(name: "VaultCrypto", dependencies: ["CSodium"], swiftSettings: strictSwift),
+
+        // MARK: Composition.
+        .target(
+            name: "PhotoIndex",
+            dependencies: ["MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift),
+        .target(
+            name: "MemoraCore",
+            dependencies: [
+                "MetadataKit", "VaultCrypto", "PhotoIndex", "ImageKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSwift),
+
+        // MARK: Front ends.
+        .executableTarget(
+            name: "memora",
+            dependencies: [
+                "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift),
+        .executableTarget(
+            name: "memora-bench",
+            dependencies: ["ImageKit", "CBenchPeers"],
+            path: "Benchmarks/memora-bench",
+            swiftSettings: strictSwift),
+
+        // MARK: Tests (Swift Testing), one target per module.
+        .testTarget(name: "ImageKitTests", dependencies: ["ImageKit"], swiftSettings: strictSwift),
+        .testTarget(name: "MetadataKitTests", dependencies: ["MetadataKit"], swiftSettings: strictSwift),
+        .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoIndexTests", dependencies: ["PhotoIndex", "ImageKit"], swiftSettings: strictSwift),
+        .testTarget(name: "MemoraCoreTests", dependencies: ["MemoraCore"], swiftSettings: strictSwift),
+    ],
+    cxxLanguageStandard: .cxx17
+)

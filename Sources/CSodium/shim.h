@@ -1,0 +1,4 @@
+#ifndef CSodium_SHIM_H
+#define CSodium_SHIM_H
+#include <sodium.h>
+#endif

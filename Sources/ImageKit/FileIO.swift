@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading whole files and writing them atomically, with errors that name the file.
+enum FileIO {
+    /// Reads the whole file at `path`.
+    static func read(_ path: String) throws(ImageError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw openError(path, errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw .unreadable(path: path, reason: "it is a directory") }
+        let expected = Int(status.st_size)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(max(expected, 0) + 1)
+        var chunk = [UInt8](repeating: 0, count: max(min(expected + 1, 1 << 24), 1 << 16))
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` so that readers see either the old file or the
+    /// complete new one: a temporary file in the same folder, fsync, rename, fsync of the folder.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(ImageError) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        var template = Array((folder + "/." + url.lastPathComponent + ".tmp-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        let temporary = String(cString: template.map { UInt8(bitPattern: $0) })
+        var committed = false
+        defer {
+            if !committed { unlink(temporary) }
+        }
+        do {
+            defer { close(descriptor) }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw ImageError.writeFailed(path: path, reason: String(cString: strerror(errno)))
+                }
+                offset += written
+            }
+            _ = fchmod(descriptor, 0o644)
+            guard fsync(descriptor) == 0 else { throw ImageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        } catch let error as ImageError {
+            throw error
+        } catch {
+            throw .writeFailed(path: path, reason: "\(error)")
+        }
+        guard rename(temporary, path) == 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        committed = true
+        let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            _ = fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+
+    private static func openError(_ path: String, _ code: Int32) -> ImageError {
+        code == ENOENT ? .fileNotFound(path: path) : .unreadable(path: path, reason: String(cString: strerror(code)))
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Decodes JPEG, PNG, HEIC and AVIF files into ``Image`` values.
+///
+/// Every failure is an ``ImageError`` naming the file; no input crashes the decoder.
+/// All functions are thread-safe: each call uses its own codec state.
+public enum ImageDecoder {
+    /// Reads format, size and orientation without decoding pixels.
+    public static func info(contentsOf path: String) throws(ImageError) -> ImageInfo {
+        try info(of: FileIO.read(path), source: path)
+    }
+
+    /// Reads format, size and orientation of an image held in memory; `source` names it in errors.
+    public static func info(of bytes: [UInt8], source: String = "image") throws(ImageError) -> ImageInfo {
+        try withRawBytes(bytes) { raw throws(ImageError) in
+            let format = try detectDecodable(raw, source: source)
+            let orientation = EXIFOrientationReader.orientation(in: raw, format: format) ?? .up
+            switch format {
+            case .jpeg:
+                let header = try TurboJPEG.readHeader(raw, source: source)
+                return ImageInfo(
+                    format: format, width: header.width, height: header.height, orientation: orientation,
+                    hasAlpha: false, isProgressive: header.progressive, isCMYK: header.isCMYK,
+                    isGrayscale: header.isGrayscale, byteCount: raw.count)
+            case .png:
+                let header = try LibPNG.readHeader(raw, source: source)
+                return ImageInfo(
+                    format: format, width: header.width, height: header.height, orientation: orientation,
+                    hasAlpha: header.hasAlpha, isProgressive: false, isCMYK: false, isGrayscale: false, byteCount: raw.count)
+            default:
+                let header = try LibHeif.readHeader(raw, source: source)
+                return ImageInfo(
+                    format: format, width: header.width, height: header.height, orientation: .up,
+                    hasAlpha: header.hasAlpha, isProgressive: false, isCMYK: false, isGrayscale: false, byteCount: raw.count)
+            }
+        }
+    }
+
+    /// Decodes the image file at `path`.
+    public static func decode(contentsOf path: String, options: DecodingOptions = DecodingOptions()) throws(ImageError) -> Image {
+        try decode(FileIO.read(path), source: path, options: options)
+    }
+
+    /// Decodes an image held in memory; `source` names it in errors.
+    public static func decode(_ bytes: [UInt8], source: String = "image", options: DecodingOptions = DecodingOptions()) throws(ImageError) -> Image {
+        try decode(bytes, source: source, options: options, jpegScale: .full, fast: false)
+    }
+
+    /// Decodes a JPEG at a DCT scale (1/2, 1/4, 1/8), much faster than a full decode and resize.
+    /// Other formats are decoded at full size and then reduced by the same factor.
+    public static func decode(_ bytes: [UInt8], source: String = "image", scale: JPEGScale, options: DecodingOptions = DecodingOptions()) throws(ImageError) -> Image {
+        let image = try decode(bytes, source: source, options: options, jpegScale: scale, fast: false)
+        guard scale != .full, ImageFormat.detect(bytes) != .jpeg else { return image }
+        return try image.resized(width: scale.scaled(image.width), height: scale.scaled(image.height))
+    }
+
+    /// A thumbnail whose long side is at most `maxPixelSize`, upright when
+    /// `options.applyOrientation` is set. JPEGs are decoded at the smallest DCT
+    /// scale that still covers the size, then resampled with high quality.
+    public static func thumbnail(contentsOf path: String, maxPixelSize: Int, options: DecodingOptions = DecodingOptions()) throws(ImageError) -> Image {
+        try thumbnail(FileIO.read(path), source: path, maxPixelSize: maxPixelSize, options: options)
+    }
+
+    /// A thumbnail of an image held in memory; see ``thumbnail(contentsOf:maxPixelSize:options:)``.
+    public static func thumbnail(_ bytes: [UInt8], source: String = "image", maxPixelSize: Int, options: DecodingOptions = DecodingOptions()) throws(ImageError) -> Image {
+        guard maxPixelSize > 0 else { throw .invalidArgument("a thumbnail needs a positive size, got \(maxPixelSize)") }
+        var scale = JPEGScale.full
+        if ImageFormat.detect(bytes) == .jpeg {
+            let header = try withRawBytes(bytes) { raw throws(ImageError) in try TurboJPEG.readHeader(raw, source: source) }
+            scale = JPEGScale.fitting(width: header.width, height: header.height, longSide: maxPixelSize)
+        }
+        let decoded = try decode(bytes, source: source, options: options, jpegScale: scale, fast: scale != .full)
+        return try decoded.resized(fittingLongSide: maxPixelSize)
+    }
+
+    private static func decode(_ bytes: [UInt8], source: String, options: DecodingOptions, jpegScale: JPEGScale, fast: Bool) throws(ImageError) -> Image {
+        try withRawBytes(bytes) { raw throws(ImageError) in
+            let format = try detectDecodable(raw, source: source)
+            let image: Image
+            switch format {
+            case .jpeg:
+                image = try TurboJPEG.decode(raw, source: source, scale: jpegScale, maxPixelCount: options.maxPixelCount, fast: fast)
+            case .png:
+                image = try LibPNG.decode(raw, source: source, maxPixelCount: options.maxPixelCount)
+            default:
+                return try LibHeif.decode(raw, source: source, maxPixelCount: options.maxPixelCount)
+            }
+            guard options.applyOrientation, let orientation = EXIFOrientationReader.orientation(in: raw, format: format) else {
+                return image
+            }
+            return image.applying(orientation)
+        }
+    }
+
+    private static func detectDecodable(_ raw: UnsafeRawBufferPointer, source: String) throws(ImageError) -> ImageFormat {
+        guard !raw.isEmpty else { throw .empty(source: source) }
+        guard let format = ImageFormat.detect(raw) else { throw .unrecognizedFormat(source: source) }
+        guard format.isDecodable else { throw .unsupportedFormat(source: source, format: format) }
+        return format
+    }
+}

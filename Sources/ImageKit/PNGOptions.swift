@@ -1,0 +1,20 @@
+/// How ImageKit encodes a PNG. No metadata chunks are written.
+public struct PNGEncodingOptions: Sendable, Hashable {
+    /// The sample layout stored in the file.
+    public enum Storage: String, Sendable, Hashable, CaseIterable {
+        /// 8 bits per channel, RGB or RGBA like the image.
+        case truecolor8
+        /// 16 bits per channel, linear light with a `gAMA` chunk of 1.0.
+        case truecolor16
+        /// A palette of at most 256 colours (fails if the image has more).
+        case palette
+    }
+
+    /// The sample layout stored in the file.
+    public var storage: Storage
+
+    /// Creates PNG options; the default is 8-bit truecolour.
+    public init(storage: Storage = .truecolor8) {
+        self.storage = storage
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import ImageKit
+
+/// `memora image`: inspect and convert pictures with ImageKit.
+struct ImageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "image",
+        abstract: "Inspect images and make thumbnails.",
+        subcommands: [Info.self, Thumbnail.self])
+
+    /// `memora image info FILE...`
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show format, size and orientation without decoding pixels.")
+
+        @Argument(help: "Image files (JPEG, PNG, HEIC, AVIF).")
+        var files: [String]
+
+        @Flag(help: "Print the result as JSON.")
+        var json = false
+
+        /// One line of `info` output.
+        struct Entry: Encodable {
+            var path: String
+            var info: ImageInfo?
+            var error: String?
+        }
+
+        func run() throws {
+            var entries: [Entry] = []
+            for file in files {
+                do throws(ImageError) {
+                    entries.append(Entry(path: file, info: try ImageDecoder.info(contentsOf: file)))
+                } catch {
+                    entries.append(Entry(path: file, error: error.description))
+                }
+            }
+            if json {
+                try printJSON(entries)
+            } else {
+                for entry in entries {
+                    if let info = entry.info {
+                        var traits: [String] = []
+                        if info.isProgressive { traits.append("progressive") }
+                        if info.isCMYK { traits.append("CMYK") }
+                        if info.isGrayscale { traits.append("grayscale") }
+                        if info.hasAlpha { traits.append("alpha") }
+                        let extra = traits.isEmpty ? "" : ", " + traits.joined(separator: ", ")
+                        print("\(entry.path): \(info.format.displayName) \(info.width)x\(info.height), orientation \(info.orientation.rawValue)\(extra), \(info.byteCount) bytes")
+                    } else if let error = entry.error {
+                        StandardError.write("error: \(error)\n")
+                    }
+                }
+            }
+            if entries.contains(where: { $0.error != nil }) { throw ExitCode.failure }
+        }
+    }
+
+    /// `memora image thumbnail INPUT -o OUTPUT`
+    struct Thumbnail: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write an upright thumbnail (JPEG or PNG, no metadata).")
+
+        @Argument(help: "The image to reduce.")
+        var input: String
+
+        @Option(name: .shortAndLong, help: "Where to write the thumbnail (.jpg/.jpeg or .png).")
+        var output: String
+
+        @Option(help: "The longest side in pixels.")
+        var size = 384
+
+        @Option(help: "JPEG quality, 0...1.")
+        var quality = 0.85
+
+        @Flag(help: "Keep the stored orientation instead of turning the picture upright.")
+        var keepOrientation = false
+
+        @Flag(help: "Print the result as JSON.")
+        var json = false
+
+        /// The result of `thumbnail`.
+        struct Result: Encodable {
+            var input: String
+            var output: String
+            var width: Int
+            var height: Int
+            var bytes: Int
+        }
+
+        func validate() throws {
+            guard size > 0 else { throw ValidationError("--size must be positive") }
+            guard (0...1).contains(quality) else { throw ValidationError("--quality must be between 0 and 1") }
+        }
+
+        func run() throws {
+            let lowered = output.lowercased()
+            let format: EncodingFormat
+            if lowered.hasSuffix(".png") {
+                format = .png()
+            } else if lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg") {
+                format = .jpeg(JPEGEncodingOptions(quality: quality))
+            } else {
+                throw ValidationError("\(output): the output name must end in .jpg, .jpeg or .png")
+            }
+            let thumbnail = try ImageDecoder.thumbnail(
+                contentsOf: input, maxPixelSize: size, options: DecodingOptions(applyOrientation: !keepOrientation))
+            try ImageEncoder.write(thumbnail, to: output, as: format)
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+            let result = Result(input: input, output: output, width: thumbnail.width, height: thumbnail.height, bytes: bytes)
+            if json {
+                try printJSON(result)
+            } else {
+                print("\(output): \(result.width)x\(result.height), \(result.bytes) bytes")
+            }
+        }
+    }
+}

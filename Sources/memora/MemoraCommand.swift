@@ -1,0 +1,16 @@
+import ArgumentParser
+import MemoraCore
+
+/// `memora`: the command-line front end over Memora's libraries.
+@main
+struct MemoraCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "memora",
+        abstract: "Photo privacy and accessibility tools: captions, encryption, memories.",
+        discussion: """
+            Results go to standard output (use --json where offered); progress and \
+            diagnostics go to standard error.
+            """,
+        version: MemoraVersion.string,
+        subcommands: [ImageCommand.self, DemoCommand.self])
+}

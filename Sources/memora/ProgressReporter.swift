@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reports progress on standard error: a redrawn bar when stderr is a terminal,
+/// one plain line per step otherwise (for logs and CI). Never writes to stdout.
+struct ProgressReporter {
+    let title: String
+    let total: Int
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+
+    init(title: String, total: Int) {
+        self.title = title
+        self.total = total
+    }
+
+    /// Reports that `completed` of `total` steps are done; `item` names the current one.
+    func update(completed: Int, item: String) {
+        if isTerminal {
+            let width = 30
+            let filled = total > 0 ? width * completed / total : width
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            StandardError.write("\r\u{1B}[K\(title) [\(bar)] \(completed)/\(total) \(item.suffix(40))")
+            if completed == total { StandardError.write("\n") }
+        } else {
+            StandardError.write("\(title): \(completed)/\(total) \(item)\n")
+        }
+    }
+}
+
+/// Unbuffered writes to standard error.
+enum StandardError {
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { fputs_unlocked_safe($0) }
+    }
+
+    private static func fputs_unlocked_safe(_ raw: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = raw.baseAddress else { return 0 }
+        return Glibc.write(STDERR_FILENO, base, raw.count)
+    }
+}
