@@ -1,0 +1,193 @@
+import Foundation
+import ImageKit
+import Testing
+
+@Suite("Bad input gives a typed error naming the file, never a crash")
+struct ErrorTests {
+    func sampleJPEG() throws -> [UInt8] {
+        try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 96, height: 64, seed: 9), as: .jpeg())
+    }
+
+    @Test("a missing file, a directory and a zero-byte file")
+    func fileProblems() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(throws: ImageError.fileNotFound(path: folder + "/missing.jpg")) {
+            try ImageDecoder.decode(contentsOf: folder + "/missing.jpg")
+        }
+        #expect(throws: ImageError.unreadable(path: folder, reason: "it is a directory")) {
+            try ImageDecoder.decode(contentsOf: folder)
+        }
+        let empty = try Fixtures.file(named: "empty.jpg", bytes: [])
+        #expect(throws: ImageError.empty(source: empty)) { try ImageDecoder.decode(contentsOf: empty) }
+        #expect(ImageError.empty(source: empty).description.contains("empty.jpg"))
+    }
+
+    @Test("a text file and formats ImageKit cannot decode")
+    func notImages() throws {
+        let text = try Fixtures.file(named: "notes.jpg", bytes: Array("shopping list\n".utf8))
+        #expect(throws: ImageError.unrecognizedFormat(source: text)) { try ImageDecoder.decode(contentsOf: text) }
+        let webp = Array("RIFF\u{24}\u{0}\u{0}\u{0}WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 32)
+        #expect(throws: ImageError.unsupportedFormat(source: "x.webp", format: .webp)) { try ImageDecoder.decode(webp, source: "x.webp") }
+    }
+
+    @Test("a JPEG cut off at any point is reported as truncated or damaged", arguments: [0.3, 0.5, 0.9, 0.99])
+    func truncatedJPEG(fraction: Double) throws {
+        let jpeg = try sampleJPEG()
+        let cut = Array(jpeg.prefix(Int(Double(jpeg.count) * fraction)))
+        do {
+            _ = try ImageDecoder.decode(cut, source: "cut.jpg")
+            Issue.record("a truncated JPEG decoded without error")
+        } catch {
+            guard case .truncated(let source, _) = error else {
+                Issue.record("expected .truncated, got \(error)")
+                return
+            }
+            #expect(source == "cut.jpg")
+            #expect(error.description.contains("cut.jpg"))
+        }
+    }
+
+    @Test("a JPEG cut inside its headers is truncated or damaged, not decoded")
+    func truncatedHeaders() throws {
+        let jpeg = try sampleJPEG()
+        for length in [3, 10, 40, 100, 200] {
+            #expect(throws: ImageError.self) { try ImageDecoder.decode(Array(jpeg.prefix(length)), source: "short.jpg") }
+            #expect(throws: ImageError.self) { try ImageDecoder.info(of: Array(jpeg.prefix(length)), source: "short.jpg") }
+        }
+    }
+
+    @Test("truncated PNG, HEIC and AVIF files are errors")
+    func truncatedOthers() throws {
+        let photo = try SyntheticPhoto.landscape(width: 64, height: 48, seed: 2)
+        let files: [(String, [UInt8])] = [
+            ("cut.png", try ImageEncoder.encode(photo, as: .png())),
+            ("cut.heic", try ImageEncoder.encode(photo, as: .heif())),
+            ("cut.avif", try ImageEncoder.encode(photo, as: .heif(HEIFEncodingOptions(codec: .av1)))),
+        ]
+        for (name, bytes) in files {
+            for fraction in [0.2, 0.6, 0.95] {
+                let cut = Array(bytes.prefix(Int(Double(bytes.count) * fraction)))
+                do {
+                    _ = try ImageDecoder.decode(cut, source: name)
+                    Issue.record("\(name) cut at \(fraction) decoded without error")
+                } catch {
+                    #expect(error.description.contains(name))
+                }
+            }
+        }
+    }
+
+    @Test("a decompression bomb is refused from its header, before pixels are allocated")
+    func decompressionBomb() throws {
+        // A real 16x16 JPEG whose frame header is patched to claim 60000x60000.
+        var jpeg = try ImageEncoder.encode(try Image(width: 16, height: 16, fill: .white), as: .jpeg())
+        let sof = try #require((0..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        jpeg[sof + 5] = 0xEA; jpeg[sof + 6] = 0x60  // height 60000
+        jpeg[sof + 7] = 0xEA; jpeg[sof + 8] = 0x60  // width 60000
+        #expect(throws: ImageError.tooLarge(source: "bomb.jpg", width: 60000, height: 60000, limit: 100_000_000)) {
+            try ImageDecoder.decode(jpeg, source: "bomb.jpg")
+        }
+        // The limit is configurable, for PNG, HEIC and thumbnails alike.
+        let photo = try SyntheticPhoto.landscape(width: 200, height: 100)
+        let small = DecodingOptions(maxPixelCount: 10_000)
+        for format in [EncodingFormat.png(), .heif(), .jpeg()] {
+            let bytes = try ImageEncoder.encode(photo, as: format)
+            #expect(throws: ImageError.tooLarge(source: "big", width: 200, height: 100, limit: 10_000)) {
+                try ImageDecoder.decode(bytes, source: "big", options: small)
+            }
+            #expect(throws: ImageError.self) { try ImageDecoder.thumbnail(bytes, source: "big", maxPixelSize: 10, options: small) }
+        }
+    }
+
+    @Test("a PNG whose header claims a huge size is refused")
+    func pngBomb() throws {
+        var png = try ImageEncoder.encode(try Image(width: 4, height: 4, fill: .white), as: .png())
+        // IHDR width and height at bytes 16..<24; then fix the chunk's CRC.
+        png.replaceSubrange(16..<24, with: [0, 0, 0xC3, 0x50, 0, 0, 0xC3, 0x50])  // 50000 x 50000
+        let crc = crc32(Array(png[12..<29]))
+        png.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        #expect(throws: ImageError.tooLarge(source: "bomb.png", width: 50000, height: 50000, limit: 100_000_000)) {
+            try ImageDecoder.decode(png, source: "bomb.png")
+        }
+    }
+
+    @Test("random corruption of JPEG, PNG, HEIC and AVIF files never crashes the decoder")
+    func mutations() throws {
+        let photo = try SyntheticPhoto.landscape(width: 48, height: 32, seed: 4)
+        let originals = [
+            try ImageEncoder.encode(photo, as: .jpeg()),
+            try ImageEncoder.encode(photo, as: .jpeg(JPEGEncodingOptions(progressive: true))),
+            try ImageEncoder.encode(photo, as: .png()),
+            try ImageEncoder.encode(photo, as: .heif()),
+            try ImageEncoder.encode(photo, as: .heif(HEIFEncodingOptions(codec: .av1))),
+        ]
+        var state: UInt64 = 0x1234_5678
+        func random(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var decoded = 0, refused = 0
+        for original in originals {
+            for _ in 0..<60 {
+                var bytes = original
+                for _ in 0..<(1 + random(8)) {
+                    bytes[random(bytes.count)] = UInt8(random(256))
+                }
+                do {
+                    let image = try ImageDecoder.decode(bytes, source: "mutated")
+                    #expect(image.pixels.count == image.width * image.height * image.pixelFormat.bytesPerPixel)
+                    decoded += 1
+                } catch {
+                    #expect(error.description.hasPrefix("mutated"))
+                    refused += 1
+                }
+            }
+        }
+        #expect(decoded + refused == 300)
+    }
+
+    /// CRC-32 (ISO 3309), as PNG chunks use.
+    func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
+
+@Suite("Atomic writes")
+struct AtomicWriteTests {
+    @Test("writing replaces a file completely and leaves no temporary file")
+    func replace() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/out.png"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        let image = try Fixtures.quadrants()
+        try ImageEncoder.write(image, to: path, as: .png())
+        #expect(try ImageDecoder.decode(contentsOf: path) == image)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.png"])
+    }
+
+    @Test("a failed write names the file and leaves nothing behind")
+    func failure() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/no-such-folder/out.jpg"
+        let image = try Fixtures.quadrants()
+        do {
+            try ImageEncoder.write(image, to: path, as: .jpeg())
+            Issue.record("writing into a missing folder succeeded")
+        } catch {
+            guard case .writeFailed(let failedPath, _) = error else {
+                Issue.record("expected .writeFailed, got \(error)")
+                return
+            }
+            #expect(failedPath == path)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+}
