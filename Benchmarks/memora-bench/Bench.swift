@@ -1,3 +1,160 @@
+import CBenchPeers
+import Foundation
 import ImageKit
+
+/// `memora-bench`: each scenario prints our figure, a peer's figure measured in
+/// the same run on the same files, and the ratio. Figures are medians over
+/// rounds that alternate ours and the peer's, because the machines are shared.
 @main
-struct Bench { static func main() {} }
+struct Bench {
+    struct Settings {
+        var python = "python3"
+        var peerScript = "scripts/pillow_peer.py"
+        var files = 6
+        var rounds = 5
+        var thumbnailSize = 384
+        var width = 4000
+        var height = 3000
+    }
+
+    static func main() throws {
+        let settings = try parse(CommandLine.arguments.dropFirst())
+        let folder = NSTemporaryDirectory() + "memora-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+
+        print("memora-bench: \(settings.files) synthetic \(settings.width)x\(settings.height) JPEGs (\(settings.width * settings.height / 1_000_000) MP, quality 0.9, 4:2:0), \(settings.rounds) rounds, median shown")
+        var paths: [String] = []
+        for index in 0..<settings.files {
+            let photo = try SyntheticPhoto.landscape(width: settings.width, height: settings.height, seed: UInt64(index + 1))
+            let path = folder + "/photo-\(index).jpg"
+            try ImageEncoder.write(photo, to: path, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
+            paths.append(path)
+        }
+        let totalBytes = try paths.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int ?? 0) }
+        print("  files: \(totalBytes / paths.count / 1024) KiB each on average\n")
+
+        try thumbnailScenario(paths: paths, settings: settings)
+        try fullDecodeScenario(paths: paths, settings: settings)
+    }
+
+    /// Scenario 1: a thumbnail (long side 384) from each file, against Pillow's draft() + resize().
+    static func thumbnailScenario(paths: [String], settings: Settings) throws {
+        _ = try ImageDecoder.thumbnail(contentsOf: paths[0], maxPixelSize: settings.thumbnailSize)  // warm-up
+        var ours: [Double] = [], peer: [Double] = []
+        for _ in 0..<settings.rounds {
+            ours.append(try seconds {
+                for path in paths { _ = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: settings.thumbnailSize) }
+            })
+            peer.append(try runPillow(paths: paths, settings: settings))
+        }
+        report(
+            title: "1. \(settings.thumbnailSize)-px thumbnail of a 12 MP JPEG (DCT-scaled decode + Lanczos-3)",
+            ours: ours, oursName: "ImageKit", peer: peer, peerName: "Pillow draft()+resize(LANCZOS)",
+            count: paths.count, ratioName: "speed-up (Pillow time / ours)", ratio: median(peer) / median(ours),
+            target: "target >= 1.30", passed: median(peer) / median(ours) >= 1.3)
+    }
+
+    /// Scenario 2: a full-size decode of each file to RGB, against raw libturbojpeg
+    /// called from C. The peer reads the header and decodes into a freshly
+    /// allocated buffer, the same work as any decoder that returns a new image;
+    /// the absolute limit (decoding into one reused buffer) is printed too.
+    static func fullDecodeScenario(paths: [String], settings: Settings) throws {
+        let files = try paths.map { path in [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+        let handle = bench_turbojpeg_create()
+        defer { bench_turbojpeg_destroy(handle) }
+        var buffer = [UInt8](repeating: 0, count: settings.width * settings.height * 3)
+        _ = try ImageDecoder.decode(files[0])  // warm-up
+        var ours: [Double] = [], raw: [Double] = [], reused: [Double] = []
+        for _ in 0..<settings.rounds {
+            ours.append(try seconds {
+                for file in files { _ = try ImageDecoder.decode(file) }
+            })
+            raw.append(try seconds {
+                for file in files {
+                    let status = file.withUnsafeBufferPointer { bench_turbojpeg_decode_rgb_new_buffer(handle, $0.baseAddress, $0.count) }
+                    precondition(status == 0, "raw libturbojpeg failed")
+                }
+            })
+            reused.append(try seconds {
+                for file in files {
+                    let status = file.withUnsafeBufferPointer { jpeg in
+                        buffer.withUnsafeMutableBufferPointer { output in
+                            bench_turbojpeg_decode_rgb(handle, jpeg.baseAddress, jpeg.count, output.baseAddress, Int32(settings.width), Int32(settings.height))
+                        }
+                    }
+                    precondition(status == 0, "raw libturbojpeg failed")
+                }
+            })
+        }
+        let ratio = median(ours) / median(raw)
+        report(
+            title: "2. full decode of a 12 MP JPEG to RGB",
+            ours: ours, oursName: "ImageKit (returns a new Image)", peer: raw, peerName: "raw libturbojpeg from C, new buffer per image",
+            count: files.count, ratioName: "overhead (ours / raw)", ratio: ratio,
+            target: "target <= 1.10", passed: ratio <= 1.10)
+        print(String(
+            format: "   limit %7.2f ms/image  raw libturbojpeg into one reused buffer (no page faults); ours / limit: %.2fx\n",
+            median(reused) * 1000 / Double(files.count), median(ours) / median(reused)))
+    }
+
+    static func runPillow(paths: [String], settings: Settings) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [settings.python, settings.peerScript, String(settings.thumbnailSize)] + paths
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let value = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchError("the Pillow peer failed (exit \(process.terminationStatus)); is Pillow installed for \(settings.python)?")
+        }
+        return value
+    }
+
+    static func report(
+        title: String, ours: [Double], oursName: String, peer: [Double], peerName: String,
+        count: Int, ratioName: String, ratio: Double, target: String, passed: Bool
+    ) {
+        func perImage(_ values: [Double]) -> String { String(format: "%7.2f ms/image", median(values) * 1000 / Double(count)) }
+        print(title)
+        print("   ours  \(perImage(ours))  \(oursName)")
+        print("   peer  \(perImage(peer))  \(peerName)")
+        print(String(format: "   %@: %.2fx  (%@: %@)\n", ratioName, ratio, target, passed ? "met" : "NOT met"))
+    }
+
+    static func seconds(_ body: () throws -> Void) throws -> Double {
+        let start = ContinuousClock.now
+        try body()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    static func parse(_ arguments: ArraySlice<String>) throws -> Settings {
+        var settings = Settings()
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            guard let value = iterator.next() else { throw BenchError("\(argument) needs a value") }
+            switch argument {
+            case "--python": settings.python = value
+            case "--peer-script": settings.peerScript = value
+            case "--files": settings.files = Int(value) ?? settings.files
+            case "--rounds": settings.rounds = Int(value) ?? settings.rounds
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds")
+            }
+        }
+        return settings
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

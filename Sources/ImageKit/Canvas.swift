@@ -16,9 +16,12 @@ public struct Canvas: Sendable {
         let targetChannels = image.pixelFormat.bytesPerPixel
         let sourceChannels = picture.pixelFormat.bytesPerPixel
         let canvasWidth = image.width, canvasHeight = image.height
-        let columns = max(0, -x)..<max(0, min(picture.width, canvasWidth - x))
-        let rows = max(0, -y)..<max(0, min(picture.height, canvasHeight - y))
-        guard !columns.isEmpty, !rows.isEmpty else { return }
+        // The part of the picture that lands on the canvas (empty when it misses entirely).
+        let firstColumn = max(0, -x), endColumn = min(picture.width, canvasWidth - x)
+        let firstRow = max(0, -y), endRow = min(picture.height, canvasHeight - y)
+        guard firstColumn < endColumn, firstRow < endRow else { return }
+        let columns = firstColumn..<endColumn
+        let rows = firstRow..<endRow
         let targetHasAlpha = image.pixelFormat.hasAlpha
         picture.pixels.withUnsafeBufferPointer { source in
             image.pixels.withUnsafeMutableBufferPointer { target in

@@ -1,8 +1,12 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+private let systemRead = Glibc.read
+private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
 import Darwin
+private let systemRead = Darwin.read
+private let systemWrite = Darwin.write
 #endif
 
 /// Reading whole files and writing them atomically, with errors that name the file.
@@ -20,7 +24,7 @@ enum FileIO {
         bytes.reserveCapacity(max(expected, 0) + 1)
         var chunk = [UInt8](repeating: 0, count: max(min(expected + 1, 1 << 24), 1 << 16))
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .unreadable(path: path, reason: String(cString: strerror(errno)))
@@ -33,7 +37,12 @@ enum FileIO {
 
     /// Writes `bytes` to `path` so that readers see either the old file or the
     /// complete new one: a temporary file in the same folder, fsync, rename, fsync of the folder.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(ImageError) {
+    /// A symbolic link is written through (its target is replaced, the link kept);
+    /// an existing file keeps its permission bits; a new file gets 0644.
+    static func writeAtomically(_ bytes: [UInt8], to requestedPath: String) throws(ImageError) {
+        let path = resolvingSymbolicLink(requestedPath)
+        var existing = stat()
+        let mode: mode_t = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o644
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         var template = Array((folder + "/." + url.lastPathComponent + ".tmp-XXXXXX").utf8CString)
@@ -48,14 +57,14 @@ enum FileIO {
             defer { close(descriptor) }
             var offset = 0
             while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+                let written = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw ImageError.writeFailed(path: path, reason: String(cString: strerror(errno)))
                 }
                 offset += written
             }
-            _ = fchmod(descriptor, 0o644)
+            _ = fchmod(descriptor, mode)
             guard fsync(descriptor) == 0 else { throw ImageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
         } catch let error as ImageError {
             throw error
@@ -69,6 +78,15 @@ enum FileIO {
             _ = fsync(folderDescriptor)
             close(folderDescriptor)
         }
+    }
+
+    /// The file a symbolic link points to (following chains), or `path` itself.
+    private static func resolvingSymbolicLink(_ path: String) -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+              let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     private static func openError(_ path: String, _ code: Int32) -> ImageError {

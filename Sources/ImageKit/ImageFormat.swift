@@ -44,9 +44,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// Recognises the format from the first bytes of a file (32 are enough); nil when unknown.
+    /// Recognises the format from the first bytes of a file (the `ftyp` box of a
+    /// HEIF file may list brands up to 256 bytes in); nil when unknown.
     public static func detect<Bytes: Collection>(_ bytes: Bytes) -> ImageFormat? where Bytes.Element == UInt8 {
-        let head = Array(bytes.prefix(32))
+        let head = Array(bytes.prefix(256))
         func starts(with prefix: [UInt8], at offset: Int = 0) -> Bool {
             head.count >= offset + prefix.count && Array(head[offset..<offset + prefix.count]) == prefix
         }

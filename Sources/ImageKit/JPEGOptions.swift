@@ -44,7 +44,7 @@ public struct JPEGEncodingOptions: Sendable, Hashable {
     }
 
     /// Quality in 0...1, the Apple convention (`kCGImageDestinationLossyCompressionQuality`);
-    /// mapped linearly to libjpeg's 1...100 scale.
+    /// libjpeg's quality is `quality * 100` rounded, at least 1 (values outside 0...1 are clamped).
     public var quality: Double
     /// Write a progressive JPEG instead of a baseline one.
     public var progressive: Bool

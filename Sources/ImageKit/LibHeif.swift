@@ -5,8 +5,10 @@ internal import CHeif
 /// Thin Swift wrapper over libheif's read, decode and encode calls.
 enum LibHeif {
     /// `heif_init` loads libheif's codec plugins; it must run once before use.
-    private static let initialised: Bool = {
-        heif_init(nil).code == heif_error_Ok
+    /// Holds libheif's message when it failed.
+    private static let initialisationFailure: String? = {
+        let error = heif_init(nil)
+        return error.code == heif_error_Ok ? nil : message(error)
     }()
 
     /// Reads the primary image's size and alpha without decoding it.
@@ -57,14 +59,16 @@ enum LibHeif {
 
     /// Whether this libheif build can encode `codec` (Debian's can encode HEVC with x265 and AV1 with aom).
     static func canEncode(_ codec: HEIFEncodingOptions.Codec) -> Bool {
-        _ = initialised
+        guard initialisationFailure == nil else { return false }
         return heif_have_encoder_for_format(codec == .hevc ? heif_compression_HEVC : heif_compression_AV1) != 0
     }
 
     /// Encodes `image` as a HEIC or AVIF file.
     static func encode(_ image: Image, options: HEIFEncodingOptions) throws(ImageError) -> [UInt8] {
-        _ = initialised
         let format: ImageFormat = options.codec == .hevc ? .heic : .avif
+        if let failure = initialisationFailure {
+            throw .encodingFailed(format: format, detail: "libheif failed to initialise: \(failure)")
+        }
         guard let context = heif_context_alloc() else {
             throw .encodingFailed(format: format, detail: "libheif could not allocate a context")
         }
@@ -115,7 +119,9 @@ enum LibHeif {
         _ bytes: UnsafeRawBufferPointer, source: String,
         _ body: (OpaquePointer) throws(ImageError) -> Result
     ) throws(ImageError) -> Result {
-        _ = initialised
+        if let failure = initialisationFailure {
+            throw .corrupt(source: source, detail: "libheif failed to initialise (\(failure)); check the libheif installation")
+        }
         guard let context = heif_context_alloc() else {
             throw .corrupt(source: source, detail: "libheif could not allocate a context")
         }

@@ -92,17 +92,24 @@ enum LibPNG {
         return output
     }
 
-    /// 16-bit linear-light samples from 8-bit sRGB ones (alpha is scaled, not linearised).
+    /// 16-bit linear-light samples from 8-bit sRGB ones. libpng's simplified API
+    /// takes linear data with alpha as premultiplied, so colour is multiplied by alpha.
     private static func linear16(_ image: Image) -> [UInt16] {
-        let table: [UInt16] = (0...255).map { value in
+        let table: [Double] = (0...255).map { value in
             let encoded = Double(value) / 255
-            let linear = encoded <= 0.04045 ? encoded / 12.92 : pow((encoded + 0.055) / 1.055, 2.4)
-            return UInt16((linear * 65535).rounded())
+            return encoded <= 0.04045 ? encoded / 12.92 : pow((encoded + 0.055) / 1.055, 2.4)
         }
         let channels = image.pixelFormat.bytesPerPixel
-        return image.pixels.enumerated().map { index, value in
-            channels == 4 && index % 4 == 3 ? UInt16(value) * 257 : table[Int(value)]
+        var samples = [UInt16](repeating: 0, count: image.pixels.count)
+        for pixel in 0..<image.pixelCount {
+            let base = pixel * channels
+            let alpha = channels == 4 ? Double(image.pixels[base + 3]) / 255 : 1
+            for channel in 0..<3 {
+                samples[base + channel] = UInt16((table[Int(image.pixels[base + channel])] * alpha * 65535).rounded())
+            }
+            if channels == 4 { samples[base + 3] = UInt16(image.pixels[base + 3]) * 257 }
         }
+        return samples
     }
 
     /// Palette indices and the packed colormap, in first-seen order.

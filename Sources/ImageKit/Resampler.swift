@@ -57,41 +57,62 @@ extension Image {
         let channels = pixelFormat.bytesPerPixel
         let premultiply = pixelFormat.hasAlpha
 
-        // Pass 1: each source row shrinks horizontally into a float row.
+        // Pass 1: each source row is converted to floats once (premultiplied when
+        // it has alpha), then shrinks horizontally into a row of the intermediate.
         let rowLength = targetWidth * channels
         var intermediate = [Float](repeating: 0, count: rowLength * height)
+        var sourceFloats = [Float](repeating: 0, count: width * channels)
         pixels.withUnsafeBufferPointer { source in
             intermediate.withUnsafeMutableBufferPointer { middle in
-                horizontal.weights.withUnsafeBufferPointer { weights in
-                    let taps = horizontal.tapsPerOutput
-                    for y in 0..<height {
-                        let sourceRow = source.baseAddress! + y * bytesPerRow
-                        let targetRow = middle.baseAddress! + y * rowLength
-                        for x in 0..<targetWidth {
-                            let start = horizontal.starts[x]
-                            let count = min(taps, width - start)
-                            var sums: (Float, Float, Float, Float) = (0, 0, 0, 0)
-                            for tap in 0..<count {
-                                let weight = weights[x * taps + tap]
-                                let pixel = sourceRow + (start + tap) * channels
+                sourceFloats.withUnsafeMutableBufferPointer { floats in
+                    horizontal.weights.withUnsafeBufferPointer { weights in
+                        horizontal.starts.withUnsafeBufferPointer { starts in
+                            let taps = horizontal.tapsPerOutput
+                            for y in 0..<height {
+                                let sourceRow = source.baseAddress! + y * bytesPerRow
                                 if premultiply {
-                                    let alpha = Float(pixel[3])
-                                    let scaled = weight * alpha / 255
-                                    sums.0 += scaled * Float(pixel[0])
-                                    sums.1 += scaled * Float(pixel[1])
-                                    sums.2 += scaled * Float(pixel[2])
-                                    sums.3 += weight * alpha
+                                    for x in 0..<width {
+                                        let alpha = Float(sourceRow[x * 4 + 3])
+                                        let scale = alpha / 255
+                                        floats[x * 4] = Float(sourceRow[x * 4]) * scale
+                                        floats[x * 4 + 1] = Float(sourceRow[x * 4 + 1]) * scale
+                                        floats[x * 4 + 2] = Float(sourceRow[x * 4 + 2]) * scale
+                                        floats[x * 4 + 3] = alpha
+                                    }
                                 } else {
-                                    sums.0 += weight * Float(pixel[0])
-                                    sums.1 += weight * Float(pixel[1])
-                                    sums.2 += weight * Float(pixel[2])
+                                    for index in 0..<(width * channels) { floats[index] = Float(sourceRow[index]) }
+                                }
+                                let targetRow = middle.baseAddress! + y * rowLength
+                                for x in 0..<targetWidth {
+                                    let start = starts[x]
+                                    let count = min(taps, width - start)
+                                    let weightRow = weights.baseAddress! + x * taps
+                                    var pixel = floats.baseAddress! + start * channels
+                                    var sum0: Float = 0, sum1: Float = 0, sum2: Float = 0, sum3: Float = 0
+                                    if channels == 4 {
+                                        for tap in 0..<count {
+                                            let weight = weightRow[tap]
+                                            sum0 += weight * pixel[0]
+                                            sum1 += weight * pixel[1]
+                                            sum2 += weight * pixel[2]
+                                            sum3 += weight * pixel[3]
+                                            pixel += 4
+                                        }
+                                        targetRow[x * 4 + 3] = sum3
+                                    } else {
+                                        for tap in 0..<count {
+                                            let weight = weightRow[tap]
+                                            sum0 += weight * pixel[0]
+                                            sum1 += weight * pixel[1]
+                                            sum2 += weight * pixel[2]
+                                            pixel += 3
+                                        }
+                                    }
+                                    targetRow[x * channels] = sum0
+                                    targetRow[x * channels + 1] = sum1
+                                    targetRow[x * channels + 2] = sum2
                                 }
                             }
-                            let out = targetRow + x * channels
-                            out[0] = sums.0
-                            out[1] = sums.1
-                            out[2] = sums.2
-                            if premultiply { out[3] = sums.3 }
                         }
                     }
                 }
@@ -107,7 +128,7 @@ extension Image {
                     accumulator.withUnsafeMutableBufferPointer { sums in
                         let taps = vertical.tapsPerOutput
                         for y in 0..<targetHeight {
-                            for index in 0..<rowLength { sums[index] = 0 }
+                            sums.update(repeating: 0)
                             let start = vertical.starts[y]
                             for tap in 0..<min(taps, height - start) {
                                 let weight = weights[y * taps + tap]

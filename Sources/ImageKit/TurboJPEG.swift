@@ -16,10 +16,19 @@ struct JPEGHeader: Sendable, Hashable {
 enum TurboJPEG {
     /// Reads the frame header: size and colour space.
     static func readHeader(_ bytes: UnsafeRawBufferPointer, source: String) throws(ImageError) -> JPEGHeader {
+        let handle = try makeDecompressor(source: source)
+        defer { tjDestroy(handle) }
+        return try readHeader(bytes, source: source, handle: handle)
+    }
+
+    private static func makeDecompressor(source: String) throws(ImageError) -> tjhandle {
         guard let handle = tjInitDecompress() else {
             throw .corrupt(source: source, detail: "libturbojpeg could not start a decoder")
         }
-        defer { tjDestroy(handle) }
+        return handle
+    }
+
+    private static func readHeader(_ bytes: UnsafeRawBufferPointer, source: String, handle: tjhandle) throws(ImageError) -> JPEGHeader {
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let status = tjDecompressHeader3(
             handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
@@ -42,14 +51,12 @@ enum TurboJPEG {
     static func decode(
         _ bytes: UnsafeRawBufferPointer, source: String, scale: JPEGScale, maxPixelCount: Int, fast: Bool
     ) throws(ImageError) -> Image {
-        let header = try readHeader(bytes, source: source)
+        let handle = try makeDecompressor(source: source)
+        defer { tjDestroy(handle) }
+        let header = try readHeader(bytes, source: source, handle: handle)
         guard header.width * header.height <= maxPixelCount else {
             throw .tooLarge(source: source, width: header.width, height: header.height, limit: maxPixelCount)
         }
-        guard let handle = tjInitDecompress() else {
-            throw .corrupt(source: source, detail: "libturbojpeg could not start a decoder")
-        }
-        defer { tjDestroy(handle) }
         let width = scale.scaled(header.width)
         let height = scale.scaled(header.height)
         let pixelFormat = header.isCMYK ? TJPF_CMYK : TJPF_RGB

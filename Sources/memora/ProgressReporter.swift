@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,12 +34,6 @@ struct ProgressReporter {
 /// Unbuffered writes to standard error.
 enum StandardError {
     static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { fputs_unlocked_safe($0) }
-    }
-
-    private static func fputs_unlocked_safe(_ raw: UnsafeMutableRawBufferPointer) -> Int {
-        guard let base = raw.baseAddress else { return 0 }
-        return Glibc.write(STDERR_FILENO, base, raw.count)
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }

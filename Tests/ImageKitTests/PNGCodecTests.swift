@@ -109,3 +109,17 @@ struct FormatDetectionTests {
         #expect(ImageFormat.detect([0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8)) == nil)
     }
 }
+
+@Suite("16-bit PNG with alpha")
+struct SixteenBitAlphaTests {
+    @Test("semi-transparent pixels keep their colour and alpha through a 16-bit PNG")
+    func straightAlphaSurvives() throws {
+        let color = RGBAColor(red: 200, green: 120, blue: 40, alpha: 100)
+        let image = try Image(width: 8, height: 8, pixelFormat: .rgba8, fill: color)
+        let png = try ImageEncoder.encode(image, as: .png(PNGEncodingOptions(storage: .truecolor16)))
+        #expect(png[24] == 16)
+        // A few levels of drift come from libpng's gamma-2.2 approximation (see above);
+        // wrong premultiplication would be off by tens of levels.
+        expectClose(try ImageDecoder.decode(png).pixel(x: 3, y: 3), color, tolerance: 5)
+    }
+}

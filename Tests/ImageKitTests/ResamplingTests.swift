@@ -145,3 +145,16 @@ struct CanvasTests {
         #expect(canvas.image.pixel(x: 5, y: 5) == .white)
     }
 }
+
+@Suite("Canvas edge cases")
+struct CanvasEdgeTests {
+    @Test("a picture placed far off any side of the canvas draws nothing and does not crash")
+    func farOutside() throws {
+        var canvas = try Canvas(width: 20, height: 20, background: .white)
+        let picture = try Image(width: 10, height: 10, fill: .black)
+        for (x, y) in [(-500, 0), (0, -500), (500, 0), (0, 500), (-500, -500), (-10, 5), (20, 5)] {
+            canvas.draw(picture, x: x, y: y, cornerRadius: 3)
+        }
+        #expect(Set(canvas.image.pixels) == [255])
+    }
+}

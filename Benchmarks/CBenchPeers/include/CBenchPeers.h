@@ -17,4 +17,10 @@ void *bench_turbojpeg_create(void);
 /// Releases a handle from `bench_turbojpeg_create`.
 void bench_turbojpeg_destroy(void *handle);
 
+
+
+/// Decodes a JPEG to packed RGB with raw libturbojpeg into a freshly
+/// allocated buffer, reading the header first, as any decoder that returns a
+/// new image must; the buffer is freed before returning. Returns 0 on success.
+int bench_turbojpeg_decode_rgb_new_buffer(void *handle, const uint8_t *jpeg, size_t length);
 #endif

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds memora-bench in release mode and runs it. The thumbnail scenario's peer
+# is Python Pillow; it is installed with pip when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c 'import PIL' 2>/dev/null; then
+  echo "Installing Pillow for the benchmark peer..." >&2
+  "$PYTHON" -m pip install --quiet Pillow >&2 || "$PYTHON" -m pip install --quiet --break-system-packages Pillow >&2
+fi
+swift build -c release --product memora-bench >&2
+exec .build/release/memora-bench --python "$PYTHON" --peer-script scripts/pillow_peer.py "$@"

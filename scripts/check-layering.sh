@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Enforces Memora's module layering (Docs/Architecture.md) by reading every
+# `import` line under Sources/ and Benchmarks/:
+#   - ImageKit, MetadataKit and VaultCrypto import none of our other modules;
+#   - PhotoIndex may import MetadataKit and ImageKit;
+#   - MemoraCore may import MetadataKit, VaultCrypto, PhotoIndex and ImageKit;
+#   - exactly one Swift file in the package imports each C module.
+# Exits non-zero and names every violation.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ours=(ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore)
+c_modules=(CSodium CExif CExiv2 CTurboJPEG CPNG CHeif CBenchPeers)
+
+allowed_for() {
+  case "$1" in
+    ImageKit|MetadataKit|VaultCrypto) echo "" ;;
+    PhotoIndex) echo "MetadataKit ImageKit" ;;
+    MemoraCore) echo "MetadataKit VaultCrypto PhotoIndex ImageKit" ;;
+    *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
+  esac
+}
+
+failures=0
+# Every import statement: "path:module", including `@testable`, access-level and
+# `import struct X.Y` forms.
+imports=$(grep -rEn --include='*.swift' \
+  '^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?[A-Za-z_][A-Za-z0-9_]*' \
+  Sources Benchmarks | sed -E 's/^([^:]+):[0-9]+:.*import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\1:\4/')
+
+while IFS=: read -r file module; do
+  [ -n "$file" ] || continue
+  target=$(echo "$file" | cut -d/ -f2)
+  for our in "${ours[@]}"; do
+    if [ "$module" = "$our" ] && [ "$module" != "$target" ]; then
+      allowed=" $(allowed_for "$target") "
+      if [[ "$allowed" != *" $module "* ]]; then
+        echo "layering: $file imports $module, which $target must not use" >&2
+        failures=$((failures + 1))
+      fi
+    fi
+  done
+done <<< "$imports"
+
+for c in "${c_modules[@]}"; do
+  importers=$(echo "$imports" | awk -F: -v m="$c" '$2 == m { print $1 }' | sort -u)
+  count=$(echo -n "$importers" | grep -c . || true)
+  if [ "$count" -gt 1 ]; then
+    echo "layering: $c is imported by $count files (only one may wrap it):" >&2
+    echo "$importers" | sed 's/^/  /' >&2
+    failures=$((failures + 1))
+  fi
+done
+
+if [ "$failures" -gt 0 ]; then
+  echo "layering: $failures violation(s); see Docs/Architecture.md" >&2
+  exit 1
+fi
+echo "layering: OK ($(echo "$imports" | grep -c .) import lines checked)"

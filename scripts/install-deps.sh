@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Memora builds against, when they are missing.
+# As root it runs apt-get; otherwise it prints the exact command to run and fails.
+#   scripts/install-deps.sh          build and test dependencies
+#   scripts/install-deps.sh --oracle also the tools used to cross-check metadata (exiftool, exiv2)
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libsqlite3-dev      # GRDB's SQLite
+  libsodium-dev       # VaultCrypto
+  libexif-dev         # MetadataKit (fast EXIF scan)
+  libexiv2-dev        # MetadataKit (EXIF, IPTC, XMP)
+  libturbojpeg0-dev   # ImageKit JPEG
+  libpng-dev          # ImageKit PNG
+  libheif-dev         # ImageKit HEIC/AVIF (pulls in the x265 and aom encoders the tests use)
+)
+if [ "${1:-}" = "--oracle" ]; then
+  packages+=(libimage-exiftool-perl exiv2)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "Missing system libraries: ${missing[*]}" >&2
+  echo "This is not a Debian-based system; install the equivalents of those packages with your package manager." >&2
+  exit 1
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  echo "Installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+else
+  echo "Missing Debian packages: ${missing[*]}" >&2
+  echo "Install them with:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
