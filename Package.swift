@@ -56,9 +56,10 @@ let package = Package(
             providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
         // libexiv2 is C++: this target exports a plain `extern "C"` API and
         // catches every C++ exception before it can reach Swift.
-        .target(
-            name: "CExiv2",
-            linkerSettings: [.linkedLibrary("exiv2")]),
+        .systemLibrary(
+            name: "CExiv2Library", pkgConfig: "exiv2",
+            providers: [.apt(["libexiv2-dev"]), .brew(["exiv2"])]),
+        .target(name: "CExiv2", dependencies: ["CExiv2Library"]),
         // The benchmark's peer: raw libturbojpeg called from C, the limit our
         // Swift decoder is measured against. Used by memora-bench only.
         .target(

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Memora builds against, when they are missing.
-# As root it runs apt-get; otherwise it prints the exact command to run and fails.
+# As root (or with password-less sudo) it runs apt-get; otherwise it prints the
+# exact command to run and fails.
 #   scripts/install-deps.sh          build and test dependencies
 #   scripts/install-deps.sh --oracle also the tools used to cross-check metadata (exiftool, exiv2)
 set -euo pipefail
@@ -41,6 +42,10 @@ if [ "$(id -u)" -eq 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  echo "Installing with sudo: ${missing[*]}" >&2
+  sudo -n env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 else
   echo "Missing Debian packages: ${missing[*]}" >&2
   echo "Install them with:" >&2
