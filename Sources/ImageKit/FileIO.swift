@@ -19,18 +19,38 @@ enum FileIO {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard status.st_mode & S_IFMT != S_IFDIR else { throw .unreadable(path: path, reason: "it is a directory") }
-        let expected = Int(status.st_size)
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(max(expected, 0) + 1)
-        var chunk = [UInt8](repeating: 0, count: max(min(expected + 1, 1 << 24), 1 << 16))
-        while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+        // Devices and pipes could stream forever (/dev/zero); photos are regular files.
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
+        // Read straight into the array's storage: one allocation, no zeroing, no copy.
+        // One spare byte tells us whether the file grew since `fstat`.
+        let expected = max(Int(status.st_size), 0)
+        var failure: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: expected + 1) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let got = systemRead(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if got == 0 { break }
+                count += got
             }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+        }
+        if failure != 0 { throw .unreadable(path: path, reason: String(cString: strerror(failure))) }
+        if bytes.count > expected {
+            // The file is longer than it was a moment ago: read the rest in chunks.
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let got = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+                }
+                if got == 0 { break }
+                bytes.append(contentsOf: chunk[0..<got])
+            }
         }
         return bytes
     }

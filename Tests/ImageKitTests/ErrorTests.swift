@@ -18,6 +18,9 @@ struct ErrorTests {
         #expect(throws: ImageError.unreadable(path: folder, reason: "it is a directory")) {
             try ImageDecoder.decode(contentsOf: folder)
         }
+        #expect(throws: ImageError.unreadable(path: "/dev/zero", reason: "not a regular file")) {
+            try ImageDecoder.decode(contentsOf: "/dev/zero")
+        }
         let empty = try Fixtures.file(named: "empty.jpg", bytes: [])
         #expect(throws: ImageError.empty(source: empty)) { try ImageDecoder.decode(contentsOf: empty) }
         #expect(ImageError.empty(source: empty).description.contains("empty.jpg"))

@@ -23,4 +23,9 @@ void bench_turbojpeg_destroy(void *handle);
 /// allocated buffer, reading the header first, as any decoder that returns a
 /// new image must; the buffer is freed before returning. Returns 0 on success.
 int bench_turbojpeg_decode_rgb_new_buffer(void *handle, const uint8_t *jpeg, size_t length);
+
+/// Decodes a JPEG at 1/`denominator` scale (DCT scaling, fast DCT and fast
+/// upsampling, as a thumbnailer does) into a freshly allocated buffer with raw
+/// libturbojpeg: the floor for any JPEG thumbnailer built on it. Returns 0 on success.
+int bench_turbojpeg_decode_scaled(void *handle, const uint8_t *jpeg, size_t length, int denominator);
 #endif
