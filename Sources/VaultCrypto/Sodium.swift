@@ -1,5 +1,18 @@
-// The one file that imports CSodium: libsodium's C calls become Swift values here.
+// The one file that imports CSodium: every libsodium call VaultCrypto makes is
+// here, turning pointers and status codes into Swift values and errors.
 internal import CSodium
+
+/// libsodium wants valid pointers even for zero-length buffers (whose Swift
+/// base address may be nil); this byte stands in for them and is never written.
+nonisolated(unsafe) private let emptyBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+
+private func bytePointer(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8> {
+    buffer.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(emptyBuffer)
+}
+
+private func mutableBytePointer(_ buffer: UnsafeMutableRawBufferPointer) -> UnsafeMutablePointer<UInt8> {
+    buffer.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? emptyBuffer
+}
 
 /// Thin Swift wrapper over libsodium.
 enum Sodium {
@@ -9,18 +22,152 @@ enum Sodium {
     /// The libsodium version string, for example "1.0.18".
     static var version: String { String(cString: sodium_version_string()) }
 
+    // MARK: Random bytes and memory
+
     /// `count` bytes from the operating system's CSPRNG.
     static func randomBytes(count: Int) -> [UInt8] {
-        precondition(isReady, "libsodium failed to initialise")
         var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
+        fillRandom(&bytes)
         return bytes
     }
 
-    /// Overwrites `bytes` with zeros in a way the compiler cannot optimise away.
-    static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { sodium_memzero(base, raw.count) }
-        }
+    /// Fills `buffer` with CSPRNG bytes.
+    static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
+        precondition(isReady, "libsodium failed to initialise")
+        if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
     }
+
+    static func fillRandom(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { fillRandom($0) }
+    }
+
+    /// Guarded memory for key material: guard pages, a canary, never swapped
+    /// when the system allows it. Released with `secureFree`, which wipes it.
+    static func secureAllocate(_ count: Int) -> UnsafeMutableRawPointer {
+        precondition(isReady, "libsodium failed to initialise")
+        guard let pointer = sodium_malloc(count) else { fatalError("sodium_malloc(\(count)) failed: out of memory") }
+        return pointer
+    }
+
+    /// Wipes and releases memory from `secureAllocate`.
+    static func secureFree(_ pointer: UnsafeMutableRawPointer) {
+        sodium_free(pointer)
+    }
+
+    /// Overwrites memory with zeros in a way the compiler cannot optimise away.
+    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+        if let base = buffer.baseAddress, buffer.count > 0 { sodium_memzero(base, buffer.count) }
+    }
+
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { wipe($0) }
+    }
+
+    /// Constant-time comparison of two equally long buffers.
+    static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard a.count > 0 else { return true }
+        return sodium_memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+    }
+
+    // MARK: HMAC-SHA256
+
+    /// HMAC-SHA256(`key`, concatenation of `messages`).
+    static func hmacSHA256(key: UnsafeRawBufferPointer, messages: [UnsafeRawBufferPointer]) -> [UInt8] {
+        precondition(isReady, "libsodium failed to initialise")
+        var state = crypto_auth_hmacsha256_state()
+        defer { withUnsafeMutableBytes(of: &state) { wipe($0) } }
+        _ = crypto_auth_hmacsha256_init(&state, bytePointer(key), key.count)
+        for message in messages where message.count > 0 {
+            _ = crypto_auth_hmacsha256_update(&state, message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(message.count))
+        }
+        var mac = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
+        _ = crypto_auth_hmacsha256_final(&state, &mac)
+        return mac
+    }
+
+    // MARK: AEAD
+
+    /// Whether libsodium's AES-256-GCM can run here (it needs AES-NI and CLMUL).
+    static var isAES256GCMAvailable: Bool {
+        precondition(isReady, "libsodium failed to initialise")
+        return crypto_aead_aes256gcm_is_available() == 1
+    }
+
+    /// Encrypts `plaintext` into `ciphertext` (same length) and writes the 16-byte tag.
+    static func seal(
+        _ algorithm: AEADAlgorithm, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        associatedData: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer,
+        ciphertext: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(key.count == 32 && nonce.count == 12 && tag.count == 16 && ciphertext.count == plaintext.count)
+        let status: Int32
+        let c = mutableBytePointer(ciphertext)
+        let m = bytePointer(plaintext)
+        let mac = tag.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let ad = bytePointer(associatedData)
+        let npub = nonce.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let k = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        switch algorithm {
+        case .chacha20Poly1305:
+            status = crypto_aead_chacha20poly1305_ietf_encrypt_detached(
+                c, mac, nil, m, UInt64(plaintext.count), ad, UInt64(associatedData.count), nil, npub, k)
+        case .aes256GCM:
+            precondition(isAES256GCMAvailable, "AES-256-GCM is not available on this CPU")
+            status = crypto_aead_aes256gcm_encrypt_detached(
+                c, mac, nil, m, UInt64(plaintext.count), ad, UInt64(associatedData.count), nil, npub, k)
+        }
+        precondition(status == 0, "libsodium AEAD encryption failed")
+    }
+
+    /// Verifies `tag` and decrypts `ciphertext` into `plaintext`. On failure returns
+    /// false and leaves `plaintext` zeroed: nothing unverified is ever released.
+    static func open(
+        _ algorithm: AEADAlgorithm, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        associatedData: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer,
+        tag: UnsafeRawBufferPointer, plaintext: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        precondition(key.count == 32 && nonce.count == 12 && tag.count == 16 && ciphertext.count == plaintext.count)
+        let m = mutableBytePointer(plaintext)
+        let c = bytePointer(ciphertext)
+        let mac = tag.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let ad = bytePointer(associatedData)
+        let npub = nonce.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let k = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let status: Int32
+        switch algorithm {
+        case .chacha20Poly1305:
+            status = crypto_aead_chacha20poly1305_ietf_decrypt_detached(
+                m, nil, c, UInt64(ciphertext.count), mac, ad, UInt64(associatedData.count), npub, k)
+        case .aes256GCM:
+            guard isAES256GCMAvailable else { return false }
+            status = crypto_aead_aes256gcm_decrypt_detached(
+                m, nil, c, UInt64(ciphertext.count), mac, ad, UInt64(associatedData.count), npub, k)
+        }
+        if status != 0 {
+            wipe(plaintext)
+            return false
+        }
+        return true
+    }
+
+    // MARK: Argon2id
+
+    /// Derives `output.count` bytes from a passphrase with Argon2id v1.3.
+    /// Returns false when libsodium refuses (out of memory, limits out of range).
+    static func argon2id(
+        output: UnsafeMutableRawBufferPointer, passphrase: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
+        operations: UInt64, memoryBytes: Int
+    ) -> Bool {
+        precondition(isReady, "libsodium failed to initialise")
+        precondition(salt.count == Int(crypto_pwhash_SALTBYTES))
+        let status = crypto_pwhash(
+            output.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(output.count),
+            UnsafeRawPointer(bytePointer(passphrase)).assumingMemoryBound(to: CChar.self), UInt64(passphrase.count),
+            salt.baseAddress!.assumingMemoryBound(to: UInt8.self), operations, memoryBytes, crypto_pwhash_ALG_ARGON2ID13)
+        return status == 0
+    }
+
+    /// The Argon2id salt length libsodium requires (16).
+    static var argon2SaltLength: Int { Int(crypto_pwhash_SALTBYTES) }
 }

@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
+
+/// A read-only file opened once, read at explicit offsets.
+final class FileReader {
+    let path: String
+    let size: UInt64
+    private let descriptor: Int32
+
+    init(path: String) throws(VaultCryptoError) {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .readFailed(path: path, reason: String(cString: strerror(errno))) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw .readFailed(path: path, reason: "not a regular file")
+        }
+        size = UInt64(status.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads exactly `buffer.count` bytes at `offset`; fails if the file ends first.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(VaultCryptoError) {
+        var done = 0
+        while done < buffer.count {
+            let got = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw .readFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+            if got == 0 { throw .readFailed(path: path, reason: "the file became shorter while it was being read") }
+            done += got
+        }
+    }
+}
+
+/// Writes a file so that readers see the old file or the complete new one: a
+/// temporary file in the same folder, fsync, rename, fsync of the folder.
+/// Without `commit()`, the temporary file is removed (after its contents are overwritten).
+final class AtomicFileWriter {
+    let path: String
+    private let temporaryPath: String
+    private var descriptor: Int32
+    private var written: UInt64 = 0
+    private var committed = false
+
+    /// Opens a temporary file beside `path` with permission bits `mode` (0600 for anything secret).
+    init(path: String, mode: mode_t) throws(VaultCryptoError) {
+        self.path = path
+        let url = URL(fileURLWithPath: path)
+        var template = Array((url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".tmp-XXXXXX").utf8CString)
+        descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        temporaryPath = String(cString: template.map { UInt8(bitPattern: $0) })
+        guard fchmod(descriptor, mode) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            unlink(temporaryPath)
+            throw .writeFailed(path: path, reason: reason)
+        }
+    }
+
+    deinit {
+        guard !committed else { return }
+        // Best effort: overwrite what was written before unlinking (see Docs/Vault.md on SSDs).
+        if descriptor >= 0 {
+            var zeros = [UInt8](repeating: 0, count: 1 << 16)
+            var offset: UInt64 = 0
+            while offset < written {
+                let count = Int(min(UInt64(zeros.count), written - offset))
+                let result = zeros.withUnsafeMutableBytes { pwrite(descriptor, $0.baseAddress, count, off_t(offset)) }
+                if result <= 0 { break }
+                offset += UInt64(result)
+            }
+            _ = fsync(descriptor)
+            close(descriptor)
+        }
+        unlink(temporaryPath)
+    }
+
+    /// Appends `bytes`.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(VaultCryptoError) {
+        var done = 0
+        while done < bytes.count {
+            let count = systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .writeFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+            done += count
+        }
+        written += UInt64(bytes.count)
+    }
+
+    func write(_ bytes: [UInt8]) throws(VaultCryptoError) {
+        try withBytes(bytes) { raw throws(VaultCryptoError) in try write(raw) }
+    }
+
+    /// Flushes, renames the temporary file over `path` and flushes the folder.
+    func commit() throws(VaultCryptoError) {
+        guard fsync(descriptor) == 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        close(descriptor)
+        descriptor = -1
+        guard rename(temporaryPath, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            committed = true
+            throw .writeFailed(path: path, reason: reason)
+        }
+        committed = true
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            _ = fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+}
+
+/// `Array.withUnsafeBytes` with a typed-throwing body.
+func withBytes<Result>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(VaultCryptoError) -> Result) throws(VaultCryptoError) -> Result {
+    let outcome: Swift.Result<Result, VaultCryptoError> = bytes.withUnsafeBytes { raw in
+        do throws(VaultCryptoError) { return .success(try body(raw)) } catch { return .failure(error) }
+    }
+    return try outcome.get()
+}
+
+/// `Array.withUnsafeMutableBytes` with a typed-throwing body.
+func withMutableBytes<Result>(_ bytes: inout [UInt8], _ body: (UnsafeMutableRawBufferPointer) throws(VaultCryptoError) -> Result) throws(VaultCryptoError) -> Result {
+    let outcome: Swift.Result<Result, VaultCryptoError> = bytes.withUnsafeMutableBytes { raw in
+        do throws(VaultCryptoError) { return .success(try body(raw)) } catch { return .failure(error) }
+    }
+    return try outcome.get()
+}

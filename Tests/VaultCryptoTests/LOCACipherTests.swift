@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+@testable import VaultCrypto
+
+/// Plaintext whose every byte depends on its position, so moved bytes are noticed.
+func patterned(_ count: Int, salt: UInt8 = 0) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8 &+ Int(salt)) }
+}
+
+func temporaryFolder() throws -> String {
+    let path = NSTemporaryDirectory() + "vaultcrypto-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+@Suite("LOCA format: round trips and tampering")
+struct LOCACipherTests {
+    static let chunk = 1 << 12
+    static let sizes = [0, 1, chunk - 1, chunk, chunk + 1, 3 * chunk, 3 * chunk + 17]
+    static let availableAlgorithms = AEADAlgorithm.allCases.filter(\.isAvailable)
+
+    @Test("sizes 0, 1, chunk-1, chunk, chunk+1 and several chunks round-trip with each algorithm", arguments: sizes)
+    func roundTrip(size: Int) throws {
+        for algorithm in Self.availableAlgorithms {
+            let cipher = try LOCACipher(algorithm: algorithm, chunkExponent: 12)
+            let key = SecretKey()
+            let plaintext = patterned(size)
+            let file = cipher.encrypt(plaintext, key: key)
+            let header = try LOCAHeader(parsing: file, source: "test")
+            #expect(header.algorithm == algorithm && header.originalSize == UInt64(size))
+            #expect(UInt64(file.count) == header.fileSize)
+            #expect(file.count == 64 + size + 16 * max(1, (size + Self.chunk - 1) / Self.chunk))
+            #expect(try LOCACipher.decrypt(file, key: key) == plaintext)
+        }
+    }
+
+    @Test("a one-chunk file is exactly the seed's layout: header, ciphertext, tag")
+    func seedLayout() throws {
+        let file = try LOCACipher(algorithm: .chacha20Poly1305).encrypt(Array("hello".utf8), key: SecretKey())
+        #expect(file.count == 64 + 5 + 16)
+        #expect(Array(file[0..<4]) == Array("LOCA".utf8))
+        #expect(file[4] == 0x00 && file[5] == 0x01 && file[6] == 0x02 && file[7] == 16)
+    }
+
+    @Test("flipping any single byte of the file makes decryption fail")
+    func everyByteFlip() throws {
+        for algorithm in Self.availableAlgorithms {
+            let key = SecretKey()
+            let file = try LOCACipher(algorithm: algorithm, chunkExponent: 12).encrypt(patterned(2 * Self.chunk + 100), key: key)
+            for index in file.indices {
+                var damaged = file
+                damaged[index] ^= 0x01
+                #expect(throws: VaultCryptoError.self, "flip at \(index)") { try LOCACipher.decrypt(damaged, key: key) }
+            }
+        }
+    }
+
+    @Test("truncation at every chunk boundary, appended bytes, swapped and duplicated chunks are all detected")
+    func structuralTampering() throws {
+        let key = SecretKey()
+        let cipher = try LOCACipher(algorithm: .chacha20Poly1305, chunkExponent: 12)
+        let plaintext = patterned(3 * Self.chunk)
+        let file = cipher.encrypt(plaintext, key: key)
+        let sealedChunk = Self.chunk + 16
+        let chunks = (0..<3).map { Array(file[(64 + $0 * sealedChunk)..<(64 + ($0 + 1) * sealedChunk)]) }
+        let header = Array(file[0..<64])
+
+        for boundary in [64, 64 + sealedChunk, 64 + 2 * sealedChunk, file.count - 1, file.count - 16] {
+            #expect(throws: VaultCryptoError.self) { try LOCACipher.decrypt(Array(file.prefix(boundary)), key: key) }
+        }
+        #expect(throws: VaultCryptoError.trailingBytes(source: "LOCA data", expected: UInt64(file.count), actual: UInt64(file.count + 1))) {
+            try LOCACipher.decrypt(file + [0], key: key)
+        }
+        // Same length, so only the chunk nonces can catch these.
+        #expect(throws: VaultCryptoError.authenticationFailed(source: "LOCA data", chunk: 0)) {
+            try LOCACipher.decrypt(header + chunks[1] + chunks[0] + chunks[2], key: key)
+        }
+        #expect(throws: VaultCryptoError.authenticationFailed(source: "LOCA data", chunk: 1)) {
+            try LOCACipher.decrypt(header + chunks[0] + chunks[0] + chunks[2], key: key)
+        }
+        // A shorter plaintext size in the header with the tail cut off: the header is
+        // authenticated, and the new last chunk was not sealed as the last one.
+        var shortened = header
+        shortened.replaceSubrange(20..<28, with: bigEndianBytes(UInt64(2 * Self.chunk)))
+        #expect(throws: VaultCryptoError.self) { try LOCACipher.decrypt(shortened + chunks[0] + chunks[1], key: key) }
+    }
+
+    @Test("the wrong key is detected by the key commitment before any decryption")
+    func wrongKey() throws {
+        let file = try LOCACipher().encrypt(patterned(1000), key: SecretKey())
+        #expect(throws: VaultCryptoError.wrongKey(source: "LOCA data")) { try LOCACipher.decrypt(file, key: SecretKey()) }
+    }
+
+    @Test("the parser rejects bad magic, unknown versions, algorithms and chunk sizes with typed errors")
+    func parserRejections() throws {
+        let key = SecretKey()
+        let file = try LOCACipher(algorithm: .chacha20Poly1305).encrypt(patterned(10), key: key)
+        func patched(_ offset: Int, _ value: UInt8) -> [UInt8] {
+            var copy = file
+            copy[offset] = value
+            return copy
+        }
+        #expect(throws: VaultCryptoError.notLOCA(source: "f")) { try LOCAHeader(parsing: patched(0, 0x4D), source: "f") }
+        #expect(throws: VaultCryptoError.unsupportedVersion(source: "f", version: 2)) { try LOCAHeader(parsing: patched(5, 2), source: "f") }
+        #expect(throws: VaultCryptoError.unknownAlgorithm(source: "f", code: 3)) { try LOCAHeader(parsing: patched(6, 3), source: "f") }
+        #expect(throws: VaultCryptoError.invalidChunkSize(source: "f", exponent: 40)) { try LOCAHeader(parsing: patched(7, 40), source: "f") }
+        #expect(throws: VaultCryptoError.invalidChunkSize(source: "f", exponent: 0)) { try LOCAHeader(parsing: patched(7, 0), source: "f") }
+        #expect(throws: VaultCryptoError.truncated(source: "f", expected: 64, actual: 10)) { try LOCAHeader(parsing: file.prefix(10), source: "f") }
+        #expect(throws: VaultCryptoError.notLOCA(source: "f")) { try LOCAHeader(parsing: Array("not encrypted at all".utf8), source: "f") }
+        // A size claiming more than 2^32 chunks.
+        var huge = file
+        huge.replaceSubrange(20..<28, with: bigEndianBytes(UInt64.max))
+        #expect(throws: VaultCryptoError.self) { try LOCAHeader(parsing: huge, source: "f") }
+    }
+
+    @Test("AES-256-GCM is chosen automatically exactly when the CPU supports it")
+    func automaticChoice() throws {
+        #expect(AEADAlgorithm.preferred == (AEADAlgorithm.aes256GCM.isAvailable ? .aes256GCM : .chacha20Poly1305))
+        #expect(try LOCACipher().algorithm == AEADAlgorithm.preferred)
+        #expect(AEADAlgorithm.chacha20Poly1305.isAvailable)
+    }
+
+    @Test("two encryptions of the same plaintext under the same key never share a nonce")
+    func freshNonces() throws {
+        let key = SecretKey()
+        let cipher = try LOCACipher()
+        let nonces = Set((0..<50).map { _ in Array(cipher.encrypt([1, 2, 3], key: key)[8..<20]) })
+        #expect(nonces.count == 50)
+    }
+}
+
+@Suite("LOCA files on disk: streaming and byte ranges")
+struct LOCAFileTests {
+    @Test("a file is encrypted and decrypted chunk by chunk, the output is mode 0600, and nothing stays behind")
+    func streaming() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plaintext = patterned(5 * 4096 + 123)
+        try Data(plaintext).write(to: URL(fileURLWithPath: folder + "/photo.jpg"))
+        let key = SecretKey()
+        try LOCACipher(chunkExponent: 12).encryptFile(at: folder + "/photo.jpg", to: folder + "/photo.encrypted", key: key)
+        let encrypted = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/photo.encrypted")))
+        #expect(try LOCACipher.decrypt(encrypted, key: key) == plaintext)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/photo.encrypted")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(try LOCACipher.header(ofFileAt: folder + "/photo.encrypted").originalSize == UInt64(plaintext.count))
+
+        try LOCACipher.decryptFile(at: folder + "/photo.encrypted", to: folder + "/export.jpg", key: key)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/export.jpg"))) == plaintext)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["photo.jpg", "photo.encrypted", "export.jpg"])
+    }
+
+    @Test("a damaged file exports nothing: no output file, no temporary file")
+    func damagedExport() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let key = SecretKey()
+        var file = try LOCACipher(chunkExponent: 12).encrypt(patterned(3 * 4096), key: key)
+        file[file.count - 20] ^= 0x80  // inside the last chunk
+        try Data(file).write(to: URL(fileURLWithPath: folder + "/damaged.encrypted"))
+        #expect(throws: VaultCryptoError.authenticationFailed(source: folder + "/damaged.encrypted", chunk: 2)) {
+            try LOCACipher.decryptFile(at: folder + "/damaged.encrypted", to: folder + "/out.jpg", key: key)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["damaged.encrypted"])
+    }
+
+    @Test("any byte range decrypts correctly and reads only the chunks it needs")
+    func ranges() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let key = SecretKey()
+        let plaintext = patterned(4 * 4096 + 10)
+        var file = try LOCACipher(chunkExponent: 12).encrypt(plaintext, key: key)
+        // Damage chunk 3: ranges inside chunks 0...2 must still decrypt, proving chunk 3 is not read.
+        file[64 + 3 * (4096 + 16) + 5] ^= 1
+        let path = folder + "/v.encrypted"
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        for range: Range<UInt64> in [0..<0, 0..<1, 100..<4096, 4095..<4097, 10..<(3 * 4096)] {
+            let bytes = try LOCACipher.decrypt(range: range, ofFileAt: path, key: key)
+            #expect(bytes == Array(plaintext[Int(range.lowerBound)..<Int(range.upperBound)]))
+        }
+        #expect(throws: VaultCryptoError.authenticationFailed(source: path, chunk: 3)) {
+            try LOCACipher.decrypt(range: (3 * 4096)..<(3 * 4096 + 1), ofFileAt: path, key: key)
+        }
+        #expect(throws: VaultCryptoError.self) { try LOCACipher.decrypt(range: 0..<UInt64(plaintext.count + 1), ofFileAt: path, key: key) }
+    }
+}
