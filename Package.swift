@@ -70,7 +70,10 @@ let package = Package(
         // MARK: Leaf modules (they import none of our other modules).
         .target(name: "ImageKit", dependencies: ["CTurboJPEG", "CPNG", "CHeif"], swiftSettings: strictSwift),
         .target(name: "MetadataKit", dependencies: ["CExiv2", "CExif"], swiftSettings: strictSwift),
-        .target(name: "VaultCrypto", dependencies: ["CSodium"], swiftSettings: strictSwift),
+        .target(
+            name: "VaultCrypto",
+            dependencies: ["CSodium", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift),
 
         // MARK: Composition.
         .target(

@@ -140,3 +140,25 @@ func withMutableBytes<Result>(_ bytes: inout [UInt8], _ body: (UnsafeMutableRawB
     }
     return try outcome.get()
 }
+
+/// Overwrites a file with zeros, flushes, then unlinks it. Best effort: on SSDs and
+/// copy-on-write file systems the old blocks may survive elsewhere (Docs/Vault.md).
+func overwriteAndRemove(_ path: String) {
+    let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+    if descriptor >= 0 {
+        var status = stat()
+        if fstat(descriptor, &status) == 0 {
+            let zeros = [UInt8](repeating: 0, count: 1 << 16)
+            var offset: off_t = 0
+            while offset < status.st_size {
+                let count = Int(min(off_t(zeros.count), status.st_size - offset))
+                let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, offset) }
+                if written <= 0 { break }
+                offset += off_t(written)
+            }
+            _ = fsync(descriptor)
+        }
+        close(descriptor)
+    }
+    unlink(path)
+}

@@ -170,6 +170,13 @@ public struct LOCACipher: Sendable {
         return output
     }
 
+    /// Verifies every chunk of the LOCA file at `path` without keeping any plaintext.
+    public static func verify(fileAt path: String, key: SecretKey) throws(VaultCryptoError) {
+        let reader = try FileReader(path: path)
+        let header = try readHeader(reader, key: key)
+        try forEachChunk(reader, header: header, key: key, in: 0..<header.chunkCount) { _, _ throws(VaultCryptoError) in }
+    }
+
     /// Reads and validates the header of the LOCA file at `path` (magic, version,
     /// algorithm, chunk size, exact file length) without needing the key.
     public static func header(ofFileAt path: String) throws(VaultCryptoError) -> LOCAHeader {

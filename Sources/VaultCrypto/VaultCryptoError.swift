@@ -35,6 +35,16 @@ public enum VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible
     case readFailed(path: String, reason: String)
     /// Writing a file failed; the previous file (if any) is intact and no temporary file is left.
     case writeFailed(path: String, reason: String)
+    /// The vault's SQLite catalogue could not be opened or updated.
+    case catalogueFailed(path: String, reason: String)
+    /// The folder is not a vault (no catalogue), or a vault already exists where one is being created.
+    case vaultNotFound(path: String)
+    /// A vault already exists in the folder.
+    case vaultExists(path: String)
+    /// The master key from the key store does not open this vault.
+    case wrongMasterKey(path: String)
+    /// No photo or album with this id.
+    case notFound(id: String)
 
     public var description: String {
         switch self {
@@ -72,6 +82,16 @@ public enum VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible
             "\(path): cannot be read (\(reason))"
         case .writeFailed(let path, let reason):
             "\(path): could not be written (\(reason)); the previous file is intact"
+        case .catalogueFailed(let path, let reason):
+            "\(path): the vault catalogue failed (\(reason))"
+        case .vaultNotFound(let path):
+            "\(path): no vault here; create one with `memora vault init`"
+        case .vaultExists(let path):
+            "\(path): a vault already exists here"
+        case .wrongMasterKey(let path):
+            "\(path): the master key does not open this vault (wrong key file or passphrase)"
+        case .notFound(let id):
+            "no photo or album with id \(id) in this vault"
         }
     }
 }

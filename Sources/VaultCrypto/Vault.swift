@@ -1,0 +1,347 @@
+import Foundation
+import GRDB
+
+/// An encrypted photo vault in a folder (Docs/Vault.md):
+///
+///     vault.sqlite                       the catalogue (GRDB)
+///     Photos/YYYY/MM/{id}.encrypted      LOCA files, one random key per photo
+///     Thumbnails/{id}.thumb              LOCA-encrypted thumbnails
+///
+/// Photo keys are wrapped under the master key that a ``KeyStore`` keeps. No
+/// plaintext is ever written inside the vault. An add or a removal interrupted
+/// at any point leaves at worst an orphan encrypted file, which ``verify(repair:)`` removes.
+public final class Vault: Sendable {
+    /// The vault folder.
+    public let folder: String
+    private let catalogue: VaultCatalogue
+    private let keyStore: any KeyStore
+    private let cipher: LOCACipher
+    private let state: LockedWrapper
+
+    static let catalogueName = "vault.sqlite"
+    private static let formatVersion = 1
+
+    private init(folder: String, catalogue: VaultCatalogue, keyStore: any KeyStore, masterKey: SecretKey, cipher: LOCACipher) {
+        self.folder = folder
+        self.catalogue = catalogue
+        self.keyStore = keyStore
+        self.cipher = cipher
+        self.state = LockedWrapper(PhotoKeyWrapper(masterKey: masterKey))
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates a new, empty vault in `folder` (created if needed), with the master key
+    /// from `keyStore` (a new random one if the store is empty).
+    public static func create(at folder: String, keyStore: any KeyStore, cipher: LOCACipher? = nil) throws(VaultCryptoError) -> Vault {
+        let cataloguePath = folder + "/" + catalogueName
+        guard !FileManager.default.fileExists(atPath: cataloguePath) else { throw .vaultExists(path: folder) }
+        try makeFolder(folder)
+        try makeFolder(folder + "/Photos")
+        try makeFolder(folder + "/Thumbnails")
+        let masterKey = try keyStore.loadOrCreateMasterKey()
+        let catalogue = try VaultCatalogue(path: cataloguePath)
+        let check = keyCheck(masterKey)
+        try catalogue.write { db in
+            try db.execute(
+                sql: "INSERT INTO vault (id, formatVersion, keyCheck, createdAt) VALUES (1, ?, ?, ?)",
+                arguments: [formatVersion, Data(check), Date()])
+        }
+        return Vault(folder: folder, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey, cipher: try cipher.orDefault())
+    }
+
+    /// Opens the vault in `folder` with the master key from `keyStore`, finishing an
+    /// interrupted key rotation if there was one.
+    public static func open(at folder: String, keyStore: any KeyStore, cipher: LOCACipher? = nil) throws(VaultCryptoError) -> Vault {
+        let cataloguePath = folder + "/" + catalogueName
+        guard FileManager.default.fileExists(atPath: cataloguePath) else { throw .vaultNotFound(path: folder) }
+        guard let masterKey = try keyStore.loadMasterKey() else { throw .wrongMasterKey(path: folder) }
+        let catalogue = try VaultCatalogue(path: cataloguePath)
+        let check = Data(keyCheck(masterKey))
+        try catalogue.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT keyCheck, pendingKeyCheck FROM vault WHERE id = 1") else {
+                throw VaultCryptoError.vaultNotFound(path: folder)
+            }
+            let current: Data = row["keyCheck"]
+            let pending: Data? = row["pendingKeyCheck"]
+            if constantTimeEqual(current, check) {
+                // A rotation that stopped before the new key was stored: forget it.
+                try db.execute(sql: "UPDATE photo SET pendingWrappedKey = NULL")
+                try db.execute(sql: "UPDATE vault SET pendingKeyCheck = NULL")
+            } else if let pending, constantTimeEqual(pending, check) {
+                // The new key was stored but the catalogue not yet switched: finish the rotation.
+                try finishRotation(db)
+            } else {
+                throw VaultCryptoError.wrongMasterKey(path: folder)
+            }
+        }
+        return Vault(folder: folder, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey, cipher: try cipher.orDefault())
+    }
+
+    // MARK: Photos
+
+    /// Encrypts the file at `path` into the vault and records it. The source file is not changed.
+    @discardableResult
+    public func add(fileAt path: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultPhoto {
+        let id = UUID().uuidString.lowercased()
+        let folderDate = details.takenAt ?? Date()
+        let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: folderDate)
+        let relativeFolder = String(format: "Photos/%04d/%02d", components.year ?? 1970, components.month ?? 1)
+        try Self.makeFolder(folder + "/" + relativeFolder)
+        let relativePath = relativeFolder + "/" + id + ".encrypted"
+        let photoKey = SecretKey()
+        try cipher.encryptFile(at: path, to: folder + "/" + relativePath, key: photoKey)
+        var written = [folder + "/" + relativePath]
+        do {
+            if let thumbnail = details.thumbnail {
+                let encrypted = cipher.encrypt(thumbnail, key: Self.thumbnailKey(photoKey))
+                let writer = try AtomicFileWriter(path: thumbnailPath(id), mode: 0o600)
+                try writer.write(encrypted)
+                try writer.commit()
+                written.append(thumbnailPath(id))
+            }
+            let encryptedSize = try FileReader(path: folder + "/" + relativePath).size
+            let photo = VaultPhoto(
+                id: id, relativePath: relativePath, wrappedKey: Data(state.wrapper.wrap(photoKey, photoID: id)),
+                originalSize: Int64(try FileReader(path: path).size), encryptedSize: Int64(encryptedSize),
+                originalFilename: URL(fileURLWithPath: path).lastPathComponent, format: details.format,
+                width: details.width, height: details.height, takenAt: details.takenAt, addedAt: Date(),
+                tags: details.tags, isFavorite: false, isHidden: false, hasThumbnail: details.thumbnail != nil)
+            try catalogue.write { db in try VaultCatalogue.insert(photo, into: db) }
+            return photo
+        } catch {
+            written.forEach(overwriteAndRemove)
+            throw error
+        }
+    }
+
+    /// The photos, newest first by date taken (then date added); hidden ones only when asked.
+    public func photos(includeHidden: Bool = false) throws(VaultCryptoError) -> [VaultPhoto] {
+        try catalogue.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM photo \(includeHidden ? "" : "WHERE isHidden = 0") ORDER BY COALESCE(takenAt, addedAt) DESC, id")
+                .map(VaultCatalogue.photo(from:))
+        }
+    }
+
+    /// The record of photo `id`.
+    public func photo(id: String) throws(VaultCryptoError) -> VaultPhoto {
+        let found = try catalogue.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM photo WHERE id = ?", arguments: [id]).map(VaultCatalogue.photo(from:))
+        }
+        guard let found else { throw .notFound(id: id) }
+        return found
+    }
+
+    /// The decrypted bytes of photo `id`, in memory; nothing is returned unless every chunk verifies.
+    public func contents(of id: String) throws(VaultCryptoError) -> [UInt8] {
+        let (photo, key) = try photoAndKey(id)
+        let reader = try FileReader(path: folder + "/" + photo.relativePath)
+        var bytes = [UInt8](repeating: 0, count: Int(reader.size))
+        try withMutableBytes(&bytes) { raw throws(VaultCryptoError) in try reader.read(into: raw, at: 0) }
+        return try LOCACipher.decrypt(bytes, key: key, source: photo.relativePath)
+    }
+
+    /// The decrypted thumbnail of photo `id`, or nil when it has none.
+    public func thumbnail(of id: String) throws(VaultCryptoError) -> [UInt8]? {
+        let (photo, key) = try photoAndKey(id)
+        guard photo.hasThumbnail else { return nil }
+        let reader = try FileReader(path: thumbnailPath(id))
+        var bytes = [UInt8](repeating: 0, count: Int(reader.size))
+        try withMutableBytes(&bytes) { raw throws(VaultCryptoError) in try reader.read(into: raw, at: 0) }
+        return try LOCACipher.decrypt(bytes, key: Self.thumbnailKey(key), source: "Thumbnails/\(id).thumb")
+    }
+
+    /// Decrypts photo `id` to `path` (streaming; the file appears only once every chunk verified).
+    public func export(_ id: String, to path: String) throws(VaultCryptoError) {
+        let (photo, key) = try photoAndKey(id)
+        try LOCACipher.decryptFile(at: folder + "/" + photo.relativePath, to: path, key: key)
+    }
+
+    /// Removes photo `id`: the record first (one transaction), then its files, overwritten before unlinking.
+    public func remove(_ id: String) throws(VaultCryptoError) {
+        let photo = try photo(id: id)
+        try catalogue.write { db in try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id]) }
+        overwriteAndRemove(folder + "/" + photo.relativePath)
+        if photo.hasThumbnail { overwriteAndRemove(thumbnailPath(id)) }
+    }
+
+    /// Marks or unmarks photo `id` as a favourite, and hides or shows it.
+    public func update(_ id: String, favorite: Bool? = nil, hidden: Bool? = nil, tags: [String]? = nil) throws(VaultCryptoError) {
+        _ = try photo(id: id)
+        try catalogue.write { db in
+            if let favorite { try db.execute(sql: "UPDATE photo SET isFavorite = ? WHERE id = ?", arguments: [favorite, id]) }
+            if let hidden { try db.execute(sql: "UPDATE photo SET isHidden = ? WHERE id = ?", arguments: [hidden, id]) }
+            if let tags {
+                let text = String(decoding: try JSONEncoder().encode(tags), as: UTF8.self)
+                try db.execute(sql: "UPDATE photo SET tags = ? WHERE id = ?", arguments: [text, id])
+            }
+        }
+    }
+
+    // MARK: Albums
+
+    /// Creates an album.
+    @discardableResult
+    public func createAlbum(named name: String) throws(VaultCryptoError) -> VaultAlbum {
+        let album = VaultAlbum(id: UUID().uuidString.lowercased(), name: name, createdAt: Date())
+        try catalogue.write { db in
+            try db.execute(sql: "INSERT INTO album (id, name, createdAt) VALUES (?, ?, ?)", arguments: [album.id, album.name, album.createdAt])
+        }
+        return album
+    }
+
+    /// Every album, by name.
+    public func albums() throws(VaultCryptoError) -> [VaultAlbum] {
+        try catalogue.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM album ORDER BY name, id").map {
+                VaultAlbum(id: $0["id"], name: $0["name"], createdAt: $0["createdAt"])
+            }
+        }
+    }
+
+    /// Puts photo `photoID` in album `albumID` (no effect if it is already there).
+    public func add(photo photoID: String, toAlbum albumID: String) throws(VaultCryptoError) {
+        try catalogue.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM photo WHERE id = ?)", arguments: [photoID]) == true else {
+                throw VaultCryptoError.notFound(id: photoID)
+            }
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM album WHERE id = ?)", arguments: [albumID]) == true else {
+                throw VaultCryptoError.notFound(id: albumID)
+            }
+            try db.execute(sql: "INSERT OR IGNORE INTO albumPhoto (albumId, photoId) VALUES (?, ?)", arguments: [albumID, photoID])
+        }
+    }
+
+    /// The photos in album `albumID`.
+    public func photos(inAlbum albumID: String) throws(VaultCryptoError) -> [VaultPhoto] {
+        try catalogue.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT photo.* FROM photo JOIN albumPhoto ON albumPhoto.photoId = photo.id
+                WHERE albumPhoto.albumId = ? ORDER BY COALESCE(photo.takenAt, photo.addedAt) DESC, photo.id
+                """, arguments: [albumID]).map(VaultCatalogue.photo(from:))
+        }
+    }
+
+    // MARK: Keys and integrity
+
+    /// Replaces the master key with a new random one and re-wraps every photo key;
+    /// the photo files are not touched. Safe against interruption at any point: the
+    /// catalogue keeps both wrappings until the new key is safely in the key store.
+    public func rotateMasterKey() throws(VaultCryptoError) {
+        let newKey = SecretKey()
+        let newWrapper = PhotoKeyWrapper(masterKey: newKey)
+        let current = state.wrapper
+        // 1. Both wrappings in the catalogue.
+        try catalogue.write { db in
+            for row in try Row.fetchAll(db, sql: "SELECT id, wrappedKey FROM photo") {
+                let id: String = row["id"]
+                let wrapped: Data = row["wrappedKey"]
+                let photoKey = try current.unwrap([UInt8](wrapped), photoID: id)
+                try db.execute(sql: "UPDATE photo SET pendingWrappedKey = ? WHERE id = ?", arguments: [Data(newWrapper.wrap(photoKey, photoID: id)), id])
+            }
+            try db.execute(sql: "UPDATE vault SET pendingKeyCheck = ?", arguments: [Data(Self.keyCheck(newKey))])
+        }
+        // 2. The new key in the key store (atomic there).
+        try keyStore.saveMasterKey(newKey)
+        // 3. Switch the catalogue over.
+        try catalogue.write { db in try Self.finishRotation(db) }
+        state.wrapper = newWrapper
+    }
+
+    /// Checks that catalogue and files agree and that every photo decrypts; with
+    /// `repair`, removes orphan files and records whose file is gone.
+    public func verify(repair: Bool = false) throws(VaultCryptoError) -> VaultReport {
+        let records = try photos(includeHidden: true)
+        var report = VaultReport(orphanFiles: [], missingFiles: [], damagedPhotos: [], checkedCount: records.count)
+        let known = Set(records.map(\.relativePath))
+        let knownThumbnails = Set(records.filter(\.hasThumbnail).map { "Thumbnails/\($0.id).thumb" })
+        let enumerator = FileManager.default.enumerator(atPath: folder + "/Photos")
+        while let file = enumerator?.nextObject() as? String {
+            let relative = "Photos/" + file
+            if file.hasSuffix(".encrypted") && !known.contains(relative) { report.orphanFiles.append(relative) }
+        }
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: folder + "/Thumbnails")) ?? [] {
+            let relative = "Thumbnails/" + file
+            if file.hasSuffix(".thumb") && !knownThumbnails.contains(relative) { report.orphanFiles.append(relative) }
+        }
+        for photo in records {
+            let path = folder + "/" + photo.relativePath
+            guard FileManager.default.fileExists(atPath: path) else {
+                report.missingFiles.append(photo.id)
+                continue
+            }
+            do throws(VaultCryptoError) {
+                let key = try state.wrapper.unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
+                try LOCACipher.verify(fileAt: path, key: key)
+            } catch {
+                report.damagedPhotos.append(photo.id)
+            }
+        }
+        if repair {
+            report.orphanFiles.forEach { overwriteAndRemove(folder + "/" + $0) }
+            let missing = report.missingFiles
+            try catalogue.write { db in
+                for id in missing { try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id]) }
+            }
+        }
+        return report
+    }
+
+    // MARK: Internals
+
+    private func photoAndKey(_ id: String) throws(VaultCryptoError) -> (VaultPhoto, SecretKey) {
+        let photo = try photo(id: id)
+        return (photo, try state.wrapper.unwrap([UInt8](photo.wrappedKey), photoID: id))
+    }
+
+    private func thumbnailPath(_ id: String) -> String { folder + "/Thumbnails/" + id + ".thumb" }
+
+    /// Thumbnails get their own key, derived from the photo key.
+    private static func thumbnailKey(_ photoKey: SecretKey) -> SecretKey {
+        HKDF.deriveSecretKey(from: photoKey, salt: [], info: "LOCA v1 thumbnail key")
+    }
+
+    /// A value that identifies the master key without revealing it.
+    private static func keyCheck(_ masterKey: SecretKey) -> [UInt8] {
+        masterKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array("LOCA v1 vault key check".utf8), length: 32) }
+    }
+
+    private static func finishRotation(_ db: Database) throws {
+        try db.execute(sql: "UPDATE photo SET wrappedKey = pendingWrappedKey, pendingWrappedKey = NULL WHERE pendingWrappedKey IS NOT NULL")
+        try db.execute(sql: "UPDATE vault SET keyCheck = pendingKeyCheck, pendingKeyCheck = NULL WHERE pendingKeyCheck IS NOT NULL")
+    }
+
+    private static func makeFolder(_ path: String) throws(VaultCryptoError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .writeFailed(path: path, reason: error.localizedDescription)
+        }
+    }
+}
+
+/// The current key wrapper, swapped atomically by a key rotation.
+private final class LockedWrapper: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: PhotoKeyWrapper
+
+    init(_ wrapper: PhotoKeyWrapper) { current = wrapper }
+
+    var wrapper: PhotoKeyWrapper {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
+    }
+}
+
+extension Optional where Wrapped == LOCACipher {
+    /// The given cipher, or the default one (the preferred algorithm, 64 KiB chunks).
+    func orDefault() throws(VaultCryptoError) -> LOCACipher {
+        if let cipher = self { return cipher }
+        return try LOCACipher()
+    }
+}
+
+private func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+    [UInt8](a).withUnsafeBytes { x in [UInt8](b).withUnsafeBytes { y in Sodium.constantTimeEqual(x, y) } }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import VaultCrypto
+
+@Suite("The encrypted vault")
+struct VaultTests {
+    /// A vault in a new folder, with a source photo file beside it.
+    struct Fixture {
+        let root: String
+        let vault: Vault
+        let keyStore: InMemoryKeyStore
+        let source: String
+        let plaintext: [UInt8]
+
+        init(size: Int = 3 * 4096 + 7) throws {
+            root = try temporaryFolder()
+            keyStore = InMemoryKeyStore()
+            vault = try Vault.create(at: root + "/vault", keyStore: keyStore, cipher: try LOCACipher(chunkExponent: 12))
+            plaintext = patterned(size, salt: 9)
+            source = root + "/IMG_0001.jpg"
+            try Data(plaintext).write(to: URL(fileURLWithPath: source))
+        }
+
+        func files(under folder: String) -> [String] {
+            (FileManager.default.enumerator(atPath: root + "/vault/" + folder)?.allObjects as? [String] ?? [])
+                .filter { !$0.hasPrefix(".") && ($0.hasSuffix(".encrypted") || $0.hasSuffix(".thumb") || $0.contains(".tmp")) }
+        }
+    }
+
+    @Test("add, list, read, export and remove a photo; no plaintext is written inside the vault")
+    func lifecycle() throws {
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(atPath: fixture.root) }
+        let taken = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14 UTC
+        let photo = try fixture.vault.add(
+            fileAt: fixture.source,
+            details: VaultPhotoDetails(format: "jpeg", width: 4000, height: 3000, takenAt: taken, tags: ["beach"], thumbnail: [1, 2, 3]))
+        #expect(photo.relativePath == "Photos/2023/11/\(photo.id).encrypted")
+        #expect(photo.originalSize == Int64(fixture.plaintext.count) && photo.originalFilename == "IMG_0001.jpg")
+        #expect(try fixture.vault.photos().map(\.id) == [photo.id])
+        #expect(try fixture.vault.contents(of: photo.id) == fixture.plaintext)
+        #expect(try fixture.vault.thumbnail(of: photo.id) == [1, 2, 3])
+
+        // The stored file does not contain the plaintext (any 64-byte window of it).
+        let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture.root + "/vault/" + photo.relativePath)))
+        let window = Array(fixture.plaintext[100..<164])
+        #expect(!(0...(stored.count - 64)).contains { Array(stored[$0..<$0 + 64]) == window })
+
+        try fixture.vault.export(photo.id, to: fixture.root + "/exported.jpg")
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture.root + "/exported.jpg"))) == fixture.plaintext)
+
+        try fixture.vault.remove(photo.id)
+        #expect(try fixture.vault.photos().isEmpty)
+        #expect(fixture.files(under: "Photos").isEmpty && fixture.files(under: "Thumbnails").isEmpty)
+        #expect(throws: VaultCryptoError.notFound(id: photo.id)) { try fixture.vault.contents(of: photo.id) }
+    }
+
+    @Test("favourites, hidden photos, tags and albums")
+    func organising() throws {
+        let fixture = try Fixture(size: 10)
+        defer { try? FileManager.default.removeItem(atPath: fixture.root) }
+        let first = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        let second = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        try fixture.vault.update(first.id, favorite: true, tags: ["family"])
+        try fixture.vault.update(second.id, hidden: true)
+        #expect(try fixture.vault.photos().map(\.id) == [first.id])
+        #expect(Set(try fixture.vault.photos(includeHidden: true).map(\.id)) == [first.id, second.id])
+        #expect(try fixture.vault.photo(id: first.id).isFavorite && fixture.vault.photo(id: first.id).tags == ["family"])
+        let album = try fixture.vault.createAlbum(named: "Summer")
+        try fixture.vault.add(photo: first.id, toAlbum: album.id)
+        try fixture.vault.add(photo: first.id, toAlbum: album.id)
+        #expect(try fixture.vault.photos(inAlbum: album.id).map(\.id) == [first.id])
+        #expect(throws: VaultCryptoError.notFound(id: "nope")) { try fixture.vault.add(photo: "nope", toAlbum: album.id) }
+        try fixture.vault.remove(first.id)
+        #expect(try fixture.vault.photos(inAlbum: album.id).isEmpty)
+    }
+
+    @Test("the vault reopens with its key, refuses another key, and survives a key rotation")
+    func keys() throws {
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(atPath: fixture.root) }
+        let photo = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        let fileBefore = try Data(contentsOf: URL(fileURLWithPath: fixture.root + "/vault/" + photo.relativePath))
+        let oldKey = try #require(try fixture.keyStore.loadMasterKey())
+
+        try fixture.vault.rotateMasterKey()
+        let newKey = try #require(try fixture.keyStore.loadMasterKey())
+        #expect(!newKey.hasSameBytes(as: oldKey))
+        #expect(try fixture.vault.contents(of: photo.id) == fixture.plaintext)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.root + "/vault/" + photo.relativePath)) == fileBefore, "photo files are not touched")
+
+        let reopened = try Vault.open(at: fixture.root + "/vault", keyStore: fixture.keyStore)
+        #expect(try reopened.contents(of: photo.id) == fixture.plaintext)
+        let stale = InMemoryKeyStore()
+        try stale.saveMasterKey(oldKey)
+        #expect(throws: VaultCryptoError.wrongMasterKey(path: fixture.root + "/vault")) { try Vault.open(at: fixture.root + "/vault", keyStore: stale) }
+        #expect(throws: VaultCryptoError.vaultNotFound(path: fixture.root)) { try Vault.open(at: fixture.root, keyStore: stale) }
+        #expect(throws: VaultCryptoError.vaultExists(path: fixture.root + "/vault")) { try Vault.create(at: fixture.root + "/vault", keyStore: stale) }
+    }
+
+    /// A key store whose save fails, to interrupt a rotation between its steps.
+    final class FailingKeyStore: KeyStore, @unchecked Sendable {
+        let inner = InMemoryKeyStore()
+        var failSaves = false
+        func loadMasterKey() throws(VaultCryptoError) -> SecretKey? { try inner.loadMasterKey() }
+        func saveMasterKey(_ key: SecretKey) throws(VaultCryptoError) {
+            if failSaves { throw .writeFailed(path: "keystore", reason: "simulated crash") }
+            try inner.saveMasterKey(key)
+        }
+    }
+
+    @Test("a rotation interrupted before or after the key store is updated leaves a vault that opens")
+    func interruptedRotation() throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = FailingKeyStore()
+        let vault = try Vault.create(at: root + "/v", keyStore: store)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: root + "/a.jpg"))
+        let photo = try vault.add(fileAt: root + "/a.jpg", details: VaultPhotoDetails(format: "jpeg"))
+
+        // Interrupted before the new key was stored: the old key still opens everything.
+        store.failSaves = true
+        #expect(throws: VaultCryptoError.self) { try vault.rotateMasterKey() }
+        store.failSaves = false
+        #expect(try Vault.open(at: root + "/v", keyStore: store).contents(of: photo.id) == [1, 2, 3])
+
+        // Interrupted after the new key was stored but before the catalogue switched:
+        // simulate by writing the pending state by hand, then storing the new key.
+        let newKey = SecretKey()
+        let catalogue = try VaultCatalogue(path: root + "/v/vault.sqlite")
+        let wrapper = PhotoKeyWrapper(masterKey: newKey)
+        let old = try #require(try store.loadMasterKey())
+        let photoKey = try PhotoKeyWrapper(masterKey: old).unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
+        let check = newKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array("LOCA v1 vault key check".utf8), length: 32) }
+        try catalogue.write { db in
+            try db.execute(sql: "UPDATE photo SET pendingWrappedKey = ?", arguments: [Data(wrapper.wrap(photoKey, photoID: photo.id))])
+            try db.execute(sql: "UPDATE vault SET pendingKeyCheck = ?", arguments: [Data(check)])
+        }
+        try store.saveMasterKey(newKey)
+        #expect(try Vault.open(at: root + "/v", keyStore: store).contents(of: photo.id) == [1, 2, 3])
+    }
+
+    @Test("verify finds orphan files, missing files and damaged photos, and repair fixes the first two")
+    func verifyAndRepair() throws {
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(atPath: fixture.root) }
+        let kept = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        let damaged = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        let lost = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        #expect(try fixture.vault.verify().isHealthy)
+
+        // An add interrupted after the file was written, before the record: an orphan.
+        try FileManager.default.copyItem(
+            atPath: fixture.root + "/vault/" + kept.relativePath,
+            toPath: fixture.root + "/vault/Photos/orphan.encrypted")
+        try FileManager.default.removeItem(atPath: fixture.root + "/vault/" + lost.relativePath)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture.root + "/vault/" + damaged.relativePath)))
+        bytes[200] ^= 1
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.root + "/vault/" + damaged.relativePath))
+
+        let report = try fixture.vault.verify()
+        #expect(report.orphanFiles == ["Photos/orphan.encrypted"])
+        #expect(report.missingFiles == [lost.id])
+        #expect(report.damagedPhotos == [damaged.id])
+        let repaired = try fixture.vault.verify(repair: true)
+        #expect(!repaired.isHealthy)
+        let after = try fixture.vault.verify()
+        #expect(after.orphanFiles.isEmpty && after.missingFiles.isEmpty && after.damagedPhotos == [damaged.id])
+        #expect(try fixture.vault.contents(of: kept.id) == fixture.plaintext)
+    }
+
+    @Test("adding a file that does not exist leaves nothing behind")
+    func failedAdd() throws {
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(atPath: fixture.root) }
+        #expect(throws: VaultCryptoError.self) { try fixture.vault.add(fileAt: fixture.root + "/missing.jpg", details: VaultPhotoDetails(format: "jpeg")) }
+        #expect(fixture.files(under: "Photos").isEmpty)
+        #expect(try fixture.vault.photos().isEmpty)
+    }
+}
