@@ -1,0 +1,199 @@
+import ArgumentParser
+import Foundation
+import ImageKit
+import VaultCrypto
+
+/// `memora vault`: an encrypted photo vault (LOCA files, per-photo keys).
+struct VaultCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vault",
+        abstract: "Keep photos in an encrypted vault.",
+        discussion: """
+            The master key lives in a key file (mode 0600), by default \
+            ~/.config/memora/master.key. Set MEMORA_PASSPHRASE to protect it with a \
+            passphrase (Argon2id); passphrases are never taken as arguments, which \
+            other users could read in the process list.
+            """,
+        subcommands: [Init.self, Add.self, List.self, Export.self, Remove.self, RotateKey.self, Verify.self])
+
+    /// Options every vault command shares.
+    struct VaultOptions: ParsableArguments {
+        @Option(help: "The vault folder.")
+        var vault = "vault"
+
+        @Option(help: "The master key file (default: ~/.config/memora/master.key).")
+        var keyFile: String?
+
+        var keyStore: FileKeyStore {
+            let path = keyFile ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.config/memora/master.key")
+            let passphrase = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"]
+            return FileKeyStore(path: path, passphrase: passphrase?.isEmpty == false ? passphrase : nil)
+        }
+
+        func open() throws -> Vault {
+            try Vault.open(at: vault, keyStore: keyStore)
+        }
+    }
+
+    struct Init: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a vault (and a master key if the key file does not exist).")
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            let store = options.keyStore
+            try FileManager.default.createDirectory(
+                atPath: URL(fileURLWithPath: store.path).deletingLastPathComponent().path,
+                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            _ = try Vault.create(at: options.vault, keyStore: store)
+            print("Created vault \(options.vault) (master key: \(store.path), \(AEADAlgorithm.preferred))")
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Encrypt photos into the vault (the originals are left as they are).")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "Photo files.") var files: [String]
+        @Option(help: "A tag to attach (repeatable).") var tag: [String] = []
+        @Flag(help: "Print the added records as JSON.") var json = false
+
+        func run() throws {
+            let vault = try options.open()
+            let progress = ProgressReporter(title: "vault add", total: files.count)
+            var added: [VaultPhoto] = []
+            var failures = 0
+            for (index, file) in files.enumerated() {
+                do {
+                    // Size, format and an encrypted 384-px thumbnail when ImageKit can read the file.
+                    let info = try? ImageDecoder.info(contentsOf: file)
+                    let thumbnail = (try? ImageDecoder.thumbnail(contentsOf: file, maxPixelSize: 384, options: DecodingOptions(applyOrientation: true)))
+                        .flatMap { try? ImageEncoder.encode($0, as: .jpeg()) }
+                    let details = VaultPhotoDetails(
+                        format: info?.format.rawValue ?? URL(fileURLWithPath: file).pathExtension.lowercased(),
+                        width: info?.uprightWidth, height: info?.uprightHeight, tags: tag, thumbnail: thumbnail)
+                    added.append(try vault.add(fileAt: file, details: details))
+                } catch {
+                    failures += 1
+                    StandardError.write("error: \(error)\n")
+                }
+                progress.update(completed: index + 1, item: file)
+            }
+            if json {
+                try printJSON(added.map(PhotoSummary.init))
+            } else {
+                for photo in added { print("\(photo.id)  \(photo.originalFilename)") }
+            }
+            if failures > 0 { throw ExitCode.failure }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the photos in the vault.")
+        @OptionGroup var options: VaultOptions
+        @Flag(help: "Include hidden photos.") var hidden = false
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func run() throws {
+            let photos = try options.open().photos(includeHidden: hidden)
+            if json {
+                try printJSON(photos.map(PhotoSummary.init))
+                return
+            }
+            for photo in photos {
+                let size = [photo.width, photo.height].compactMap { $0 }.map(String.init).joined(separator: "x")
+                print("\(photo.id)  \(photo.originalFilename)  \(photo.format) \(size)  \(photo.originalSize) bytes\(photo.isFavorite ? "  ★" : "")")
+            }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Decrypt a photo to a file.")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "The photo id (see `memora vault list`).") var id: String
+        @Option(name: .shortAndLong, help: "Where to write the photo.") var output: String
+
+        func run() throws {
+            try options.open().export(id, to: output)
+            print(output)
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove photos from the vault.",
+            discussion: "Files are overwritten before they are unlinked; on SSDs and copy-on-write file systems this is not a guarantee.")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "Photo ids.") var ids: [String]
+
+        func run() throws {
+            let vault = try options.open()
+            for id in ids { try vault.remove(id) }
+        }
+    }
+
+    struct RotateKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Replace the master key and re-wrap every photo key (photo files are not rewritten).")
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            let vault = try options.open()
+            try vault.rotateMasterKey()
+            print("Rotated the master key of \(options.vault); \(try vault.photos(includeHidden: true).count) photo keys re-wrapped")
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Check that the catalogue and the files agree and that every photo decrypts.")
+        @OptionGroup var options: VaultOptions
+        @Flag(help: "Remove orphan files and records whose file is gone.") var repair = false
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        struct Report: Encodable {
+            var checked: Int
+            var orphanFiles: [String]
+            var missingFiles: [String]
+            var damagedPhotos: [String]
+            var healthy: Bool
+        }
+
+        func run() throws {
+            let report = try options.open().verify(repair: repair)
+            if json {
+                try printJSON(Report(checked: report.checkedCount, orphanFiles: report.orphanFiles, missingFiles: report.missingFiles,
+                                     damagedPhotos: report.damagedPhotos, healthy: report.isHealthy))
+            } else {
+                print("\(report.checkedCount) photos checked")
+                for file in report.orphanFiles { print("orphan file\(repair ? " (removed)" : ""): \(file)") }
+                for id in report.missingFiles { print("missing file\(repair ? " (record removed)" : ""): \(id)") }
+                for id in report.damagedPhotos { print("damaged: \(id)") }
+                if report.isHealthy { print("the vault is healthy") }
+            }
+            if !report.isHealthy && !repair { throw ExitCode.failure }
+        }
+    }
+
+    /// A vault record for JSON output, without its wrapped key.
+    struct PhotoSummary: Encodable {
+        var id, filename, format: String
+        var width, height: Int?
+        var originalSize: Int64
+        var takenAt: Date?
+        var tags: [String]
+        var favorite, hidden, thumbnail: Bool
+
+        init(_ photo: VaultPhoto) {
+            id = photo.id
+            filename = photo.originalFilename
+            format = photo.format
+            width = photo.width
+            height = photo.height
+            originalSize = photo.originalSize
+            takenAt = photo.takenAt
+            tags = photo.tags
+            favorite = photo.isFavorite
+            hidden = photo.isHidden
+            thumbnail = photo.hasThumbnail
+        }
+    }
+}
