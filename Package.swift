@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "CBenchPeers",
             path: "Benchmarks/CBenchPeers",
-            linkerSettings: [.linkedLibrary("turbojpeg")]),
+            linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("sodium")]),
 
         // MARK: Leaf modules (they import none of our other modules).
         .target(name: "ImageKit", dependencies: ["CTurboJPEG", "CPNG", "CHeif"], swiftSettings: strictSwift),
@@ -98,7 +98,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora-bench",
-            dependencies: ["ImageKit", "CBenchPeers"],
+            dependencies: ["ImageKit", "VaultCrypto", "CBenchPeers"],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),
 

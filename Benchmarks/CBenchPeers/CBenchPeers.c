@@ -1,6 +1,7 @@
 #include "CBenchPeers.h"
 
 #include <stdlib.h>
+#include <sodium.h>
 #include <turbojpeg.h>
 
 void *bench_turbojpeg_create(void) {
@@ -41,4 +42,24 @@ int bench_turbojpeg_decode_scaled(void *handle, const uint8_t *jpeg, size_t leng
                                TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE);
     free(output);
     return status;
+}
+
+static const unsigned char bench_key[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                            17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+static const unsigned char bench_nonce[12] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2};
+
+int bench_sodium_seal(int algorithm, const uint8_t *plaintext, size_t length, uint8_t *ciphertext, uint8_t *tag) {
+    if (sodium_init() < 0) return -1;
+    if (algorithm == 1) {
+        return crypto_aead_aes256gcm_encrypt_detached(ciphertext, tag, NULL, plaintext, length, NULL, 0, NULL, bench_nonce, bench_key);
+    }
+    return crypto_aead_chacha20poly1305_ietf_encrypt_detached(ciphertext, tag, NULL, plaintext, length, NULL, 0, NULL, bench_nonce, bench_key);
+}
+
+int bench_sodium_open(int algorithm, const uint8_t *ciphertext, size_t length, const uint8_t *tag, uint8_t *plaintext) {
+    if (sodium_init() < 0) return -1;
+    if (algorithm == 1) {
+        return crypto_aead_aes256gcm_decrypt_detached(plaintext, NULL, ciphertext, length, tag, NULL, 0, bench_nonce, bench_key);
+    }
+    return crypto_aead_chacha20poly1305_ietf_decrypt_detached(plaintext, NULL, ciphertext, length, tag, NULL, 0, bench_nonce, bench_key);
 }

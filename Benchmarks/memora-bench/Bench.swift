@@ -15,10 +15,36 @@ struct Bench {
         var thumbnailSize = 384
         var width = 4000
         var height = 3000
+        var only: String?
+        var megabytes = 256
     }
 
-    static func main() throws {
-        let settings = try parse(CommandLine.arguments.dropFirst())
+    static func main() {
+        do {
+            try run()
+        } catch {
+            FileHandle.standardError.write(Data("memora-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run() throws {
+        let arguments = CommandLine.arguments
+        if arguments.count == 4 && arguments[1] == "--stream-probe" {
+            try VaultBench.streamProbe(input: arguments[2], output: arguments[3])
+            return
+        }
+        let settings = try parse(arguments.dropFirst())
+        if settings.only == nil || settings.only == "image" {
+            try imageScenarios(settings)
+        }
+        if settings.only == nil || settings.only == "vault" {
+            try VaultBench.inMemory(megabytes: settings.megabytes, rounds: settings.rounds)
+            try VaultBench.files(megabytes: settings.megabytes, rounds: 3)
+        }
+    }
+
+    static func imageScenarios(_ settings: Settings) throws {
         let folder = NSTemporaryDirectory() + "memora-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -162,7 +188,9 @@ struct Bench {
             case "--peer-script": settings.peerScript = value
             case "--files": settings.files = Int(value) ?? settings.files
             case "--rounds": settings.rounds = Int(value) ?? settings.rounds
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds")
+            case "--only": settings.only = value
+            case "--megabytes": settings.megabytes = Int(value) ?? settings.megabytes
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|vault, --megabytes")
             }
         }
         return settings

@@ -11,6 +11,9 @@ private let systemWrite = Darwin.write
 final class FileReader {
     let path: String
     let size: UInt64
+    /// The permission bits and owner, from `fstat` on the open file.
+    let mode: mode_t
+    let owner: uid_t
     private let descriptor: Int32
 
     init(path: String) throws(VaultCryptoError) {
@@ -23,6 +26,8 @@ final class FileReader {
             throw .readFailed(path: path, reason: "not a regular file")
         }
         size = UInt64(status.st_size)
+        mode = status.st_mode & 0o7777
+        owner = status.st_uid
     }
 
     deinit { close(descriptor) }
@@ -107,15 +112,12 @@ final class AtomicFileWriter {
     /// Flushes, renames the temporary file over `path` and flushes the folder.
     func commit() throws(VaultCryptoError) {
         guard fsync(descriptor) == 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        // Rename while the descriptor is still open: if it fails, `deinit` can still
+        // overwrite the temporary file before removing it.
+        guard rename(temporaryPath, path) == 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        committed = true
         close(descriptor)
         descriptor = -1
-        guard rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            committed = true
-            throw .writeFailed(path: path, reason: reason)
-        }
-        committed = true
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderDescriptor >= 0 {

@@ -26,6 +26,11 @@ public struct Argon2Parameters: Sendable, Hashable {
     /// What a key file may ask for before it is refused as hostile (a denial-of-service guard).
     static let maximumOperations: UInt32 = 64
     static let maximumMemoryBytes: UInt32 = 2 << 30
+
+    /// Whether a key file may use these parameters (both when writing and when reading).
+    var isAccepted: Bool {
+        (1...Self.maximumOperations).contains(operations) && (8192...Self.maximumMemoryBytes).contains(memoryBytes)
+    }
 }
 
 /// Keeps the master key in a file, mode 0600, written atomically; optionally
@@ -51,15 +56,15 @@ public struct FileKeyStore: KeyStore {
     }
 
     public func loadMasterKey() throws(VaultCryptoError) -> SecretKey? {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            if errno == ENOENT { return nil }
-            throw .readFailed(path: path, reason: String(cString: strerror(errno)))
-        }
-        guard status.st_mode & 0o077 == 0 else {
-            throw .keyFileUnreadable(path: path, reason: "its permissions \(String(status.st_mode & 0o777, radix: 8)) let other users read it; run chmod 600 on it")
-        }
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        // Permissions are checked on the open file, not the path, so they cannot change in between.
         let reader = try FileReader(path: path)
+        guard reader.mode & 0o077 == 0 else {
+            throw .keyFileUnreadable(path: path, reason: "its permissions \(String(reader.mode & 0o777, radix: 8)) let other users read it; run chmod 600 on it")
+        }
+        guard reader.owner == getuid() || getuid() == 0 else {
+            throw .keyFileUnreadable(path: path, reason: "it belongs to another user")
+        }
         guard reader.size <= 256 else { throw .keyFileUnreadable(path: path, reason: "it is too large to be a key file") }
         var bytes = [UInt8](repeating: 0, count: Int(reader.size))
         defer { Sodium.wipe(&bytes) }
@@ -87,6 +92,10 @@ public struct FileKeyStore: KeyStore {
     public func saveMasterKey(_ key: SecretKey) throws(VaultCryptoError) {
         var contents = Self.magic
         if let passphrase {
+            // Never write a file that could not be read back (see the bounds in `unlock`).
+            guard parameters.isAccepted else {
+                throw .passphraseHashingFailed(reason: "Argon2id parameters out of range: 1...\(Argon2Parameters.maximumOperations) passes, 8 KiB...2 GiB of memory")
+            }
             contents.append(0x01)
             contents += bigEndian32(parameters.operations) + bigEndian32(parameters.memoryBytes)
             let salt = SecureRandom.bytes(count: Sodium.argon2SaltLength)
@@ -125,8 +134,7 @@ public struct FileKeyStore: KeyStore {
             throw .keyFileUnreadable(path: path, reason: "wrong length")
         }
         let stored = Argon2Parameters(operations: readBigEndian32(bytes[9..<13]), memoryBytes: readBigEndian32(bytes[13..<17]))
-        guard (1...Argon2Parameters.maximumOperations).contains(stored.operations),
-              (8192...Argon2Parameters.maximumMemoryBytes).contains(stored.memoryBytes) else {
+        guard stored.isAccepted else {
             throw .keyFileUnreadable(path: path, reason: "its Argon2id parameters are out of range")
         }
         let salt = Array(bytes[17..<33])

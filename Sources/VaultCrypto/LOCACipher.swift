@@ -44,49 +44,31 @@ public struct LOCACipher: Sendable {
             algorithm: algorithm, chunkExponent: chunkExponent, nonce: nonce,
             originalSize: UInt64(plaintext.count), timestamp: timestamp, keyCommitment: keys.commitment)
         let headerBytes = header.bytes
-        var output = [UInt8](repeating: 0, count: Int(header.fileSize))
-        output.replaceSubrange(0..<LOCAHeader.byteCount, with: headerBytes)
-        plaintext.withUnsafeBytes { source in
-            output.withUnsafeMutableBytes { target in
-                for index in 0..<header.chunkCount {
-                    let length = header.plaintextLength(ofChunk: index)
-                    let plainStart = Int(index) * header.chunkSize
-                    let cipherStart = Int(header.fileOffset(ofChunk: index))
-                    Self.sealChunk(
-                        header: header, headerBytes: headerBytes, index: index, key: keys.payload,
-                        plaintext: UnsafeRawBufferPointer(rebasing: source[plainStart..<plainStart + length]),
-                        ciphertext: UnsafeMutableRawBufferPointer(rebasing: target[cipherStart..<cipherStart + length]),
-                        tag: UnsafeMutableRawBufferPointer(rebasing: target[cipherStart + length..<cipherStart + length + LOCAHeader.tagByteCount]))
-                }
+        return [UInt8](unsafeUninitializedCapacity: Int(header.fileSize)) { output, count in
+            let raw = UnsafeMutableRawBufferPointer(output)
+            raw.copyBytes(from: headerBytes)
+            plaintext.withUnsafeBytes { source in
+                Self.sealChunks(
+                    header: header, headerBytes: headerBytes, key: keys.payload, chunks: 0..<header.chunkCount,
+                    plaintext: source, sealed: UnsafeMutableRawBufferPointer(rebasing: raw[LOCAHeader.byteCount...]))
             }
+            count = Int(header.fileSize)
         }
-        return output
     }
 
     /// Decrypts a whole LOCA file held in memory. Nothing is returned unless every chunk verifies.
     public static func decrypt(_ file: [UInt8], key: SecretKey, source: String = "LOCA data") throws(VaultCryptoError) -> [UInt8] {
         let header = try validatedHeader(file.prefix(LOCAHeader.byteCount), fileSize: UInt64(file.count), key: key, source: source)
         let payloadKey = fileKeys(key, nonce: header.nonce).payload
-        let headerBytes = Array(file[0..<LOCAHeader.byteCount])
-        var plaintext = [UInt8](repeating: 0, count: Int(header.originalSize))
+        let headerBytes = header.bytes
         var failedChunk: UInt64?
-        file.withUnsafeBytes { source in
-            plaintext.withUnsafeMutableBytes { target in
-                for index in 0..<header.chunkCount {
-                    let length = header.plaintextLength(ofChunk: index)
-                    let cipherStart = Int(header.fileOffset(ofChunk: index))
-                    let plainStart = Int(index) * header.chunkSize
-                    let verified = openChunk(
-                        header: header, headerBytes: headerBytes, index: index, key: payloadKey,
-                        ciphertext: UnsafeRawBufferPointer(rebasing: source[cipherStart..<cipherStart + length]),
-                        tag: UnsafeRawBufferPointer(rebasing: source[cipherStart + length..<cipherStart + length + LOCAHeader.tagByteCount]),
-                        plaintext: UnsafeMutableRawBufferPointer(rebasing: target[plainStart..<plainStart + length]))
-                    if !verified {
-                        failedChunk = index
-                        return
-                    }
-                }
+        var plaintext = [UInt8](unsafeUninitializedCapacity: Int(header.originalSize)) { output, count in
+            file.withUnsafeBytes { raw in
+                failedChunk = openChunks(
+                    header: header, headerBytes: headerBytes, key: payloadKey, chunks: 0..<header.chunkCount,
+                    sealed: UnsafeRawBufferPointer(rebasing: raw[LOCAHeader.byteCount...]), plaintext: UnsafeMutableRawBufferPointer(output))
             }
+            count = output.count
         }
         if let failedChunk {
             Sodium.wipe(&plaintext)
@@ -101,6 +83,9 @@ public struct LOCACipher: Sendable {
     /// one chunk at a time: memory use is two chunks whatever the file size.
     public func encryptFile(at inputPath: String, to outputPath: String, key: SecretKey, timestamp: Date = Date()) throws(VaultCryptoError) {
         let reader = try FileReader(path: inputPath)
+        guard LOCAHeader.fits(size: reader.size, chunkExponent: chunkExponent) else {
+            throw .fileTooLarge(source: inputPath, size: reader.size)
+        }
         let nonce = SecureRandom.bytes(count: 12)
         let keys = Self.fileKeys(key, nonce: nonce)
         let header = LOCAHeader(
@@ -109,26 +94,30 @@ public struct LOCACipher: Sendable {
         let headerBytes = header.bytes
         let writer = try AtomicFileWriter(path: outputPath, mode: 0o600)
         try writer.write(headerBytes)
-        var plain = [UInt8](repeating: 0, count: header.chunkSize)
-        var sealed = [UInt8](repeating: 0, count: header.chunkSize + LOCAHeader.tagByteCount)
+        let batch = Self.batchSize(header)
+        var plain = [UInt8](repeating: 0, count: batch * header.chunkSize)
+        var sealed = [UInt8](repeating: 0, count: batch * (header.chunkSize + LOCAHeader.tagByteCount))
         defer { Sodium.wipe(&plain) }
-        for index in 0..<header.chunkCount {
-            let length = header.plaintextLength(ofChunk: index)
+        var first: UInt64 = 0
+        while first < header.chunkCount {
+            let chunks = first..<min(header.chunkCount, first + UInt64(batch))
+            let plainLength = Int(header.plaintextOffset(ofChunk: chunks.upperBound) - header.plaintextOffset(ofChunk: first))
+            let sealedLength = plainLength + chunks.count * LOCAHeader.tagByteCount
             try withMutableBytes(&plain) { buffer throws(VaultCryptoError) in
-                try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]), at: index * UInt64(header.chunkSize))
+                try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<plainLength]), at: header.plaintextOffset(ofChunk: first))
             }
             plain.withUnsafeBytes { source in
                 sealed.withUnsafeMutableBytes { target in
-                    Self.sealChunk(
-                        header: header, headerBytes: headerBytes, index: index, key: keys.payload,
-                        plaintext: UnsafeRawBufferPointer(rebasing: source[0..<length]),
-                        ciphertext: UnsafeMutableRawBufferPointer(rebasing: target[0..<length]),
-                        tag: UnsafeMutableRawBufferPointer(rebasing: target[length..<length + LOCAHeader.tagByteCount]))
+                    Self.sealChunks(
+                        header: header, headerBytes: headerBytes, key: keys.payload, chunks: chunks,
+                        plaintext: UnsafeRawBufferPointer(rebasing: source[0..<plainLength]),
+                        sealed: UnsafeMutableRawBufferPointer(rebasing: target[0..<sealedLength]))
                 }
             }
             try withBytes(sealed) { raw throws(VaultCryptoError) in
-                try writer.write(UnsafeRawBufferPointer(rebasing: raw[0..<length + LOCAHeader.tagByteCount]))
+                try writer.write(UnsafeRawBufferPointer(rebasing: raw[0..<sealedLength]))
             }
+            first = chunks.upperBound
         }
         guard try FileReader(path: inputPath).size == reader.size else {
             throw .readFailed(path: inputPath, reason: "the file changed size while it was being encrypted")
@@ -228,34 +217,110 @@ public struct LOCACipher: Sendable {
         return try validatedHeader(bytes, fileSize: reader.size, key: key, source: reader.path)
     }
 
-    /// Reads, verifies and decrypts each chunk in `chunks`, handing the plaintext to `body`.
-    /// The plaintext buffer is wiped afterwards.
+    /// Reads, verifies and decrypts each chunk in `chunks`, in batches, handing each
+    /// chunk's plaintext to `body` in order. The plaintext buffer is wiped afterwards.
     private static func forEachChunk(
         _ reader: FileReader, header: LOCAHeader, key: SecretKey, in chunks: Range<UInt64>,
         _ body: (UInt64, UnsafeRawBufferPointer) throws(VaultCryptoError) -> Void
     ) throws(VaultCryptoError) {
         let payloadKey = fileKeys(key, nonce: header.nonce).payload
         let headerBytes = header.bytes
-        var sealed = [UInt8](repeating: 0, count: header.chunkSize + LOCAHeader.tagByteCount)
-        var plain = [UInt8](repeating: 0, count: header.chunkSize)
+        let batch = batchSize(header)
+        var sealed = [UInt8](repeating: 0, count: batch * (header.chunkSize + LOCAHeader.tagByteCount))
+        var plain = [UInt8](repeating: 0, count: batch * header.chunkSize)
         defer { Sodium.wipe(&plain) }
-        for index in chunks {
-            let length = header.plaintextLength(ofChunk: index)
+        var first = chunks.lowerBound
+        while first < chunks.upperBound {
+            let run = first..<min(chunks.upperBound, first + UInt64(batch))
+            let plainLength = Int(header.plaintextOffset(ofChunk: run.upperBound) - header.plaintextOffset(ofChunk: first))
+            let sealedLength = plainLength + run.count * LOCAHeader.tagByteCount
             try withMutableBytes(&sealed) { raw throws(VaultCryptoError) in
-                try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<length + LOCAHeader.tagByteCount]), at: header.fileOffset(ofChunk: index))
+                try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<sealedLength]), at: header.fileOffset(ofChunk: first))
             }
-            let verified = sealed.withUnsafeBytes { source in
+            let failed = sealed.withUnsafeBytes { source in
                 plain.withUnsafeMutableBytes { target in
-                    openChunk(
-                        header: header, headerBytes: headerBytes, index: index, key: payloadKey,
-                        ciphertext: UnsafeRawBufferPointer(rebasing: source[0..<length]),
-                        tag: UnsafeRawBufferPointer(rebasing: source[length..<length + LOCAHeader.tagByteCount]),
-                        plaintext: UnsafeMutableRawBufferPointer(rebasing: target[0..<length]))
+                    openChunks(
+                        header: header, headerBytes: headerBytes, key: payloadKey, chunks: run,
+                        sealed: UnsafeRawBufferPointer(rebasing: source[0..<sealedLength]),
+                        plaintext: UnsafeMutableRawBufferPointer(rebasing: target[0..<plainLength]))
                 }
             }
-            guard verified else { throw .authenticationFailed(source: reader.path, chunk: index) }
-            try withBytes(plain) { raw throws(VaultCryptoError) in try body(index, UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
+            if let failed { throw .authenticationFailed(source: reader.path, chunk: failed) }
+            try withBytes(plain) { raw throws(VaultCryptoError) in
+                for index in run {
+                    let start = Int(header.plaintextOffset(ofChunk: index) - header.plaintextOffset(ofChunk: first))
+                    try body(index, UnsafeRawBufferPointer(rebasing: raw[start..<start + header.plaintextLength(ofChunk: index)]))
+                }
+            }
+            first = run.upperBound
         }
+    }
+
+    /// Chunks handled per read or write: about 1 MiB, so memory stays small and syscalls few.
+    private static func batchSize(_ header: LOCAHeader) -> Int {
+        max(1, (1 << 20) / header.chunkSize)
+    }
+
+    /// Seals `chunks`: `plaintext` holds their plaintexts back to back, `sealed`
+    /// receives each ciphertext followed by its tag. Runs on all cores when there is enough work.
+    static func sealChunks(
+        header: LOCAHeader, headerBytes: [UInt8], key: SecretKey, chunks: Range<UInt64>,
+        plaintext: UnsafeRawBufferPointer, sealed: UnsafeMutableRawBufferPointer
+    ) {
+        let base = header.plaintextOffset(ofChunk: chunks.lowerBound)
+        let shared = SharedBuffers(input: plaintext, output: sealed)
+        inParallel(chunks) { index in
+            let length = header.plaintextLength(ofChunk: index)
+            let plainStart = Int(header.plaintextOffset(ofChunk: index) - base)
+            let sealedStart = plainStart + Int(index - chunks.lowerBound) * LOCAHeader.tagByteCount
+            sealChunk(
+                header: header, headerBytes: headerBytes, index: index, key: key,
+                plaintext: UnsafeRawBufferPointer(rebasing: shared.input[plainStart..<plainStart + length]),
+                ciphertext: UnsafeMutableRawBufferPointer(rebasing: shared.output[sealedStart..<sealedStart + length]),
+                tag: UnsafeMutableRawBufferPointer(rebasing: shared.output[sealedStart + length..<sealedStart + length + LOCAHeader.tagByteCount]))
+            return true
+        }
+    }
+
+    /// Verifies and opens `chunks` (the inverse of `sealChunks`); returns the first chunk that
+    /// failed, or nil. On failure the whole `plaintext` buffer is wiped.
+    static func openChunks(
+        header: LOCAHeader, headerBytes: [UInt8], key: SecretKey, chunks: Range<UInt64>,
+        sealed: UnsafeRawBufferPointer, plaintext: UnsafeMutableRawBufferPointer
+    ) -> UInt64? {
+        let base = header.plaintextOffset(ofChunk: chunks.lowerBound)
+        let shared = SharedBuffers(input: sealed, output: plaintext)
+        let failed = inParallel(chunks) { index in
+            let length = header.plaintextLength(ofChunk: index)
+            let plainStart = Int(header.plaintextOffset(ofChunk: index) - base)
+            let sealedStart = plainStart + Int(index - chunks.lowerBound) * LOCAHeader.tagByteCount
+            return openChunk(
+                header: header, headerBytes: headerBytes, index: index, key: key,
+                ciphertext: UnsafeRawBufferPointer(rebasing: shared.input[sealedStart..<sealedStart + length]),
+                tag: UnsafeRawBufferPointer(rebasing: shared.input[sealedStart + length..<sealedStart + length + LOCAHeader.tagByteCount]),
+                plaintext: UnsafeMutableRawBufferPointer(rebasing: shared.output[plainStart..<plainStart + length]))
+        }
+        if failed != nil { Sodium.wipe(plaintext) }
+        return failed
+    }
+
+    /// Runs `body` for every chunk, split into contiguous runs over the machine's cores
+    /// when there are at least 8 chunks; returns the lowest chunk for which `body` returned false.
+    @discardableResult
+    private static func inParallel(_ chunks: Range<UInt64>, _ body: @Sendable (UInt64) -> Bool) -> UInt64? {
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, chunks.count / 4)
+        guard workers > 1 else {
+            return chunks.first { !body($0) }
+        }
+        let failures = FailureSlots(count: workers)
+        let perWorker = (UInt64(chunks.count) + UInt64(workers) - 1) / UInt64(workers)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let start = chunks.lowerBound + UInt64(worker) * perWorker
+            let end = min(chunks.upperBound, start + perWorker)
+            guard start < end else { return }
+            failures.record(worker, (start..<end).first { !body($0) })
+        }
+        return failures.lowest
     }
 
     private static func sealChunk(
@@ -287,6 +352,22 @@ public struct LOCACipher: Sendable {
     }
 
     private static func seconds(_ date: Date) -> UInt64 {
-        UInt64(max(0, date.timeIntervalSince1970.rounded(.down)))
+        let value = date.timeIntervalSince1970
+        guard value.isFinite, value > 0 else { return 0 }
+        return value >= 1.8e19 ? UInt64.max : UInt64(value.rounded(.down))
     }
+}
+
+/// The buffers a parallel seal or open works on. Workers touch disjoint ranges only.
+private struct SharedBuffers: @unchecked Sendable {
+    let input: UnsafeRawBufferPointer
+    let output: UnsafeMutableRawBufferPointer
+}
+
+/// One slot per worker for the first chunk it failed on; each worker writes only its own slot.
+private final class FailureSlots: @unchecked Sendable {
+    private var slots: [UInt64?]
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func record(_ worker: Int, _ failure: UInt64?) { slots.withUnsafeMutableBufferPointer { $0[worker] = failure } }
+    var lowest: UInt64? { slots.compactMap { $0 }.min() }
 }

@@ -37,6 +37,11 @@ public struct LOCAHeader: Sendable, Hashable {
     /// 28 bytes that bind the file to its key (HKDF output, see ``LOCACipher``).
     public var keyCommitment: [UInt8]
 
+    /// Whether `size` bytes fit in at most 2^32 − 1 chunks of 2^chunkExponent bytes.
+    static func fits(size: UInt64, chunkExponent: UInt8) -> Bool {
+        size <= UInt64(UInt32.max) << UInt64(chunkExponent)
+    }
+
     /// The chunk size in bytes.
     public var chunkSize: Int { 1 << Int(chunkExponent) }
 
@@ -54,6 +59,11 @@ public struct LOCAHeader: Sendable, Hashable {
     func plaintextLength(ofChunk index: UInt64) -> Int {
         if index + 1 < chunkCount { return chunkSize }
         return Int(originalSize - (chunkCount - 1) * UInt64(chunkSize))
+    }
+
+    /// The offset of chunk `index`'s plaintext in the original data.
+    func plaintextOffset(ofChunk index: UInt64) -> UInt64 {
+        min(index * UInt64(chunkSize), originalSize)
     }
 
     /// The offset of chunk `index`'s ciphertext in the file.
@@ -92,9 +102,9 @@ public struct LOCAHeader: Sendable, Hashable {
         self.originalSize = readBigEndian(header[20..<28])
         self.timestamp = readBigEndian(header[28..<36])
         self.keyCommitment = Array(header[36..<64])
-        // At most 2^32 chunks (the nonce counter is 32 bits); this also keeps every size computable.
-        guard originalSize <= UInt64(UInt32.max) << UInt64(chunkExponent) else {
-            throw .invalidChunkSize(source: source, exponent: chunkExponent)
+        // At most 2^32 - 1 chunks (the nonce counter is 32 bits); this also keeps every size computable.
+        guard Self.fits(size: originalSize, chunkExponent: chunkExponent) else {
+            throw .fileTooLarge(source: source, size: originalSize)
         }
     }
 
@@ -112,7 +122,7 @@ public struct LOCAHeader: Sendable, Hashable {
     /// The nonce of chunk `index`: the file nonce XOR (7 zero bytes ‖ index as a
     /// big-endian u32 ‖ 0x01 for the last chunk, else 0x00).
     func chunkNonce(index: UInt64) -> [UInt8] {
-        precondition(index <= UInt64(UInt32.max), "a LOCA file holds at most 2^32 chunks")
+        precondition(index <= UInt64(UInt32.max), "a LOCA file holds at most 2^32 - 1 chunks")
         var derived = nonce
         derived[7] ^= UInt8(index >> 24 & 0xFF)
         derived[8] ^= UInt8(index >> 16 & 0xFF)

@@ -19,7 +19,12 @@ public struct PhotoKeyWrapper: Sendable {
 
     /// `photoKey` encrypted for storage beside the photo `photoID`. A fresh random nonce is used each time.
     public func wrap(_ photoKey: SecretKey, photoID: String) -> [UInt8] {
-        let nonce = SecureRandom.bytes(count: 12)
+        wrap(photoKey, photoID: photoID, nonce: SecureRandom.bytes(count: 12))
+    }
+
+    /// Deterministic wrapping for known-answer tests: never reuse a nonce with the same master key.
+    func wrap(_ photoKey: SecretKey, photoID: String, nonce: [UInt8]) -> [UInt8] {
+        precondition(nonce.count == 12)
         var output = [Self.formatVersion] + nonce + [UInt8](repeating: 0, count: SecretKey.byteCount + 16)
         let associatedData = Self.associatedData(photoID)
         output.withUnsafeMutableBytes { raw in

@@ -11,6 +11,8 @@ public enum VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible
     case algorithmUnavailable(source: String, algorithm: AEADAlgorithm)
     /// The chunk-size exponent (the seed's reserved byte) is outside what version 1 allows.
     case invalidChunkSize(source: String, exponent: UInt8)
+    /// The plaintext is larger than a LOCA v1 file can hold (2^32 − 1 chunks).
+    case fileTooLarge(source: String, size: UInt64)
     /// The file is shorter than its header says.
     case truncated(source: String, expected: UInt64, actual: UInt64)
     /// The file is longer than its header says.
@@ -58,6 +60,8 @@ public enum VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible
             "\(source): \(algorithm) is not available on this CPU (libsodium needs AES-NI and CLMUL); decrypt it on another machine or re-encrypt it with ChaCha20-Poly1305"
         case .invalidChunkSize(let source, let exponent):
             "\(source): invalid chunk size exponent \(exponent) (version 1 allows \(LOCAHeader.chunkExponentRange.lowerBound)...\(LOCAHeader.chunkExponentRange.upperBound)); the file is damaged"
+        case .fileTooLarge(let source, let size):
+            "\(source): \(size) bytes is more than a LOCA file with this chunk size can hold (2^32 - 1 chunks); use a larger chunk size"
         case .truncated(let source, let expected, let actual):
             "\(source): the file is truncated (\(actual) bytes, its header needs \(expected)); it was probably cut off while copying"
         case .trailingBytes(let source, let expected, let actual):

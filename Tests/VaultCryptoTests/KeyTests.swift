@@ -95,3 +95,15 @@ struct KeyTests {
         #expect(try store.loadOrCreateMasterKey().hasSameBytes(as: key))
     }
 }
+
+@Suite("Key file parameters")
+struct KeyFileParameterTests {
+    @Test("a key file that could never be read back is not written")
+    func unreadableParametersRefused() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = FileKeyStore(path: folder + "/k", passphrase: "p", parameters: Argon2Parameters(operations: 0, memoryBytes: 1 << 20))
+        #expect(throws: VaultCryptoError.self) { try store.saveMasterKey(SecretKey()) }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/k"))
+    }
+}

@@ -110,7 +110,7 @@ struct LOCACipherTests {
         // A size claiming more than 2^32 chunks.
         var huge = file
         huge.replaceSubrange(20..<28, with: bigEndianBytes(UInt64.max))
-        #expect(throws: VaultCryptoError.self) { try LOCAHeader(parsing: huge, source: "f") }
+        #expect(throws: VaultCryptoError.fileTooLarge(source: "f", size: UInt64.max)) { try LOCAHeader(parsing: huge, source: "f") }
     }
 
     @Test("AES-256-GCM is chosen automatically exactly when the CPU supports it")
@@ -183,5 +183,30 @@ struct LOCAFileTests {
             try LOCACipher.decrypt(range: (3 * 4096)..<(3 * 4096 + 1), ofFileAt: path, key: key)
         }
         #expect(throws: VaultCryptoError.self) { try LOCACipher.decrypt(range: 0..<UInt64(plaintext.count + 1), ofFileAt: path, key: key) }
+    }
+}
+
+@Suite("LOCA: many chunks, sealed and opened on several cores")
+struct LOCAParallelTests {
+    @Test("a 40-chunk file round-trips and a damaged chunk is reported by its index", arguments: [0, 17, 39])
+    func manyChunks(damagedChunk: Int) throws {
+        let key = SecretKey()
+        let plaintext = patterned(40 * 4096 - 5)
+        let file = try LOCACipher(algorithm: .chacha20Poly1305, chunkExponent: 12).encrypt(plaintext, key: key)
+        #expect(try LOCACipher.decrypt(file, key: key) == plaintext)
+        var damaged = file
+        damaged[64 + damagedChunk * (4096 + 16) + 100] ^= 0x10
+        #expect(throws: VaultCryptoError.authenticationFailed(source: "LOCA data", chunk: UInt64(damagedChunk))) {
+            try LOCACipher.decrypt(damaged, key: key)
+        }
+        // The same through files, in batches.
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(plaintext).write(to: URL(fileURLWithPath: folder + "/in"))
+        try LOCACipher(chunkExponent: 12).encryptFile(at: folder + "/in", to: folder + "/in.loca", key: key)
+        try LOCACipher.decryptFile(at: folder + "/in.loca", to: folder + "/out", key: key)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/out"))) == plaintext)
+        let range = try LOCACipher.decrypt(range: 4000..<(300 * 512), ofFileAt: folder + "/in.loca", key: key)
+        #expect(range == Array(plaintext[4000..<(300 * 512)]))
     }
 }

@@ -28,4 +28,11 @@ int bench_turbojpeg_decode_rgb_new_buffer(void *handle, const uint8_t *jpeg, siz
 /// upsampling, as a thumbnailer does) into a freshly allocated buffer with raw
 /// libturbojpeg: the floor for any JPEG thumbnailer built on it. Returns 0 on success.
 int bench_turbojpeg_decode_scaled(void *handle, const uint8_t *jpeg, size_t length, int denominator);
+
+/// Encrypts `length` bytes in one raw libsodium AEAD call (algorithm 1 =
+/// AES-256-GCM, 2 = ChaCha20-Poly1305-IETF), a fixed key and nonce, detached
+/// 16-byte tag: the throughput limit for LOCA encryption. Returns 0 on success.
+int bench_sodium_seal(int algorithm, const uint8_t *plaintext, size_t length, uint8_t *ciphertext, uint8_t *tag);
+/// Verifies and decrypts what `bench_sodium_seal` produced. Returns 0 on success.
+int bench_sodium_open(int algorithm, const uint8_t *ciphertext, size_t length, const uint8_t *tag, uint8_t *plaintext);
 #endif

@@ -1,0 +1,151 @@
+import CBenchPeers
+import Foundation
+import VaultCrypto
+
+/// The VaultCrypto scenarios of memora-bench.
+enum VaultBench {
+    /// Scenario 3: LOCA encryption and decryption of a buffer in memory, against one raw
+    /// libsodium AEAD call over the same buffer (the limit), for each available algorithm.
+    static func inMemory(megabytes: Int, rounds: Int) throws {
+        let size = megabytes << 20
+        var plaintext = [UInt8](repeating: 0, count: size)
+        for index in stride(from: 0, to: size, by: 4096) { plaintext[index] = UInt8(truncatingIfNeeded: index >> 12) }
+        var ciphertext = [UInt8](repeating: 0, count: size)
+        var opened = [UInt8](repeating: 0, count: size)
+        var tag = [UInt8](repeating: 0, count: 16)
+        let key = SecretKey()
+        for algorithm in AEADAlgorithm.allCases where algorithm.isAvailable {
+            let cipher = try LOCACipher(algorithm: algorithm)
+            var oursSeal: [Double] = [], rawSeal: [Double] = [], oursOpen: [Double] = [], rawOpen: [Double] = []
+            var file: [UInt8] = []
+            for _ in 0..<rounds {
+                file = []
+                oursSeal.append(try Bench.seconds { file = cipher.encrypt(plaintext, key: key) })
+                rawSeal.append(try Bench.seconds {
+                    let status = plaintext.withUnsafeBufferPointer { p in ciphertext.withUnsafeMutableBufferPointer { c in tag.withUnsafeMutableBufferPointer { t in
+                        bench_sodium_seal(Int32(algorithm.rawValue), p.baseAddress, size, c.baseAddress, t.baseAddress)
+                    } } }
+                    precondition(status == 0)
+                })
+                oursOpen.append(try Bench.seconds {
+                    let decrypted = try LOCACipher.decrypt(file, key: key)
+                    precondition(decrypted.count == size)
+                })
+                rawOpen.append(try Bench.seconds {
+                    let status = ciphertext.withUnsafeBufferPointer { c in tag.withUnsafeBufferPointer { t in opened.withUnsafeMutableBufferPointer { o in
+                        bench_sodium_open(Int32(algorithm.rawValue), c.baseAddress, size, t.baseAddress, o.baseAddress)
+                    } } }
+                    precondition(status == 0)
+                })
+            }
+            func rate(_ values: [Double]) -> Double { Double(megabytes) / Bench.median(values) }
+            print("3. \(algorithm) on \(megabytes) MiB in memory (LOCA, 64 KiB chunks, returns a new buffer)")
+            for (name, ours, raw) in [("encrypt", oursSeal, rawSeal), ("decrypt", oursOpen, rawOpen)] {
+                let ratio = rate(ours) / rate(raw)
+                print(String(format: "   %@: ours %7.0f MiB/s, raw libsodium one-shot %7.0f MiB/s: %3.0f%% of the limit (target >= 90%%: %@)",
+                             name, rate(ours), rate(raw), ratio * 100, ratio >= 0.9 ? "met" : "NOT met"))
+            }
+            print("")
+        }
+    }
+
+    /// Scenario 4: encrypting and decrypting a file on disk, against Debian's `age`
+    /// (ChaCha20-Poly1305 in 64 KiB chunks, to an X25519 recipient), with our peak memory.
+    static func files(megabytes: Int, rounds: Int) throws {
+        let folder = NSTemporaryDirectory() + "memora-bench-vault-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let input = folder + "/input.bin"
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        _ = FileManager.default.createFile(atPath: input, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: input))
+        for block in 0..<megabytes {
+            for index in stride(from: 0, to: chunk.count, by: 512) { chunk[index] = UInt8(truncatingIfNeeded: block &+ index) }
+            handle.write(Data(chunk))
+        }
+        try handle.close()
+        guard let age = which("age"), let ageKeygen = which("age-keygen") else {
+            print("4. file encryption against age: skipped (install Debian's `age` package)\n")
+            return
+        }
+        try run(ageKeygen, ["-o", folder + "/age.key"])
+        let recipient = try String(contentsOfFile: folder + "/age.key", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("# public key: ") }.map { String($0.dropFirst("# public key: ".count)) } ?? ""
+        let key = SecretKey()
+        for algorithm in AEADAlgorithm.allCases where algorithm.isAvailable {
+            let cipher = try LOCACipher(algorithm: algorithm)
+            var oursSeal: [Double] = [], ageSeal: [Double] = [], oursOpen: [Double] = [], ageOpen: [Double] = []
+            for _ in 0..<rounds {
+                oursSeal.append(try Bench.seconds { try cipher.encryptFile(at: input, to: folder + "/ours.loca", key: key) })
+                // age does not fsync its output; we do, so age's time includes an fsync too.
+                ageSeal.append(try Bench.seconds {
+                    try run(age, ["-r", recipient, "-o", folder + "/theirs.age", input])
+                    try fsyncFile(folder + "/theirs.age")
+                })
+                oursOpen.append(try Bench.seconds { try LOCACipher.decryptFile(at: folder + "/ours.loca", to: folder + "/ours.out", key: key) })
+                ageOpen.append(try Bench.seconds {
+                    try run(age, ["-d", "-i", folder + "/age.key", "-o", folder + "/theirs.out", folder + "/theirs.age"])
+                    try fsyncFile(folder + "/theirs.out")
+                })
+            }
+            func rate(_ values: [Double]) -> Double { Double(megabytes) / Bench.median(values) }
+            print("4. \(algorithm), \(megabytes) MiB file to file (output fsynced on both sides), against age \(ageVersion(age))")
+            for (name, ours, theirs) in [("encrypt", oursSeal, ageSeal), ("decrypt", oursOpen, ageOpen)] {
+                let ratio = rate(ours) / rate(theirs)
+                print(String(format: "   %@: ours %6.0f MiB/s, age %6.0f MiB/s: %.2fx (target >= 1.5: %@)",
+                             name, rate(ours), rate(theirs), ratio, ratio >= 1.5 ? "met" : "NOT met"))
+            }
+        }
+        // Peak memory of a streaming encryption, measured in a fresh process.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        probe.arguments = ["--stream-probe", input, folder + "/probe.loca"]
+        let pipe = Pipe()
+        probe.standardOutput = pipe
+        try probe.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        print("   peak memory of `encryptFile` on the \(megabytes) MiB file, whole process: \(output.trimmingCharacters(in: .whitespacesAndNewlines)) (target < 32 MiB)\n")
+    }
+
+    /// Encrypts `input` to `output` and prints this process's peak resident memory
+    /// (VmHWM from /proc: unlike getrusage's maxrss it is not inherited across exec).
+    static func streamProbe(input: String, output: String) throws {
+        try LOCACipher().encryptFile(at: input, to: output, key: SecretKey())
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? "VmHWM: ? kB"
+        let kilobytes = Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? 0
+        print(String(format: "%.1f MiB", kilobytes / 1024))
+    }
+
+    private static func fsyncFile(_ path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.synchronize()
+        try handle.close()
+    }
+
+    private static func which(_ name: String) -> String? {
+        ["/usr/bin/", "/usr/local/bin/", "/bin/"].map { $0 + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    private static func ageVersion(_ age: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: age)
+        process.arguments = ["--version"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try? process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed") }
+    }
+}
