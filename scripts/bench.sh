@@ -8,5 +8,10 @@ if ! "$PYTHON" -c 'import PIL' 2>/dev/null; then
   echo "Installing Pillow for the benchmark peer..." >&2
   "$PYTHON" -m pip install --quiet Pillow >&2 || "$PYTHON" -m pip install --quiet --break-system-packages Pillow >&2
 fi
+# The vault scenario's peer is Debian's `age`; installed when we can, skipped otherwise.
+if ! command -v age >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing age for the benchmark peer..." >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq age >&2 || true
+fi
 swift build -c release --product memora-bench >&2
 exec .build/release/memora-bench --python "$PYTHON" --peer-script scripts/pillow_peer.py "$@"

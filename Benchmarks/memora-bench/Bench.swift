@@ -1,4 +1,3 @@
-import CBenchPeers
 import Foundation
 import ImageKit
 
@@ -69,10 +68,9 @@ struct Bench {
         _ = try ImageDecoder.thumbnail(contentsOf: paths[0], maxPixelSize: settings.thumbnailSize)  // warm-up
         // The floor: libjpeg-turbo's own DCT-scaled decode, which both sides pay.
         let files = try paths.map { path in [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
-        let handle = bench_turbojpeg_create()
-        defer { bench_turbojpeg_destroy(handle) }
+        let turbo = RawPeers.TurboJPEG()
         let header = try ImageDecoder.info(of: files[0])
-        let denominator = Int32(JPEGScale.fitting(width: header.width, height: header.height, longSide: settings.thumbnailSize).rawValue)
+        let denominator = Int(JPEGScale.fitting(width: header.width, height: header.height, longSide: settings.thumbnailSize).rawValue)
         var ours: [Double] = [], peer: [Double] = [], floor: [Double] = []
         for _ in 0..<settings.rounds {
             ours.append(try seconds {
@@ -81,8 +79,7 @@ struct Bench {
             peer.append(try runPillow(paths: paths, settings: settings))
             floor.append(try seconds {
                 for file in files {
-                    let status = file.withUnsafeBufferPointer { bench_turbojpeg_decode_scaled(handle, $0.baseAddress, $0.count, denominator) }
-                    precondition(status == 0, "raw libturbojpeg failed")
+                    precondition(turbo.decodeScaled(file, denominator: denominator), "raw libturbojpeg failed")
                 }
             })
         }
@@ -102,8 +99,7 @@ struct Bench {
     /// the absolute limit (decoding into one reused buffer) is printed too.
     static func fullDecodeScenario(paths: [String], settings: Settings) throws {
         let files = try paths.map { path in [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
-        let handle = bench_turbojpeg_create()
-        defer { bench_turbojpeg_destroy(handle) }
+        let turbo = RawPeers.TurboJPEG()
         var buffer = [UInt8](repeating: 0, count: settings.width * settings.height * 3)
         _ = try ImageDecoder.decode(files[0])  // warm-up
         var ours: [Double] = [], raw: [Double] = [], reused: [Double] = []
@@ -113,18 +109,12 @@ struct Bench {
             })
             raw.append(try seconds {
                 for file in files {
-                    let status = file.withUnsafeBufferPointer { bench_turbojpeg_decode_rgb_new_buffer(handle, $0.baseAddress, $0.count) }
-                    precondition(status == 0, "raw libturbojpeg failed")
+                    precondition(turbo.decodeIntoNewBuffer(file), "raw libturbojpeg failed")
                 }
             })
             reused.append(try seconds {
                 for file in files {
-                    let status = file.withUnsafeBufferPointer { jpeg in
-                        buffer.withUnsafeMutableBufferPointer { output in
-                            bench_turbojpeg_decode_rgb(handle, jpeg.baseAddress, jpeg.count, output.baseAddress, Int32(settings.width), Int32(settings.height))
-                        }
-                    }
-                    precondition(status == 0, "raw libturbojpeg failed")
+                    precondition(turbo.decode(file, into: &buffer, width: settings.width, height: settings.height), "raw libturbojpeg failed")
                 }
             })
         }

@@ -1,4 +1,3 @@
-import CBenchPeers
 import Foundation
 import VaultCrypto
 
@@ -22,20 +21,14 @@ enum VaultBench {
                 file = []
                 oursSeal.append(try Bench.seconds { file = cipher.encrypt(plaintext, key: key) })
                 rawSeal.append(try Bench.seconds {
-                    let status = plaintext.withUnsafeBufferPointer { p in ciphertext.withUnsafeMutableBufferPointer { c in tag.withUnsafeMutableBufferPointer { t in
-                        bench_sodium_seal(Int32(algorithm.rawValue), p.baseAddress, size, c.baseAddress, t.baseAddress)
-                    } } }
-                    precondition(status == 0)
+                    precondition(RawPeers.seal(algorithm: algorithm.rawValue, plaintext, into: &ciphertext, tag: &tag))
                 })
                 oursOpen.append(try Bench.seconds {
                     let decrypted = try LOCACipher.decrypt(file, key: key)
                     precondition(decrypted.count == size)
                 })
                 rawOpen.append(try Bench.seconds {
-                    let status = ciphertext.withUnsafeBufferPointer { c in tag.withUnsafeBufferPointer { t in opened.withUnsafeMutableBufferPointer { o in
-                        bench_sodium_open(Int32(algorithm.rawValue), c.baseAddress, size, t.baseAddress, o.baseAddress)
-                    } } }
-                    precondition(status == 0)
+                    precondition(RawPeers.open(algorithm: algorithm.rawValue, ciphertext, tag: tag, into: &opened))
                 })
             }
             func rate(_ values: [Double]) -> Double { Double(megabytes) / Bench.median(values) }
