@@ -32,7 +32,7 @@ enum VaultBench {
                 })
             }
             func rate(_ values: [Double]) -> Double { Double(megabytes) / Bench.median(values) }
-            print("3. \(algorithm) on \(megabytes) MiB in memory (LOCA, 64 KiB chunks, returns a new buffer)")
+            print("3. \(algorithm) on \(megabytes) MiB in memory (LOCA: 64 KiB chunks sealed on \(ProcessInfo.processInfo.activeProcessorCount) cores into a new buffer; raw: one call, one core, preallocated buffer)")
             for (name, ours, raw) in [("encrypt", oursSeal, rawSeal), ("decrypt", oursOpen, rawOpen)] {
                 let ratio = rate(ours) / rate(raw)
                 print(String(format: "   %@: ours %7.0f MiB/s, raw libsodium one-shot %7.0f MiB/s: %3.0f%% of the limit (target >= 90%%: %@)",
