@@ -151,6 +151,57 @@ enum Sodium {
         return true
     }
 
+    // MARK: X25519 and Ed25519
+
+    /// The X25519 public key of a 32-byte secret scalar.
+    static func x25519PublicKey(secret: UnsafeRawBufferPointer) -> [UInt8] {
+        precondition(isReady && secret.count == 32)
+        var publicKey = [UInt8](repeating: 0, count: 32)
+        _ = crypto_scalarmult_base(&publicKey, bytePointer(secret))
+        return publicKey
+    }
+
+    /// X25519(secret, peer public key) into `output` (32 bytes). Returns false for a
+    /// low-order peer key (an all-zero shared secret), which must be rejected.
+    static func x25519(secret: UnsafeRawBufferPointer, peerPublicKey: [UInt8], output: UnsafeMutableRawBufferPointer) -> Bool {
+        precondition(isReady && secret.count == 32 && output.count == 32)
+        guard peerPublicKey.count == 32 else { return false }
+        return peerPublicKey.withUnsafeBytes { peer in
+            crypto_scalarmult(mutableBytePointer(output), bytePointer(secret), bytePointer(peer)) == 0
+        }
+    }
+
+    /// The Ed25519 public key and 64-byte libsodium secret key of a 32-byte seed.
+    static func ed25519KeyPair(seed: UnsafeRawBufferPointer, secretKey: UnsafeMutableRawBufferPointer) -> [UInt8] {
+        precondition(isReady && seed.count == 32 && secretKey.count == 64)
+        var publicKey = [UInt8](repeating: 0, count: 32)
+        _ = crypto_sign_seed_keypair(&publicKey, mutableBytePointer(secretKey), bytePointer(seed))
+        return publicKey
+    }
+
+    /// An Ed25519 signature (64 bytes) of `message`.
+    static func ed25519Sign(_ message: [UInt8], secretKey: UnsafeRawBufferPointer) -> [UInt8] {
+        precondition(isReady && secretKey.count == 64)
+        var signature = [UInt8](repeating: 0, count: 64)
+        message.withUnsafeBytes { m in
+            _ = crypto_sign_detached(&signature, nil, bytePointer(m), UInt64(m.count), bytePointer(secretKey))
+        }
+        return signature
+    }
+
+    /// Whether `signature` is a valid Ed25519 signature of `message` by `publicKey`.
+    static func ed25519Verify(_ signature: [UInt8], message: [UInt8], publicKey: [UInt8]) -> Bool {
+        precondition(isReady)
+        guard signature.count == 64, publicKey.count == 32 else { return false }
+        return signature.withUnsafeBytes { s in
+            message.withUnsafeBytes { m in
+                publicKey.withUnsafeBytes { p in
+                    crypto_sign_verify_detached(bytePointer(s), bytePointer(m), UInt64(m.count), bytePointer(p)) == 0
+                }
+            }
+        }
+    }
+
     // MARK: Argon2id
 
     /// Derives `output.count` bytes from a passphrase with Argon2id v1.3.

@@ -83,6 +83,31 @@ public final class Vault: Sendable {
     /// Encrypts the file at `path` into the vault and records it. The source file is not changed.
     @discardableResult
     public func add(fileAt path: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultPhoto {
+        let size = try FileReader(path: path).size
+        return try add(originalFilename: URL(fileURLWithPath: path).lastPathComponent, originalSize: size, details: details) {
+            photoKey, destination throws(VaultCryptoError) in
+            try cipher.encryptFile(at: path, to: destination, key: photoKey)
+        }
+    }
+
+    /// Encrypts photo bytes held in memory (for example a received share) into the vault.
+    /// No plaintext touches the disk.
+    @discardableResult
+    public func add(contents: [UInt8], originalFilename: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultPhoto {
+        try add(originalFilename: originalFilename, originalSize: UInt64(contents.count), details: details) {
+            photoKey, destination throws(VaultCryptoError) in
+            let writer = try AtomicFileWriter(path: destination, mode: 0o600)
+            try writer.write(cipher.encrypt(contents, key: photoKey))
+            try writer.commit()
+        }
+    }
+
+    /// The steps every add shares: a new id and key, the encrypted file (written by
+    /// `encrypt`), the thumbnail, then the record in one transaction.
+    private func add(
+        originalFilename: String, originalSize: UInt64, details: VaultPhotoDetails,
+        encrypt: (SecretKey, String) throws(VaultCryptoError) -> Void
+    ) throws(VaultCryptoError) -> VaultPhoto {
         let id = UUID().uuidString.lowercased()
         let folderDate = details.takenAt ?? Date()
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: folderDate)
@@ -90,7 +115,7 @@ public final class Vault: Sendable {
         try Self.makeFolder(folder + "/" + relativeFolder)
         let relativePath = relativeFolder + "/" + id + ".encrypted"
         let photoKey = SecretKey()
-        try cipher.encryptFile(at: path, to: folder + "/" + relativePath, key: photoKey)
+        try encrypt(photoKey, folder + "/" + relativePath)
         var written = [folder + "/" + relativePath]
         do {
             if let thumbnail = details.thumbnail {
@@ -103,8 +128,8 @@ public final class Vault: Sendable {
             let encryptedSize = try FileReader(path: folder + "/" + relativePath).size
             let photo = VaultPhoto(
                 id: id, relativePath: relativePath, wrappedKey: Data(state.wrapper.wrap(photoKey, photoID: id)),
-                originalSize: Int64(try FileReader(path: path).size), encryptedSize: Int64(encryptedSize),
-                originalFilename: URL(fileURLWithPath: path).lastPathComponent, format: details.format,
+                originalSize: Int64(originalSize), encryptedSize: Int64(encryptedSize),
+                originalFilename: originalFilename, format: details.format,
                 width: details.width, height: details.height, takenAt: details.takenAt, addedAt: Date(),
                 tags: details.tags, isFavorite: false, isHidden: false, hasThumbnail: details.thumbnail != nil)
             try catalogue.write { db in try VaultCatalogue.insert(photo, into: db) }
@@ -156,6 +181,28 @@ public final class Vault: Sendable {
     public func export(_ id: String, to path: String) throws(VaultCryptoError) {
         let (photo, key) = try photoAndKey(id)
         try LOCACipher.decryptFile(at: folder + "/" + photo.relativePath, to: path, key: key)
+    }
+
+    /// A `.locaphoto` bundle of photo `id` for `recipient`, signed by `sender` (Docs/Vault.md).
+    public func share(_ id: String, from sender: SharingIdentity, to recipient: ShareRecipient) throws(VaultCryptoError) -> [UInt8] {
+        let photo = try photo(id: id)
+        let metadata = SharedPhotoMetadata(
+            originalFilename: photo.originalFilename, format: photo.format, originalSize: photo.originalSize,
+            captureDate: photo.takenAt, width: photo.width, height: photo.height)
+        return try ShareBundle.create(contents: contents(of: id), metadata: metadata, photoID: id, from: sender, to: recipient)
+    }
+
+    /// Verifies and opens a share bundle and adds its photo to this vault (under a new id and key).
+    @discardableResult
+    public func importShare(
+        _ bundle: [UInt8], identity: SharingIdentity? = nil, passphrase: String? = nil, expectedSender: SharingPublicKey? = nil
+    ) throws(VaultCryptoError) -> (photo: VaultPhoto, sender: SharingPublicKey) {
+        let received = try ShareBundle.open(bundle, identity: identity, passphrase: passphrase, expectedSender: expectedSender)
+        let details = VaultPhotoDetails(
+            format: received.metadata.format, width: received.metadata.width, height: received.metadata.height,
+            takenAt: received.metadata.captureDate, tags: [])
+        let photo = try add(contents: received.contents, originalFilename: received.metadata.originalFilename, details: details)
+        return (photo, received.sender)
     }
 
     /// Removes photo `id`: the record first (one transaction), then its files, overwritten before unlinking.

@@ -47,6 +47,8 @@ public enum VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible
     case wrongMasterKey(path: String)
     /// No photo or album with this id.
     case notFound(id: String)
+    /// A share bundle is malformed, tampered with, too large or not addressed to us. Nothing was decrypted.
+    case shareInvalid(reason: String)
 
     public var description: String {
         switch self {
@@ -96,6 +98,8 @@ public enum VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible
             "\(path): the master key does not open this vault (wrong key file or passphrase)"
         case .notFound(let id):
             "no photo or album with id \(id) in this vault"
+        case .shareInvalid(let reason):
+            "the share bundle was refused: \(reason)"
         }
     }
 }

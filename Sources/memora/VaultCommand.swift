@@ -14,7 +14,7 @@ struct VaultCommand: ParsableCommand {
             passphrase (Argon2id); passphrases are never taken as arguments, which \
             other users could read in the process list.
             """,
-        subcommands: [Init.self, Add.self, List.self, Export.self, Remove.self, RotateKey.self, Verify.self])
+        subcommands: [Init.self, Add.self, List.self, Export.self, Remove.self, RotateKey.self, Verify.self, Keygen.self, Share.self, Import.self])
 
     /// Options every vault command shares.
     struct VaultOptions: ParsableArguments {
@@ -30,8 +30,102 @@ struct VaultCommand: ParsableCommand {
             return FileKeyStore(path: path, passphrase: passphrase?.isEmpty == false ? passphrase : nil)
         }
 
+        @Option(help: "Your sharing identity file (default: ~/.config/memora/identity.key).")
+        var identityFile: String?
+
         func open() throws -> Vault {
             try Vault.open(at: vault, keyStore: keyStore)
+        }
+
+        /// The sharing identity's key file, protected by MEMORA_PASSPHRASE like the master key.
+        var identityStore: FileKeyStore {
+            let path = identityFile ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.config/memora/identity.key")
+            let passphrase = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"]
+            return FileKeyStore(path: path, passphrase: passphrase?.isEmpty == false ? passphrase : nil)
+        }
+
+        func identity() throws -> SharingIdentity {
+            let store = identityStore
+            try FileManager.default.createDirectory(
+                atPath: URL(fileURLWithPath: store.path).deletingLastPathComponent().path,
+                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            return try SharingIdentity.loadOrCreate(in: store)
+        }
+    }
+
+    /// Reads a passphrase from the environment variable `name`; never from an argument.
+    static func passphrase(fromEnvironment name: String) throws -> String {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+            throw ValidationError("the environment variable \(name) holds no passphrase")
+        }
+        return value
+    }
+
+    struct Keygen: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create (or show) your sharing identity and print its public form.")
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            let identity = try options.identity()
+            print(identity.publicKey.text)
+            StandardError.write("fingerprint: \(identity.publicKey.fingerprint)\nkey file: \(options.identityStore.path)\n")
+        }
+    }
+
+    struct Share: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a signed .locaphoto bundle of a photo for one recipient.",
+            discussion: "Give the recipient's public identity (from `memora vault keygen`) with --to, or the name of an environment variable holding a passphrase with --passphrase-env.")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "The photo id.") var id: String
+        @Option(help: "The recipient's public identity (memora-share1:...).") var to: String?
+        @Option(help: "An environment variable holding a passphrase for the bundle.") var passphraseEnv: String?
+        @Option(name: .shortAndLong, help: "Where to write the bundle (.locaphoto).") var output: String
+
+        func validate() throws {
+            guard (to == nil) != (passphraseEnv == nil) else { throw ValidationError("give exactly one of --to and --passphrase-env") }
+        }
+
+        func run() throws {
+            let recipient: ShareRecipient
+            if let to {
+                guard let key = SharingPublicKey(text: to) else { throw ValidationError("--to is not a sharing identity (memora-share1:...)") }
+                recipient = .identity(key)
+            } else {
+                recipient = .passphrase(try VaultCommand.passphrase(fromEnvironment: passphraseEnv!))
+            }
+            let bundle = try options.open().share(id, from: try options.identity(), to: recipient)
+            try Data(bundle).write(to: URL(fileURLWithPath: output), options: .atomic)
+            print(output)
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Verify a .locaphoto bundle and add its photo to the vault.")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "The bundle file.") var bundle: String
+        @Option(help: "Refuse the bundle unless this identity signed it.") var from: String?
+        @Option(help: "An environment variable holding the bundle's passphrase.") var passphraseEnv: String?
+
+        func run() throws {
+            let expected: SharingPublicKey?
+            if let from {
+                guard let key = SharingPublicKey(text: from) else { throw ValidationError("--from is not a sharing identity (memora-share1:...)") }
+                expected = key
+            } else {
+                expected = nil
+            }
+            let attributes = try FileManager.default.attributesOfItem(atPath: bundle)
+            guard (attributes[.size] as? Int ?? 0) <= ShareBundle.defaultMaximumSize else {
+                throw ValidationError("\(bundle) is larger than a share bundle can be")
+            }
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bundle)))
+            let passphrase = try passphraseEnv.map(VaultCommand.passphrase(fromEnvironment:))
+            let vault = try options.open()
+            let (photo, sender) = try vault.importShare(
+                bytes, identity: passphrase == nil ? try options.identity() : nil, passphrase: passphrase, expectedSender: expected)
+            print("\(photo.id)  \(photo.originalFilename)")
+            StandardError.write("signed by \(sender.fingerprint)\(expected == nil ? " (not checked against a known sender; use --from to require one)" : "")\n")
         }
     }
 
