@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "CBenchPeers.h"
+
+#include <sched.h>
 
 #include <stdlib.h>
 #include <sodium.h>
@@ -62,4 +65,39 @@ int bench_sodium_open(int algorithm, const uint8_t *ciphertext, size_t length, c
         return crypto_aead_aes256gcm_decrypt_detached(plaintext, NULL, ciphertext, length, tag, NULL, 0, bench_nonce, bench_key);
     }
     return crypto_aead_chacha20poly1305_ietf_decrypt_detached(plaintext, NULL, ciphertext, length, tag, NULL, 0, bench_nonce, bench_key);
+}
+
+int bench_sodium_seal_new_buffer(int algorithm, const uint8_t *plaintext, size_t length) {
+    unsigned char *output = malloc(length + 16);
+    if (output == NULL) return -1;
+    int status = bench_sodium_seal(algorithm, plaintext, length, output, output + length);
+    free(output);
+    return status;
+}
+
+int bench_sodium_open_new_buffer(int algorithm, const uint8_t *ciphertext, size_t length, const uint8_t *tag) {
+    unsigned char *output = malloc(length > 0 ? length : 1);
+    if (output == NULL) return -1;
+    int status = bench_sodium_open(algorithm, ciphertext, length, tag, output);
+    free(output);
+    return status;
+}
+
+int bench_set_single_cpu(int single) {
+    static cpu_set_t original;
+    static int saved = 0;
+    if (!saved) {
+        if (sched_getaffinity(0, sizeof(original), &original) != 0) return -1;
+        saved = 1;
+    }
+    if (!single) return sched_setaffinity(0, sizeof(original), &original);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET(cpu, &original)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    }
+    return sched_setaffinity(0, sizeof(one), &one);
 }

@@ -39,6 +39,23 @@ enum RawPeers {
         } == 0
     }
 
+    /// `seal` into a buffer the call allocates and frees (the same work as returning new data).
+    static func sealIntoNewBuffer(algorithm: UInt8, _ plaintext: [UInt8]) -> Bool {
+        plaintext.withUnsafeBufferPointer { bench_sodium_seal_new_buffer(Int32(algorithm), $0.baseAddress, $0.count) } == 0
+    }
+
+    /// `open` into a buffer the call allocates and frees.
+    static func openIntoNewBuffer(algorithm: UInt8, _ ciphertext: [UInt8], tag: [UInt8]) -> Bool {
+        ciphertext.withUnsafeBufferPointer { c in
+            tag.withUnsafeBufferPointer { t in bench_sodium_open_new_buffer(Int32(algorithm), c.baseAddress, c.count, t.baseAddress) }
+        } == 0
+    }
+
+    /// Pins the process to one CPU, or restores its affinity.
+    static func useSingleCPU(_ single: Bool) -> Bool {
+        bench_set_single_cpu(single ? 1 : 0) == 0
+    }
+
     /// Verifies and decrypts what `seal` produced.
     static func open(algorithm: UInt8, _ ciphertext: [UInt8], tag: [UInt8], into plaintext: inout [UInt8]) -> Bool {
         ciphertext.withUnsafeBufferPointer { c in

@@ -150,8 +150,7 @@ public struct LOCACipher: Sendable {
         let chunks = (range.lowerBound / chunkSize)..<((range.upperBound - 1) / chunkSize + 1)
         var output: [UInt8] = []
         output.reserveCapacity(range.count)
-        try forEachChunk(reader, header: header, key: key, in: chunks) { index, plaintext throws(VaultCryptoError) in
-            let chunkStart = index * chunkSize
+        try forEachChunk(reader, header: header, key: key, in: chunks) { chunkStart, plaintext throws(VaultCryptoError) in
             let from = Int(max(range.lowerBound, chunkStart) - chunkStart)
             let to = Int(min(range.upperBound, chunkStart + UInt64(plaintext.count)) - chunkStart)
             output.append(contentsOf: UnsafeRawBufferPointer(rebasing: plaintext[from..<to]))
@@ -217,8 +216,9 @@ public struct LOCACipher: Sendable {
         return try validatedHeader(bytes, fileSize: reader.size, key: key, source: reader.path)
     }
 
-    /// Reads, verifies and decrypts each chunk in `chunks`, in batches, handing each
-    /// chunk's plaintext to `body` in order. The plaintext buffer is wiped afterwards.
+    /// Reads, verifies and decrypts the chunks in `chunks` in batches of about 1 MiB,
+    /// handing each batch's plaintext and its offset in the original data to `body`,
+    /// in order. The plaintext buffer is wiped afterwards.
     private static func forEachChunk(
         _ reader: FileReader, header: LOCAHeader, key: SecretKey, in chunks: Range<UInt64>,
         _ body: (UInt64, UnsafeRawBufferPointer) throws(VaultCryptoError) -> Void
@@ -247,10 +247,7 @@ public struct LOCACipher: Sendable {
             }
             if let failed { throw .authenticationFailed(source: reader.path, chunk: failed) }
             try withBytes(plain) { raw throws(VaultCryptoError) in
-                for index in run {
-                    let start = Int(header.plaintextOffset(ofChunk: index) - header.plaintextOffset(ofChunk: first))
-                    try body(index, UnsafeRawBufferPointer(rebasing: raw[start..<start + header.plaintextLength(ofChunk: index)]))
-                }
+                try body(header.plaintextOffset(ofChunk: first), UnsafeRawBufferPointer(rebasing: raw[0..<plainLength]))
             }
             first = run.upperBound
         }

@@ -35,4 +35,13 @@ int bench_turbojpeg_decode_scaled(void *handle, const uint8_t *jpeg, size_t leng
 int bench_sodium_seal(int algorithm, const uint8_t *plaintext, size_t length, uint8_t *ciphertext, uint8_t *tag);
 /// Verifies and decrypts what `bench_sodium_seal` produced. Returns 0 on success.
 int bench_sodium_open(int algorithm, const uint8_t *ciphertext, size_t length, const uint8_t *tag, uint8_t *plaintext);
+
+/// Like `bench_sodium_seal`/`bench_sodium_open`, but into an output buffer
+/// allocated (and freed) by the call, as an API returning new data must.
+int bench_sodium_seal_new_buffer(int algorithm, const uint8_t *plaintext, size_t length);
+int bench_sodium_open_new_buffer(int algorithm, const uint8_t *ciphertext, size_t length, const uint8_t *tag);
+
+/// Pins this process to its first allowed CPU (`single` != 0) or restores the
+/// original affinity (`single` == 0). Returns 0 on success.
+int bench_set_single_cpu(int single);
 #endif
