@@ -361,10 +361,15 @@ private struct SharedBuffers: @unchecked Sendable {
     let output: UnsafeMutableRawBufferPointer
 }
 
-/// One slot per worker for the first chunk it failed on; each worker writes only its own slot.
+/// One slot per worker for the first chunk it failed on; each worker writes only its
+/// own slot of a fixed allocation (distinct memory, no shared array to copy on write).
 private final class FailureSlots: @unchecked Sendable {
-    private var slots: [UInt64?]
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func record(_ worker: Int, _ failure: UInt64?) { slots.withUnsafeMutableBufferPointer { $0[worker] = failure } }
-    var lowest: UInt64? { slots.compactMap { $0 }.min() }
+    private let slots: UnsafeMutableBufferPointer<UInt64>
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: .max)
+    }
+    deinit { slots.deallocate() }
+    func record(_ worker: Int, _ failure: UInt64?) { slots[worker] = failure ?? .max }
+    var lowest: UInt64? { slots.min().flatMap { $0 == .max ? nil : $0 } }
 }

@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An encrypted photo vault in a folder (Docs/Vault.md):
 ///
@@ -17,6 +20,7 @@ public final class Vault: Sendable {
     private let keyStore: any KeyStore
     private let cipher: LOCACipher
     private let state: LockedWrapper
+    private let lock: VaultLock
 
     static let catalogueName = "vault.sqlite"
     private static let formatVersion = 1
@@ -27,27 +31,46 @@ public final class Vault: Sendable {
         self.keyStore = keyStore
         self.cipher = cipher
         self.state = LockedWrapper(PhotoKeyWrapper(masterKey: masterKey))
+        self.lock = VaultLock(path: folder + "/vault.lock")
     }
 
     // MARK: Creating and opening
 
-    /// Creates a new, empty vault in `folder` (created if needed), with the master key
-    /// from `keyStore` (a new random one if the store is empty).
-    public static func create(at folder: String, keyStore: any KeyStore, cipher: LOCACipher? = nil) throws(VaultCryptoError) -> Vault {
+    /// Creates a new, empty vault in `folder` (created if needed, mode 0700), with the master key
+    /// from `keyStore` (a new random one if the store is empty). `identifier` names the vault
+    /// (a lowercase UUID by default), so a front end can keep one key file per vault.
+    public static func create(
+        at folder: String, keyStore: any KeyStore, identifier: String? = nil, cipher: LOCACipher? = nil
+    ) throws(VaultCryptoError) -> Vault {
+        let identifier = identifier ?? UUID().uuidString.lowercased()
         let cataloguePath = folder + "/" + catalogueName
         guard !FileManager.default.fileExists(atPath: cataloguePath) else { throw .vaultExists(path: folder) }
         try makeFolder(folder)
         try makeFolder(folder + "/Photos")
         try makeFolder(folder + "/Thumbnails")
         let masterKey = try keyStore.loadOrCreateMasterKey()
+        // The catalogue is created 0600 before SQLite opens it; its journal files inherit that.
+        let descriptor = Glibc.open(cataloguePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .writeFailed(path: cataloguePath, reason: String(cString: strerror(errno))) }
+        close(descriptor)
         let catalogue = try VaultCatalogue(path: cataloguePath)
         let check = keyCheck(masterKey)
         try catalogue.write { db in
             try db.execute(
-                sql: "INSERT INTO vault (id, formatVersion, keyCheck, createdAt) VALUES (1, ?, ?, ?)",
-                arguments: [formatVersion, Data(check), Date()])
+                sql: "INSERT INTO vault (id, formatVersion, identifier, keyCheck, createdAt) VALUES (1, ?, ?, ?, ?)",
+                arguments: [formatVersion, identifier, Data(check), Date()])
         }
         return Vault(folder: folder, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey, cipher: try cipher.orDefault())
+    }
+
+    /// The identifier of the vault in `folder`, readable without its key.
+    public static func identifier(at folder: String) throws(VaultCryptoError) -> String {
+        let cataloguePath = folder + "/" + catalogueName
+        guard FileManager.default.fileExists(atPath: cataloguePath) else { throw .vaultNotFound(path: folder) }
+        let catalogue = try VaultCatalogue(path: cataloguePath)
+        let identifier = try catalogue.read { db in try String.fetchOne(db, sql: "SELECT identifier FROM vault WHERE id = 1") }
+        guard let identifier else { throw .vaultNotFound(path: folder) }
+        return identifier
     }
 
     /// Opens the vault in `folder` with the master key from `keyStore`, finishing an
@@ -55,24 +78,25 @@ public final class Vault: Sendable {
     public static func open(at folder: String, keyStore: any KeyStore, cipher: LOCACipher? = nil) throws(VaultCryptoError) -> Vault {
         let cataloguePath = folder + "/" + catalogueName
         guard FileManager.default.fileExists(atPath: cataloguePath) else { throw .vaultNotFound(path: folder) }
-        guard let masterKey = try keyStore.loadMasterKey() else { throw .wrongMasterKey(path: folder) }
+        guard let masterKey = try keyStore.loadMasterKey() else { throw .masterKeyMissing(path: folder) }
         let catalogue = try VaultCatalogue(path: cataloguePath)
         let check = Data(keyCheck(masterKey))
-        try catalogue.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT keyCheck, pendingKeyCheck FROM vault WHERE id = 1") else {
-                throw VaultCryptoError.vaultNotFound(path: folder)
-            }
-            let current: Data = row["keyCheck"]
-            let pending: Data? = row["pendingKeyCheck"]
-            if constantTimeEqual(current, check) {
-                // A rotation that stopped before the new key was stored: forget it.
-                try db.execute(sql: "UPDATE photo SET pendingWrappedKey = NULL")
-                try db.execute(sql: "UPDATE vault SET pendingKeyCheck = NULL")
-            } else if let pending, constantTimeEqual(pending, check) {
-                // The new key was stored but the catalogue not yet switched: finish the rotation.
-                try finishRotation(db)
-            } else {
-                throw VaultCryptoError.wrongMasterKey(path: folder)
+        try VaultLock(path: folder + "/vault.lock").withLock(.exclusive) { () throws(VaultCryptoError) in
+            try catalogue.write { db in
+                guard let row = try Row.fetchOne(db, sql: "SELECT keyCheck, pendingKeyCheck FROM vault WHERE id = 1") else {
+                    throw VaultCryptoError.vaultNotFound(path: folder)
+                }
+                let current: Data = row["keyCheck"]
+                let pending: Data? = row["pendingKeyCheck"]
+                if constantTimeEqual(current, check) {
+                    // The current key. A pending rotation, if any, stays as it is: its
+                    // new key never reached the key store, and the next rotation replaces it.
+                } else if let pending, constantTimeEqual(pending, check) {
+                    // The new key was stored but the catalogue not yet switched: finish the rotation.
+                    try finishRotation(db)
+                } else {
+                    throw VaultCryptoError.wrongMasterKey(path: folder)
+                }
             }
         }
         return Vault(folder: folder, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey, cipher: try cipher.orDefault())
@@ -105,6 +129,15 @@ public final class Vault: Sendable {
     /// The steps every add shares: a new id and key, the encrypted file (written by
     /// `encrypt`), the thumbnail, then the record in one transaction.
     private func add(
+        originalFilename: String, originalSize: UInt64, details: VaultPhotoDetails,
+        encrypt: (SecretKey, String) throws(VaultCryptoError) -> Void
+    ) throws(VaultCryptoError) -> VaultPhoto {
+        try lock.withLock(.shared) { () throws(VaultCryptoError) in
+            try addLocked(originalFilename: originalFilename, originalSize: originalSize, details: details, encrypt: encrypt)
+        }
+    }
+
+    private func addLocked(
         originalFilename: String, originalSize: UInt64, details: VaultPhotoDetails,
         encrypt: (SecretKey, String) throws(VaultCryptoError) -> Void
     ) throws(VaultCryptoError) -> VaultPhoto {
@@ -207,6 +240,10 @@ public final class Vault: Sendable {
 
     /// Removes photo `id`: the record first (one transaction), then its files, overwritten before unlinking.
     public func remove(_ id: String) throws(VaultCryptoError) {
+        try lock.withLock(.shared) { () throws(VaultCryptoError) in try removeLocked(id) }
+    }
+
+    private func removeLocked(_ id: String) throws(VaultCryptoError) {
         let photo = try photo(id: id)
         try catalogue.write { db in try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id]) }
         overwriteAndRemove(folder + "/" + photo.relativePath)
@@ -276,6 +313,10 @@ public final class Vault: Sendable {
     /// the photo files are not touched. Safe against interruption at any point: the
     /// catalogue keeps both wrappings until the new key is safely in the key store.
     public func rotateMasterKey() throws(VaultCryptoError) {
+        try lock.withLock(.exclusive) { () throws(VaultCryptoError) in try rotateMasterKeyLocked() }
+    }
+
+    private func rotateMasterKeyLocked() throws(VaultCryptoError) {
         let newKey = SecretKey()
         let newWrapper = PhotoKeyWrapper(masterKey: newKey)
         let current = state.wrapper
@@ -299,6 +340,10 @@ public final class Vault: Sendable {
     /// Checks that catalogue and files agree and that every photo decrypts; with
     /// `repair`, removes orphan files and records whose file is gone.
     public func verify(repair: Bool = false) throws(VaultCryptoError) -> VaultReport {
+        try lock.withLock(repair ? .exclusive : .shared) { () throws(VaultCryptoError) in try verifyLocked(repair: repair) }
+    }
+
+    private func verifyLocked(repair: Bool) throws(VaultCryptoError) -> VaultReport {
         let records = try photos(includeHidden: true)
         var report = VaultReport(orphanFiles: [], missingFiles: [], damagedPhotos: [], checkedCount: records.count)
         let known = Set(records.map(\.relativePath))
@@ -306,11 +351,13 @@ public final class Vault: Sendable {
         let enumerator = FileManager.default.enumerator(atPath: folder + "/Photos")
         while let file = enumerator?.nextObject() as? String {
             let relative = "Photos/" + file
-            if file.hasSuffix(".encrypted") && !known.contains(relative) { report.orphanFiles.append(relative) }
+            let isLeftover = URL(fileURLWithPath: file).lastPathComponent.hasPrefix(".") && file.contains(".tmp-")
+            if (file.hasSuffix(".encrypted") && !known.contains(relative)) || isLeftover { report.orphanFiles.append(relative) }
         }
         for file in (try? FileManager.default.contentsOfDirectory(atPath: folder + "/Thumbnails")) ?? [] {
             let relative = "Thumbnails/" + file
-            if file.hasSuffix(".thumb") && !knownThumbnails.contains(relative) { report.orphanFiles.append(relative) }
+            let isLeftover = file.hasPrefix(".") && file.contains(".tmp-")
+            if (file.hasSuffix(".thumb") && !knownThumbnails.contains(relative)) || isLeftover { report.orphanFiles.append(relative) }
         }
         for photo in records {
             let path = folder + "/" + photo.relativePath
@@ -321,6 +368,7 @@ public final class Vault: Sendable {
             do throws(VaultCryptoError) {
                 let key = try state.wrapper.unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
                 try LOCACipher.verify(fileAt: path, key: key)
+                if photo.hasThumbnail { try LOCACipher.verify(fileAt: thumbnailPath(photo.id), key: Self.thumbnailKey(key)) }
             } catch {
                 report.damagedPhotos.append(photo.id)
             }
@@ -330,6 +378,9 @@ public final class Vault: Sendable {
             let missing = report.missingFiles
             try catalogue.write { db in
                 for id in missing { try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id]) }
+            }
+            for id in missing where FileManager.default.fileExists(atPath: thumbnailPath(id)) {
+                overwriteAndRemove(thumbnailPath(id))
             }
         }
         return report
@@ -362,6 +413,7 @@ public final class Vault: Sendable {
     private static func makeFolder(_ path: String) throws(VaultCryptoError) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
         } catch {
             throw .writeFailed(path: path, reason: error.localizedDescription)
         }

@@ -9,6 +9,8 @@ struct VaultCatalogue: Sendable {
         do {
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
+            // Deleted rows (wrapped keys of removed photos) are overwritten, not left in free pages.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
             database = try DatabaseQueue(path: path, configuration: configuration)
             try Self.migrator.migrate(database)
         } catch {
@@ -22,6 +24,7 @@ struct VaultCatalogue: Sendable {
             try db.create(table: "vault") { table in
                 table.primaryKey("id", .integer).check { $0 == 1 }
                 table.column("formatVersion", .integer).notNull()
+                table.column("identifier", .text).notNull()
                 table.column("keyCheck", .blob).notNull()
                 table.column("pendingKeyCheck", .blob)
                 table.column("createdAt", .datetime).notNull()

@@ -43,6 +43,8 @@ public enum VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible
     case vaultNotFound(path: String)
     /// A vault already exists in the folder.
     case vaultExists(path: String)
+    /// The key store holds no master key for this vault.
+    case masterKeyMissing(path: String)
     /// The master key from the key store does not open this vault.
     case wrongMasterKey(path: String)
     /// No photo or album with this id.
@@ -94,6 +96,8 @@ public enum VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible
             "\(path): no vault here; create one with `memora vault init`"
         case .vaultExists(let path):
             "\(path): a vault already exists here"
+        case .masterKeyMissing(let path):
+            "\(path): its master key was not found (no key file, or an empty key store); give the vault's key file"
         case .wrongMasterKey(let path):
             "\(path): the master key does not open this vault (wrong key file or passphrase)"
         case .notFound(let id):

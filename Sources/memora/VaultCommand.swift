@@ -9,8 +9,8 @@ struct VaultCommand: ParsableCommand {
         commandName: "vault",
         abstract: "Keep photos in an encrypted vault.",
         discussion: """
-            The master key lives in a key file (mode 0600), by default \
-            ~/.config/memora/master.key. Set MEMORA_PASSPHRASE to protect it with a \
+            Each vault's master key lives in its own key file (mode 0600), by default \
+            $XDG_CONFIG_HOME/memora/keys/<vault id>.key (else ~/.config/memora/...). Set MEMORA_PASSPHRASE to protect it with a \
             passphrase (Argon2id); passphrases are never taken as arguments, which \
             other users could read in the process list.
             """,
@@ -21,11 +21,13 @@ struct VaultCommand: ParsableCommand {
         @Option(help: "The vault folder.")
         var vault = "vault"
 
-        @Option(help: "The master key file (default: ~/.config/memora/master.key).")
+        @Option(help: "The master key file (default: ~/.config/memora/keys/<vault id>.key).")
         var keyFile: String?
 
-        var keyStore: FileKeyStore {
-            let path = keyFile ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.config/memora/master.key")
+        /// The key store of the vault with `identifier`: one key file per vault, so
+        /// rotating one vault's key never affects another.
+        func keyStore(forVault identifier: String) -> FileKeyStore {
+            let path = keyFile ?? (VaultCommand.configurationFolder + "/keys/\(identifier).key")
             let passphrase = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"]
             return FileKeyStore(path: path, passphrase: passphrase?.isEmpty == false ? passphrase : nil)
         }
@@ -34,12 +36,12 @@ struct VaultCommand: ParsableCommand {
         var identityFile: String?
 
         func open() throws -> Vault {
-            try Vault.open(at: vault, keyStore: keyStore)
+            try Vault.open(at: vault, keyStore: keyStore(forVault: try Vault.identifier(at: vault)))
         }
 
         /// The sharing identity's key file, protected by MEMORA_PASSPHRASE like the master key.
         var identityStore: FileKeyStore {
-            let path = identityFile ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.config/memora/identity.key")
+            let path = identityFile ?? (VaultCommand.configurationFolder + "/identity.key")
             let passphrase = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"]
             return FileKeyStore(path: path, passphrase: passphrase?.isEmpty == false ? passphrase : nil)
         }
@@ -51,6 +53,14 @@ struct VaultCommand: ParsableCommand {
                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return try SharingIdentity.loadOrCreate(in: store)
         }
+    }
+
+    /// `$XDG_CONFIG_HOME/memora`, else `$HOME/.config/memora`.
+    static var configurationFolder: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/memora" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + "/.config/memora"
     }
 
     /// Reads a passphrase from the environment variable `name`; never from an argument.
@@ -134,11 +144,12 @@ struct VaultCommand: ParsableCommand {
         @OptionGroup var options: VaultOptions
 
         func run() throws {
-            let store = options.keyStore
+            let identifier = UUID().uuidString.lowercased()
+            let store = options.keyStore(forVault: identifier)
             try FileManager.default.createDirectory(
                 atPath: URL(fileURLWithPath: store.path).deletingLastPathComponent().path,
                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            _ = try Vault.create(at: options.vault, keyStore: store)
+            _ = try Vault.create(at: options.vault, keyStore: store, identifier: identifier)
             print("Created vault \(options.vault) (master key: \(store.path), \(AEADAlgorithm.preferred))")
         }
     }

@@ -178,3 +178,56 @@ struct VaultTests {
         #expect(try fixture.vault.photos().isEmpty)
     }
 }
+
+@Suite("Vault files and concurrency guards")
+struct VaultGuardTests {
+    @Test("the catalogue is 0600, the folders 0700, and the vault's identifier is readable without its key")
+    func permissions() throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/v", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        _ = try Vault.create(at: root + "/v", keyStore: InMemoryKeyStore(), identifier: "vault-1")
+        func mode(_ path: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1 }
+        #expect(try mode(root + "/v/vault.sqlite") == 0o600)
+        #expect(try mode(root + "/v") == 0o700 && mode(root + "/v/Photos") == 0o700)
+        #expect(try Vault.identifier(at: root + "/v") == "vault-1")
+        #expect(throws: VaultCryptoError.masterKeyMissing(path: root + "/v")) { try Vault.open(at: root + "/v", keyStore: InMemoryKeyStore()) }
+    }
+
+    @Test("opening a vault while a rotation is half done never discards the pending wrappings")
+    func openDuringRotation() throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = InMemoryKeyStore()
+        let vault = try Vault.create(at: root + "/v", keyStore: store)
+        try Data([7, 7, 7]).write(to: URL(fileURLWithPath: root + "/a.jpg"))
+        let photo = try vault.add(fileAt: root + "/a.jpg", details: VaultPhotoDetails(format: "jpeg"))
+        // Step 1 of a rotation by "another process": pending wrappings and key check.
+        let oldKey = try #require(try store.loadMasterKey())
+        let newKey = SecretKey()
+        let photoKey = try PhotoKeyWrapper(masterKey: oldKey).unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
+        let check = newKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array("LOCA v1 vault key check".utf8), length: 32) }
+        let catalogue = try VaultCatalogue(path: root + "/v/vault.sqlite")
+        try catalogue.write { db in
+            try db.execute(sql: "UPDATE photo SET pendingWrappedKey = ?", arguments: [Data(PhotoKeyWrapper(masterKey: newKey).wrap(photoKey, photoID: photo.id))])
+            try db.execute(sql: "UPDATE vault SET pendingKeyCheck = ?", arguments: [Data(check)])
+        }
+        // Someone opens the vault with the old key in between: it must keep the pending state...
+        #expect(try Vault.open(at: root + "/v", keyStore: store).contents(of: photo.id) == [7, 7, 7])
+        // ...so that when the rotator stores the new key, the vault still opens (and finishes the rotation).
+        try store.saveMasterKey(newKey)
+        #expect(try Vault.open(at: root + "/v", keyStore: store).contents(of: photo.id) == [7, 7, 7])
+    }
+
+    @Test("verify reports temporary files left by an interrupted add, and repair removes them")
+    func leftovers() throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let vault = try Vault.create(at: root + "/v", keyStore: InMemoryKeyStore())
+        try FileManager.default.createDirectory(atPath: root + "/v/Photos/2024/01", withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: root + "/v/Photos/2024/01/.abc.encrypted.tmp-XYZ123"))
+        #expect(try vault.verify().orphanFiles == ["Photos/2024/01/.abc.encrypted.tmp-XYZ123"])
+        _ = try vault.verify(repair: true)
+        #expect(try vault.verify().isHealthy)
+    }
+}
