@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageKit
+import VaultCrypto
 
 /// `memora demo`: generates a sample photo library with the real encoders and
 /// runs the main job on it: inspect every photo, make upright thumbnails,
@@ -26,7 +27,18 @@ struct DemoCommand: ParsableCommand {
         var collage: String
         var collageWidth: Int
         var collageHeight: Int
+        var vault: VaultResult
         var seconds: Double
+    }
+
+    /// The vault part of the demo.
+    struct VaultResult: Encodable {
+        var folder: String
+        var keyFile: String
+        var encrypted: Int
+        var healthy: Bool
+        var exportMatches: Bool
+        var algorithm: String
     }
 
     /// One photo of the demo.
@@ -81,10 +93,12 @@ struct DemoCommand: ParsableCommand {
         let collagePath = output + "/collage.jpg"
         try ImageEncoder.write(canvas.image, to: collagePath, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
 
+        let vaultResult = try encryptIntoVault(files: files, library: library)
+
         let summary = Summary(
             library: library, photos: results, collage: collagePath,
             collageWidth: canvas.image.width, collageHeight: canvas.image.height,
-            seconds: Date().timeIntervalSince(start))
+            vault: vaultResult, seconds: Date().timeIntervalSince(start))
         if json {
             try printJSON(summary)
             return
@@ -98,7 +112,45 @@ struct DemoCommand: ParsableCommand {
             }
         }
         print("Collage: \(collagePath) (\(canvas.image.width)x\(canvas.image.height), \(min(cells.count, collageTiles.count)) photos)")
+        print("Vault: \(vaultResult.folder) (\(vaultResult.encrypted) photos encrypted with \(vaultResult.algorithm), key file \(vaultResult.keyFile)); "
+            + "verify: \(vaultResult.healthy ? "healthy" : "PROBLEMS"); export round trip: \(vaultResult.exportMatches ? "byte-identical" : "DIFFERENT")")
         print(String(format: "Done in %.2f s.", summary.seconds))
+    }
+}
+
+extension DemoCommand {
+    /// Encrypts the sample photos into a fresh vault (its key file kept beside it, for the
+    /// demo only), verifies it, and checks that an export is byte-identical to the original.
+    func encryptIntoVault(files: [String], library: String) throws -> VaultResult {
+        let folder = output + "/vault"
+        let keyFile = output + "/keys/vault.key"
+        try? FileManager.default.removeItem(atPath: folder)
+        try? FileManager.default.removeItem(atPath: keyFile)
+        try FileManager.default.createDirectory(atPath: output + "/keys", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let vault = try Vault.create(at: folder, keyStore: FileKeyStore(path: keyFile))
+        let progress = ProgressReporter(title: "vault", total: files.count)
+        var added: [(VaultPhoto, String)] = []
+        for (index, file) in files.enumerated() {
+            let path = library + "/" + file
+            let info = try? ImageDecoder.info(contentsOf: path)
+            let thumbnail = (try? ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: 256, options: DecodingOptions(applyOrientation: true)))
+                .flatMap { try? ImageEncoder.encode($0, as: .jpeg()) }
+            let details = VaultPhotoDetails(
+                format: info?.format.rawValue ?? "unknown", width: info?.uprightWidth, height: info?.uprightHeight, thumbnail: thumbnail)
+            added.append((try vault.add(fileAt: path, details: details), path))
+            progress.update(completed: index + 1, item: file)
+        }
+        let report = try vault.verify()
+        var matches = false
+        if let (photo, original) = added.first {
+            let exported = output + "/exported-" + photo.originalFilename
+            try vault.export(photo.id, to: exported)
+            matches = FileManager.default.contentsEqual(atPath: exported, andPath: original)
+            try? FileManager.default.removeItem(atPath: exported)
+        }
+        return VaultResult(
+            folder: folder, keyFile: keyFile, encrypted: added.count, healthy: report.isHealthy,
+            exportMatches: matches, algorithm: AEADAlgorithm.preferred.description)
     }
 }
 
