@@ -9,6 +9,7 @@
 
 #include "CExiv2.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -20,6 +21,8 @@ struct cexiv2_tag {
     std::string key;
     std::string type;
     std::string value;
+    std::string bytes;
+    std::string language;
 };
 
 struct cexiv2_tag_list {
@@ -37,6 +40,12 @@ void initialiseOnce() {
         Exiv2::LogMsg::setLevel(Exiv2::LogMsg::mute);
         Exiv2::XmpParser::initialize();
     });
+}
+
+/// The XMP toolkit keeps global state (namespaces); every XMP call runs under this lock.
+std::mutex &xmpMutex() {
+    static std::mutex mutex;
+    return mutex;
 }
 
 void clearError(cexiv2_error *error) {
@@ -71,26 +80,53 @@ Result guarded(cexiv2_error *error, Result failure, Body body) {
     return failure;
 }
 
+std::string rawBytes(const Exiv2::Value &value) {
+    std::string bytes(static_cast<size_t>(value.size()), '\0');
+    if (!bytes.empty()) value.copy(reinterpret_cast<Exiv2::byte *>(&bytes[0]), Exiv2::littleEndian);
+    return bytes;
+}
+
+/// Appends the XMP properties, one entry per language item and per array item.
+void appendXmp(cexiv2_tag_list *list, const Exiv2::XmpData &xmpData) {
+    for (const auto &datum : xmpData) {
+        const char *typeName = datum.typeName() ? datum.typeName() : "";
+        const Exiv2::Value &value = datum.value();
+        if (value.typeId() == Exiv2::langAlt) {
+            const auto &alternatives = dynamic_cast<const Exiv2::LangAltValue &>(value).value_;
+            for (const auto &item : alternatives) {
+                list->tags.push_back({CEXIV2_FAMILY_XMP, datum.key(), typeName, item.second, item.second, item.first});
+            }
+        } else if (value.typeId() == Exiv2::xmpBag || value.typeId() == Exiv2::xmpSeq || value.typeId() == Exiv2::xmpAlt) {
+            for (long index = 0; index < value.count(); ++index) {
+                std::string item = value.toString(index);
+                list->tags.push_back({CEXIV2_FAMILY_XMP, datum.key(), typeName, item, item, ""});
+            }
+        } else {
+            std::string text = datum.toString();
+            list->tags.push_back({CEXIV2_FAMILY_XMP, datum.key(), typeName, text, text, ""});
+        }
+    }
+}
+
 cexiv2_tag_list *collectTags(Exiv2::Image &image) {
+    std::lock_guard<std::mutex> guard(xmpMutex());
     image.readMetadata();
     auto *list = new cexiv2_tag_list();
     list->mimeType = image.mimeType();
     for (const auto &datum : image.exifData()) {
-        list->tags.push_back({CEXIV2_FAMILY_EXIF, datum.key(), datum.typeName() ? datum.typeName() : "", datum.toString()});
+        list->tags.push_back({CEXIV2_FAMILY_EXIF, datum.key(), datum.typeName() ? datum.typeName() : "", datum.toString(), rawBytes(datum.value()), ""});
     }
     for (const auto &datum : image.iptcData()) {
-        list->tags.push_back({CEXIV2_FAMILY_IPTC, datum.key(), datum.typeName() ? datum.typeName() : "", datum.toString()});
+        list->tags.push_back({CEXIV2_FAMILY_IPTC, datum.key(), datum.typeName() ? datum.typeName() : "", datum.toString(), rawBytes(datum.value()), ""});
     }
-    for (const auto &datum : image.xmpData()) {
-        list->tags.push_back({CEXIV2_FAMILY_XMP, datum.key(), datum.typeName() ? datum.typeName() : "", datum.toString()});
-    }
+    appendXmp(list, image.xmpData());
     return list;
 }
 
 /// The tag at `index`, or an empty tag when the index is out of range (an
 /// accessor must never throw across the C boundary).
 const cexiv2_tag &tagAt(const cexiv2_tag_list *list, size_t index) {
-    static const cexiv2_tag empty{CEXIV2_FAMILY_EXIF, "", "", ""};
+    static const cexiv2_tag empty{CEXIV2_FAMILY_EXIF, "", "", "", "", ""};
     if (list == nullptr || index >= list->tags.size()) return empty;
     return list->tags[index];
 }
@@ -143,6 +179,106 @@ const char *cexiv2_tag_type(const cexiv2_tag_list *list, size_t index) {
 
 const char *cexiv2_tag_value(const cexiv2_tag_list *list, size_t index) {
     return tagAt(list, index).value.c_str();
+}
+
+const uint8_t *cexiv2_tag_bytes(const cexiv2_tag_list *list, size_t index, size_t *length) {
+    const cexiv2_tag &tag = tagAt(list, index);
+    if (length != nullptr) *length = tag.bytes.size();
+    return reinterpret_cast<const uint8_t *>(tag.bytes.data());
+}
+
+const char *cexiv2_tag_language(const cexiv2_tag_list *list, size_t index) {
+    return tagAt(list, index).language.c_str();
+}
+
+cexiv2_tag_list *cexiv2_xmp_read(const char *packet, size_t length, cexiv2_error *error) {
+    return guarded<cexiv2_tag_list *>(error, nullptr, [&]() -> cexiv2_tag_list * {
+        std::lock_guard<std::mutex> guard(xmpMutex());
+        Exiv2::XmpData xmpData;
+        if (packet != nullptr && length > 0) {
+            if (Exiv2::XmpParser::decode(xmpData, std::string(packet, length)) != 0) {
+                setError(error, CEXIV2_ERROR_EXIV2, 0, "the XMP packet is not valid XMP (the toolkit rejected it)");
+                return nullptr;
+            }
+        }
+        auto *list = new cexiv2_tag_list();
+        list->mimeType = "application/rdf+xml";
+        appendXmp(list, xmpData);
+        return list;
+    });
+}
+
+char *cexiv2_xmp_apply(const char *packet, size_t length, const cexiv2_xmp_edit *edits, size_t count, cexiv2_error *error) {
+    return guarded<char *>(error, nullptr, [&]() -> char * {
+        std::lock_guard<std::mutex> guard(xmpMutex());
+        Exiv2::XmpData xmpData;
+        if (packet != nullptr && length > 0) {
+            if (Exiv2::XmpParser::decode(xmpData, std::string(packet, length)) != 0) {
+                setError(error, CEXIV2_ERROR_EXIV2, 0, "the XMP packet is not valid XMP (the toolkit rejected it); it was left as it is");
+                return nullptr;
+            }
+        }
+        for (size_t index = 0; index < count; ++index) {
+            const cexiv2_xmp_edit &edit = edits[index];
+            if (edit.key == nullptr) continue;
+            const std::string key(edit.key);
+            const std::string language(edit.language != nullptr && edit.language[0] != '\0' ? edit.language : "x-default");
+            switch (edit.operation) {
+            case CEXIV2_XMP_SET_LANGUAGE_ITEM:
+            case CEXIV2_XMP_REMOVE_LANGUAGE_ITEM: {
+                Exiv2::LangAltValue alternatives;
+                auto existing = xmpData.findKey(Exiv2::XmpKey(key));
+                if (existing != xmpData.end()) {
+                    if (existing->value().typeId() == Exiv2::langAlt) {
+                        alternatives.value_ = dynamic_cast<const Exiv2::LangAltValue &>(existing->value()).value_;
+                    } else if (existing->count() > 0) {
+                        alternatives.value_["x-default"] = existing->toString();
+                    }
+                    xmpData.erase(existing);
+                }
+                if (edit.operation == CEXIV2_XMP_SET_LANGUAGE_ITEM) {
+                    alternatives.value_[language] = edit.value != nullptr ? edit.value : "";
+                } else {
+                    alternatives.value_.erase(language);
+                }
+                if (!alternatives.value_.empty()) xmpData.add(Exiv2::XmpKey(key), &alternatives);
+                break;
+            }
+            case CEXIV2_XMP_SET_TEXT: {
+                Exiv2::XmpTextValue text(edit.value != nullptr ? edit.value : "");
+                auto existing = xmpData.findKey(Exiv2::XmpKey(key));
+                if (existing != xmpData.end()) xmpData.erase(existing);
+                xmpData.add(Exiv2::XmpKey(key), &text);
+                break;
+            }
+            case CEXIV2_XMP_REMOVE: {
+                const bool prefix = !key.empty() && key.back() == '*';
+                const std::string stem = prefix ? key.substr(0, key.size() - 1) : key;
+                for (auto it = xmpData.begin(); it != xmpData.end();) {
+                    const std::string current = it->key();
+                    const bool matches = prefix ? current.compare(0, stem.size(), stem) == 0
+                                                : (current == stem || current.compare(0, stem.size() + 1, stem + "/") == 0);
+                    it = matches ? xmpData.erase(it) : it + 1;
+                }
+                break;
+            }
+            }
+        }
+        std::string output;
+        if (Exiv2::XmpParser::encode(output, xmpData, Exiv2::XmpParser::useCompactFormat, 0) != 0) {
+            setError(error, CEXIV2_ERROR_EXIV2, 0, "the XMP toolkit could not serialise the packet");
+            return nullptr;
+        }
+        char *result = static_cast<char *>(std::malloc(output.size() + 1));
+        if (result == nullptr) throw std::bad_alloc();
+        std::memcpy(result, output.data(), output.size());
+        result[output.size()] = '\0';
+        return result;
+    });
+}
+
+void cexiv2_free(void *pointer) {
+    std::free(pointer);
 }
 
 const char *cexiv2_tag_list_mime_type(const cexiv2_tag_list *list) {

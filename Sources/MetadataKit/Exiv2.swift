@@ -15,8 +15,24 @@ public struct MetadataTag: Sendable, Hashable, Codable {
     public var key: String
     /// libexiv2's type name, for example `Ascii` or `LangAlt`.
     public var typeName: String
-    /// The value rendered as text by libexiv2.
+    /// The value rendered as text by libexiv2 (one entry per language or array item for XMP).
     public var value: String
+    /// The language of an XMP language-alternative item (`x-default`, `de`...), else empty.
+    public var language: String
+    /// The stored bytes (EXIF and IPTC: raw, so their character set can be decoded; XMP: UTF-8).
+    public var rawBytes: [UInt8]
+}
+
+/// One edit of an XMP packet, applied by libexiv2's XMP toolkit.
+enum XMPEdit: Sendable, Hashable {
+    /// Sets one language item of a language alternative, keeping the others.
+    case setLanguageItem(key: String, language: String, value: String)
+    /// Removes one language item (the property when it was the last).
+    case removeLanguageItem(key: String, language: String)
+    /// Sets a simple text property.
+    case setText(key: String, value: String)
+    /// Removes a property and its children; a key ending in `*` removes every key with that prefix.
+    case remove(key: String)
 }
 
 /// Thin Swift wrapper over the CExiv2 bridge.
@@ -38,25 +54,87 @@ enum Exiv2 {
         return try collect(list, error: error, source: source)
     }
 
-    private static func collect(_ list: OpaquePointer?, error: cexiv2_error, source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
-        guard let list else {
-            let message = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            throw .unreadable(source: source, reason: message.isEmpty ? "libexiv2 could not read the file" : message)
+    /// The properties of an XMP packet.
+    static func readXMP(_ packet: [UInt8], source: String) throws(MetadataError) -> [MetadataTag] {
+        var error = cexiv2_error()
+        let list = packet.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { cexiv2_xmp_read($0.baseAddress, $0.count, &error) }
         }
+        return try collect(list, error: error, source: source).tags
+    }
+
+    /// `packet` (empty for a new one) with `edits` applied, serialised by the XMP toolkit.
+    static func applyXMP(_ packet: [UInt8], edits: [XMPEdit], source: String) throws(MetadataError) -> [UInt8] {
+        var error = cexiv2_error()
+        // Keep every C string alive for the duration of the call.
+        let strings: [(key: [CChar], language: [CChar], value: [CChar], operation: cexiv2_xmp_operation)] = edits.map { edit in
+            switch edit {
+            case .setLanguageItem(let key, let language, let value):
+                (Array(key.utf8CString), Array(language.utf8CString), Array(value.utf8CString), CEXIV2_XMP_SET_LANGUAGE_ITEM)
+            case .removeLanguageItem(let key, let language):
+                (Array(key.utf8CString), Array(language.utf8CString), [0], CEXIV2_XMP_REMOVE_LANGUAGE_ITEM)
+            case .setText(let key, let value):
+                (Array(key.utf8CString), [0], Array(value.utf8CString), CEXIV2_XMP_SET_TEXT)
+            case .remove(let key):
+                (Array(key.utf8CString), [0], [0], CEXIV2_XMP_REMOVE)
+            }
+        }
+        let result: UnsafeMutablePointer<CChar>? = withCStringEdits(strings, index: 0, built: []) { cEdits in
+            packet.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    cEdits.withUnsafeBufferPointer { cexiv2_xmp_apply(chars.baseAddress, chars.count, $0.baseAddress, $0.count, &error) }
+                }
+            }
+        }
+        guard let result else { throw .xmpRejected(source: source, reason: message(error)) }
+        defer { cexiv2_free(result) }
+        return Array(String(cString: result).utf8)
+    }
+
+    /// Builds the C edit structs with pointers that stay valid inside `body` (recursion keeps each array pinned).
+    private static func withCStringEdits<Result>(
+        _ strings: [(key: [CChar], language: [CChar], value: [CChar], operation: cexiv2_xmp_operation)], index: Int,
+        built: [cexiv2_xmp_edit], _ body: ([cexiv2_xmp_edit]) -> Result
+    ) -> Result {
+        guard index < strings.count else { return body(built) }
+        let entry = strings[index]
+        return entry.key.withUnsafeBufferPointer { key in
+            entry.language.withUnsafeBufferPointer { language in
+                entry.value.withUnsafeBufferPointer { value in
+                    let edit = cexiv2_xmp_edit(operation: entry.operation, key: key.baseAddress, language: language.baseAddress, value: value.baseAddress)
+                    return withCStringEdits(strings, index: index + 1, built: built + [edit], body)
+                }
+            }
+        }
+    }
+
+    private static func message(_ error: cexiv2_error) -> String {
+        let text = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return text.isEmpty ? "libexiv2 could not read the metadata" : text
+    }
+
+    private static func collect(_ list: OpaquePointer?, error: cexiv2_error, source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
+        guard let list else { throw .unreadable(source: source, reason: message(error)) }
         defer { cexiv2_tag_list_free(list) }
         var tags: [MetadataTag] = []
-        for index in 0..<cexiv2_tag_count(list) {
+        let count = cexiv2_tag_count(list)
+        tags.reserveCapacity(count)
+        for index in 0..<count {
             let family: MetadataTag.Family
             switch cexiv2_tag_family(list, index) {
             case CEXIV2_FAMILY_IPTC: family = .iptc
             case CEXIV2_FAMILY_XMP: family = .xmp
             default: family = .exif
             }
+            var length = 0
+            let raw = cexiv2_tag_bytes(list, index, &length)
             tags.append(MetadataTag(
                 family: family,
                 key: String(cString: cexiv2_tag_key(list, index)),
                 typeName: String(cString: cexiv2_tag_type(list, index)),
-                value: String(cString: cexiv2_tag_value(list, index))))
+                value: String(cString: cexiv2_tag_value(list, index)),
+                language: String(cString: cexiv2_tag_language(list, index)),
+                rawBytes: raw.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []))
         }
         return (String(cString: cexiv2_tag_list_mime_type(list)), tags)
     }

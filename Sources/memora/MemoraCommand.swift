@@ -12,5 +12,5 @@ struct MemoraCommand: ParsableCommand {
             diagnostics go to standard error.
             """,
         version: MemoraVersion.string,
-        subcommands: [ImageCommand.self, VaultCommand.self, DemoCommand.self])
+        subcommands: [ImageCommand.self, MetadataCommand.self, VaultCommand.self, DemoCommand.self])
 }

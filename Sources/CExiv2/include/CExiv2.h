@@ -66,12 +66,52 @@ cexiv2_family cexiv2_tag_family(const cexiv2_tag_list *list, size_t index);
 const char *cexiv2_tag_key(const cexiv2_tag_list *list, size_t index);
 /// The libexiv2 type name of tag `index`, for example "Ascii" or "LangAlt".
 const char *cexiv2_tag_type(const cexiv2_tag_list *list, size_t index);
-/// The value of tag `index` as libexiv2 renders it with `toString()`.
+/// The value of tag `index` as libexiv2 renders it with `toString()`. For XMP
+/// language alternatives and arrays there is one entry per item (see `_language`).
 const char *cexiv2_tag_value(const cexiv2_tag_list *list, size_t index);
+/// The raw bytes of tag `index` (for EXIF and IPTC the stored bytes, so the caller
+/// can decode their character set; for XMP the UTF-8 text). Sets `*length`.
+const uint8_t *cexiv2_tag_bytes(const cexiv2_tag_list *list, size_t index, size_t *length);
+/// The language of an XMP language-alternative item ("x-default", "de", ...), else "".
+const char *cexiv2_tag_language(const cexiv2_tag_list *list, size_t index);
 /// The MIME type libexiv2 detected, for example "image/jpeg".
 const char *cexiv2_tag_list_mime_type(const cexiv2_tag_list *list);
 /// Releases a list returned by a `cexiv2_read_*` function. NULL is allowed.
 void cexiv2_tag_list_free(cexiv2_tag_list *list);
+
+/// Reads the properties of an XMP packet (UTF-8 or UTF-16, with or without its
+/// wrapper), as `cexiv2_read_*` lists them. Returns NULL and fills `error` when
+/// the XMP toolkit rejects the packet.
+cexiv2_tag_list *cexiv2_xmp_read(const char *packet, size_t length, cexiv2_error *error);
+
+/// What `cexiv2_xmp_apply` does with one property.
+typedef enum {
+    /// Sets the `language` item of a language alternative (creating it as LangAlt if needed),
+    /// keeping the other languages.
+    CEXIV2_XMP_SET_LANGUAGE_ITEM = 0,
+    /// Removes the `language` item of a language alternative (the whole property if it was the last).
+    CEXIV2_XMP_REMOVE_LANGUAGE_ITEM = 1,
+    /// Sets a simple text property.
+    CEXIV2_XMP_SET_TEXT = 2,
+    /// Removes a property (and, for a key ending in '*', every property with that prefix).
+    CEXIV2_XMP_REMOVE = 3,
+} cexiv2_xmp_operation;
+
+/// One edit of an XMP packet.
+typedef struct {
+    cexiv2_xmp_operation operation;
+    const char *key;
+    const char *language;
+    const char *value;
+} cexiv2_xmp_edit;
+
+/// Applies `edits` to an XMP packet (empty for a new one) and returns the new packet,
+/// UTF-8 with its wrapper, to be released with `cexiv2_free`. Returns NULL and fills
+/// `error` when the packet cannot be parsed (it is never silently dropped).
+char *cexiv2_xmp_apply(const char *packet, size_t length, const cexiv2_xmp_edit *edits, size_t count, cexiv2_error *error);
+
+/// Releases memory returned by the bridge.
+void cexiv2_free(void *pointer);
 
 #ifdef __cplusplus
 }

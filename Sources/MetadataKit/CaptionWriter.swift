@@ -1,0 +1,211 @@
+import Foundation
+
+/// What to write.
+public struct CaptionUpdate: Sendable, Hashable {
+    /// The caption (a description of the photo) for XMP `dc:description`, EXIF `ImageDescription`
+    /// and IPTC `Caption-Abstract`.
+    public var caption: String
+    /// Short alternative text for `Iptc4xmpCore:AltTextAccessibility`, when given.
+    public var altText: String?
+
+    /// Creates an update.
+    public init(caption: String, altText: String? = nil) {
+        self.caption = caption
+        self.altText = altText
+    }
+}
+
+/// Options for writing.
+public struct CaptionWriteOptions: Sendable, Hashable {
+    /// Keep the file's modification time.
+    public var keepModificationTime: Bool
+
+    /// Creates options.
+    public init(keepModificationTime: Bool = false) {
+        self.keepModificationTime = keepModificationTime
+    }
+}
+
+/// Writes captions and alt text into photos, surgically, verified, atomically (Docs/Metadata.md).
+///
+/// JPEG is written in place. Other formats are refused with a clear error for now;
+/// nothing is ever half-written.
+public enum CaptionWriter {
+    /// The XMP key of IPTC's accessibility alt text (libexiv2's prefix for Iptc4xmpCore is `iptc`).
+    static let altTextKey = "Xmp.iptc.AltTextAccessibility"
+    static let descriptionKey = "Xmp.dc.description"
+
+    /// Writes `update` into the file at `path` and returns what it replaced.
+    @discardableResult
+    public static func write(_ update: CaptionUpdate, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
+        let original = try FileAccess.read(path)
+        guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
+        guard original.starts(with: [0xFF, 0xD8, 0xFF]) else {
+            throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG only)")
+        }
+        let (updated, snapshot) = try JPEGCaptionEditor.apply(update, to: original, source: path)
+        try verify(original: original, updated: updated, update: update, source: path)
+        try FileAccess.replace(path, with: updated, expected: original, keepModificationTime: options.keepModificationTime)
+        return snapshot
+    }
+
+    /// Puts back the metadata a write replaced. Refuses when the image itself changed since.
+    public static func restore(_ snapshot: MetadataSnapshot, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) {
+        let current = try FileAccess.read(path)
+        var jpeg = try JPEGFile(current, source: path)
+        guard Data(jpeg.imageDataDigest) == snapshot.imageDigest else {
+            throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
+        }
+        let firstMetadata = jpeg.segments.firstIndex(where: JPEGFile.isMetadata) ?? jpeg.segments.firstIndex { $0.marker < 0xE0 || $0.marker > 0xEF } ?? jpeg.segments.count
+        jpeg.segments.removeAll(where: JPEGFile.isMetadata)
+        let restored = snapshot.segments.map { JPEGFile.Segment(marker: $0.marker, payload: [UInt8]($0.payload)) }
+        jpeg.segments.insert(contentsOf: restored, at: min(firstMetadata, jpeg.segments.count))
+        try FileAccess.replace(path, with: jpeg.bytes, expected: current, keepModificationTime: options.keepModificationTime)
+    }
+
+    /// Compares every tag before and after, and the image data: only the intended fields may differ.
+    static func verify(original: [UInt8], updated: [UInt8], update: CaptionUpdate, source: String) throws(MetadataError) {
+        let before = try Exiv2.readTags(bytes: original, source: source).tags
+        let after: [MetadataTag]
+        do {
+            after = try Exiv2.readTags(bytes: updated, source: source).tags
+        } catch {
+            throw .verificationFailed(source: source, differences: ["the result is not readable (\(error))"])
+        }
+        var differences: [String] = []
+        let intended: Set<String> = [
+            "Exif.Image.ImageDescription", "Exif.Image.XPComment", "Exif.Image.XPTitle", "Iptc.Application2.Caption",
+            "Iptc.Envelope.CharacterSet", "Iptc.Application2.RecordVersion", descriptionKey, altTextKey,
+        ]
+        // Tags a brand-new EXIF block brings (the minimum readers expect).
+        let createdEXIF: Set<String> = [
+            "Exif.Image.XResolution", "Exif.Image.YResolution", "Exif.Image.ResolutionUnit", "Exif.Image.YCbCrPositioning",
+            "Exif.Image.ExifTag", "Exif.Photo.ExifVersion", "Exif.Photo.ComponentsConfiguration", "Exif.Photo.FlashpixVersion",
+            "Exif.Photo.ColorSpace",
+        ]
+        let hadEXIF = before.contains { $0.family == .exif }
+        let beforeUTF8 = before.first { $0.key == "Iptc.Envelope.CharacterSet" }?.rawBytes == IPTCRecord.utf8Marker
+        func comparable(_ tags: [MetadataTag], utf8: Bool) -> [String: [String]] {
+            var result: [String: [String]] = [:]
+            for tag in tags where !intended.contains(tag.key) && (hadEXIF || !createdEXIF.contains(tag.key)) {
+                let value = tag.family == .iptc ? TextEncodings.decodeIPTCText(tag.rawBytes, declaredUTF8: utf8) : tag.value
+                result[tag.key + (tag.language.isEmpty ? "" : "[\(tag.language)]"), default: []].append(value)
+            }
+            return result
+        }
+        let old = comparable(before, utf8: beforeUTF8)
+        let new = comparable(after, utf8: true)
+        for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] {
+            func shown(_ values: [String]?) -> String {
+                guard let values else { return "absent" }
+                let text = values.joined(separator: " | ")
+                return "\"" + (text.count > 40 ? String(text.prefix(40)) + "…" : text) + "\""
+            }
+            differences.append("\(key) (\(shown(old[key])) → \(shown(new[key])))")
+        }
+        // The intended fields hold the new values.
+        let reading = MetadataReader.interpret(after, mimeType: "image/jpeg", iptcDigestMatches: nil)
+        let expected = update.caption.trimmingCharacters(in: .whitespacesAndNewlines)
+        if reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("\(descriptionKey) (not written)") }
+        if reading.captions.exif?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Exif.Image.ImageDescription (not written)") }
+        if reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Iptc.Application2.Caption (not written)") }
+        if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
+        if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
+            if beforeJPEG.imageDataDigest != afterJPEG.imageDataDigest { differences.append("the image data") }
+        } else {
+            differences.append("the JPEG structure")
+        }
+        guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
+    }
+
+    static func formatName(_ bytes: [UInt8]) -> String {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "PNG" }
+        if bytes.starts(with: Array("RIFF".utf8)) { return "WebP" }
+        if bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return "TIFF/DNG" }
+        if bytes.count > 12, Array(bytes[4..<8]) == Array("ftyp".utf8) { return "HEIF/AVIF" }
+        return "this kind of"
+    }
+}
+
+/// The JPEG part of the writer: new EXIF, XMP and IPTC segments, everything else untouched.
+enum JPEGCaptionEditor {
+    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+        var jpeg = try JPEGFile(original, source: source)
+        let snapshot = MetadataSnapshot(
+            path: source,
+            segments: jpeg.segments.filter(JPEGFile.isMetadata).map { .init(marker: $0.marker, payload: Data($0.payload)) },
+            imageDigest: Data(jpeg.imageDataDigest), date: Date())
+        let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
+        let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp, oldReading?.captions.iptc].compactMap { $0 })
+
+        // XMP: parsed and re-serialised by the XMP toolkit; an unparsable packet stops the write.
+        var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
+        if let altText = update.altText {
+            edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText))
+        }
+        let packet = try Exiv2.applyXMP(jpeg.xmpPacket ?? [], edits: edits, source: source)
+        guard packet.count + JPEGFile.xmpSignature.count <= JPEGFile.maximumPayload else {
+            throw .tooLarge(source: source, reason: "the XMP packet would be \(packet.count) bytes, more than a JPEG segment holds")
+        }
+        jpeg.setSegment(marker: 0xE1, signature: JPEGFile.xmpSignature, payload: JPEGFile.xmpSignature + packet)
+
+        // EXIF: the value in place or appended; IFD0 rewritten at the end only when it gains an entry.
+        let captionBytes = Array(update.caption.utf8) + [0]
+        var tiff: TIFFBlock
+        if let existing = jpeg.exifTIFF {
+            tiff = try TIFFBlock(existing, source: source)
+            tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
+            for tag: UInt16 in [0x9C9C, 0x9C9B] {  // XPComment, XPTitle: kept in step when they held the old caption
+                if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
+                }
+            }
+        } else {
+            tiff = try TIFFBlock(Self.newEXIF(caption: captionBytes), source: source)
+        }
+        guard tiff.bytes.count + JPEGFile.exifSignature.count <= JPEGFile.maximumPayload else {
+            throw .tooLarge(source: source, reason: "the EXIF block would be \(tiff.bytes.count) bytes, more than a JPEG segment holds")
+        }
+        jpeg.setSegment(marker: 0xE1, signature: JPEGFile.exifSignature, payload: JPEGFile.exifSignature + tiff.bytes)
+
+        // IPTC: UTF-8 with the 1:90 marker (other text re-encoded first), digest kept current.
+        var resources = try jpeg.photoshopResources.map { raw throws(MetadataError) in try PhotoshopResources(raw, source: source) } ?? PhotoshopResources()
+        let oldIIM = resources.data(id: PhotoshopResources.iptcID)
+        var iimIndices = resources.indices(id: PhotoshopResources.iptcID)
+        if iimIndices.isEmpty {
+            resources.setData([], id: PhotoshopResources.iptcID)
+            iimIndices = resources.indices(id: PhotoshopResources.iptcID)
+        }
+        // Every IPTC record gets the caption: a second record with the old one would contradict it.
+        for index in iimIndices {
+            // The first envelope always carries the caption; later ones only if they had one.
+            var envelopes = try IPTCRecord(resources.resources[index].data, source: source).envelopes
+            for number in envelopes.indices where number == 0 || envelopes[number].dataSets.contains(where: { $0.record == 2 && $0.number == 120 }) {
+                envelopes[number].convertToUTF8()
+                envelopes[number].set(record: 2, number: 120, value: Array(update.caption.utf8))
+            }
+            resources.resources[index].data = IPTCRecord(joining: envelopes).bytes
+        }
+        let newIIM = resources.data(id: PhotoshopResources.iptcID) ?? []
+        if let stored = resources.data(id: PhotoshopResources.iptcDigestID), let oldIIM, stored == MD5.digest(oldIIM) {
+            resources.setData(MD5.digest(newIIM), id: PhotoshopResources.iptcDigestID)
+        }
+        jpeg.setPhotoshopResources(resources.bytes)
+        return (jpeg.bytes, snapshot)
+    }
+
+    /// A minimal EXIF block for a JPEG that had none: the caption and the tags readers require.
+    static func newEXIF(caption: [UInt8]) -> [UInt8] {
+        let rational72: [UInt8] = [0, 0, 0, 72, 0, 0, 0, 1]
+        return TIFFBlock.makeNew(
+            ifd0: [
+                (0x010E, 2, UInt32(caption.count), caption),
+                (0x011A, 5, 1, rational72), (0x011B, 5, 1, rational72),
+                (0x0128, 3, 1, [0, 2]), (0x0213, 3, 1, [0, 1]),
+            ],
+            exifIFD: [
+                (0x9000, 7, 4, Array("0232".utf8)), (0x9101, 7, 4, [1, 2, 3, 0]),
+                (0xA000, 7, 4, Array("0100".utf8)), (0xA001, 3, 1, [0xFF, 0xFF]),
+            ])
+    }
+}

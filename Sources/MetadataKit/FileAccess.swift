@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading a file whole, and replacing it atomically while keeping its permissions.
+enum FileAccess {
+    /// The whole file at `path`.
+    static func read(_ path: String) throws(MetadataError) -> [UInt8] {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw errno == ENOENT ? .io(path: path, reason: "no such file") : .io(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .io(path: path, reason: "not a regular file") }
+        do {
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw .io(path: path, reason: "cannot be read (\(error.localizedDescription))")
+        }
+    }
+
+    /// Replaces `path` with `bytes`: a temporary file in the same folder with the
+    /// original's permission bits (and, when asked, its modification time), fsync,
+    /// rename, fsync of the folder. On failure the original is untouched and the
+    /// temporary file is removed. Fails if the file changed since `expected` was read.
+    static func replace(_ path: String, with bytes: [UInt8], expected original: [UInt8], keepModificationTime: Bool) throws(MetadataError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        // The file must still be the one we read: someone may have replaced it meanwhile.
+        guard (try? read(path)) == original else {
+            throw .io(path: path, reason: "the file changed while it was being captioned")
+        }
+        let url = URL(fileURLWithPath: path)
+        var template = Array((url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".memora-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw .io(path: path, reason: "cannot create a temporary file beside it (\(String(cString: strerror(errno))))") }
+        let temporary = String(cString: template.map { UInt8(bitPattern: $0) })
+        var committed = false
+        defer {
+            if !committed { unlink(temporary) }
+        }
+        var failure: String?
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fchmod(descriptor, status.st_mode & 0o7777) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil, keepModificationTime {
+            var times = [status.st_atim, status.st_mtim]
+            if futimens(descriptor, &times) != 0 { failure = String(cString: strerror(errno)) }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+        close(descriptor)
+        if let failure { throw .io(path: path, reason: "writing failed (\(failure))") }
+        guard rename(temporary, path) == 0 else { throw .io(path: path, reason: "cannot replace it (\(String(cString: strerror(errno))))") }
+        committed = true
+        let folder = open(url.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+/// A JPEG split into its marker segments, so metadata segments can be replaced
+/// without touching anything else. Everything from the first SOS on (entropy-coded
+/// data, later markers and any trailer after EOI) is kept as one opaque tail.
+struct JPEGFile {
+    /// One marker segment before the first scan.
+    struct Segment {
+        /// The marker code (the byte after 0xFF).
+        var marker: UInt8
+        /// The payload, without the marker and the 2-byte length.
+        var payload: [UInt8]
+
+        /// The segment as it is stored.
+        var bytes: [UInt8] {
+            let length = payload.count + 2
+            return [0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+        }
+    }
+
+    static let exifSignature: [UInt8] = Array("Exif".utf8) + [0, 0]
+    static let xmpSignature: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+    static let extendedXMPSignature: [UInt8] = Array("http://ns.adobe.com/xmp/extension/".utf8) + [0]
+    static let photoshopSignature: [UInt8] = Array("Photoshop 3.0".utf8) + [0]
+    /// The largest payload a segment can carry (65535 minus the length field).
+    static let maximumPayload = 65533
+
+    var segments: [Segment]
+    /// SOS and everything after it, byte for byte.
+    var tail: [UInt8]
+
+    /// Splits `bytes`; fails on anything that is not a well-formed JPEG header sequence.
+    init(_ bytes: [UInt8], source: String) throws(MetadataError) {
+        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
+            throw .unsupportedFormat(source: source, reason: "not a JPEG file")
+        }
+        var segments: [Segment] = []
+        var offset = 2
+        while true {
+            guard offset + 2 <= bytes.count else { throw .corrupt(source: source, reason: "the JPEG ends before its image data") }
+            guard bytes[offset] == 0xFF else {
+                throw .corrupt(source: source, reason: "expected a JPEG marker at byte \(offset)")
+            }
+            let marker = bytes[offset + 1]
+            if marker == 0xFF { offset += 1; continue }  // fill byte
+            if marker == 0xDA { break }
+            if marker == 0xD9 || marker == 0x01 || (0xD0...0xD7).contains(marker) {
+                throw .corrupt(source: source, reason: "unexpected marker 0x\(String(marker, radix: 16)) before the image data")
+            }
+            guard offset + 4 <= bytes.count else { throw .corrupt(source: source, reason: "a JPEG segment header is cut off") }
+            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            guard length >= 2, offset + 2 + length <= bytes.count else {
+                throw .corrupt(source: source, reason: "a JPEG segment at byte \(offset) runs past the end of the file")
+            }
+            segments.append(Segment(marker: marker, payload: Array(bytes[(offset + 4)..<(offset + 2 + length)])))
+            offset += 2 + length
+        }
+        self.segments = segments
+        self.tail = Array(bytes[offset...])
+    }
+
+    /// The file's bytes.
+    var bytes: [UInt8] {
+        var output: [UInt8] = [0xFF, 0xD8]
+        output.reserveCapacity(tail.count + segments.reduce(0) { $0 + $1.payload.count + 4 } + 2)
+        for segment in segments { output += segment.bytes }
+        output += tail
+        return output
+    }
+
+    /// The index of the first APP1 segment whose payload starts with `signature`.
+    func firstIndex(marker: UInt8, signature: [UInt8]) -> Int? {
+        segments.firstIndex { $0.marker == marker && $0.payload.starts(with: signature) }
+    }
+
+    /// The EXIF TIFF block (after `Exif\0\0`) of the first EXIF APP1 segment.
+    var exifTIFF: [UInt8]? {
+        firstIndex(marker: 0xE1, signature: Self.exifSignature).map { Array(segments[$0].payload.dropFirst(Self.exifSignature.count)) }
+    }
+
+    /// The main XMP packet (not the extended parts).
+    var xmpPacket: [UInt8]? {
+        firstIndex(marker: 0xE1, signature: Self.xmpSignature).map { Array(segments[$0].payload.dropFirst(Self.xmpSignature.count)) }
+    }
+
+    /// The payload of every APP13 "Photoshop 3.0" segment, concatenated (after the signature),
+    /// which is how a resource block larger than one segment is stored.
+    var photoshopResources: [UInt8]? {
+        let parts = segments.filter { $0.marker == 0xED && $0.payload.starts(with: Self.photoshopSignature) }
+        guard !parts.isEmpty else { return nil }
+        return parts.flatMap { $0.payload.dropFirst(Self.photoshopSignature.count) }
+    }
+
+    /// Replaces (or inserts, at the conventional place) the segment identified by `marker`
+    /// and `signature` with `payload`; `nil` removes it.
+    mutating func setSegment(marker: UInt8, signature: [UInt8], payload: [UInt8]?) {
+        if let index = firstIndex(marker: marker, signature: signature) {
+            if let payload { segments[index].payload = payload } else { segments.remove(at: index) }
+            return
+        }
+        guard let payload else { return }
+        segments.insert(Segment(marker: marker, payload: payload), at: insertionIndex(for: marker, signature: signature))
+    }
+
+    /// Replaces all APP13 Photoshop segments with `resources`, split over as many segments as needed.
+    mutating func setPhotoshopResources(_ resources: [UInt8]) {
+        let firstExisting = segments.firstIndex { $0.marker == 0xED && $0.payload.starts(with: Self.photoshopSignature) }
+        segments.removeAll { $0.marker == 0xED && $0.payload.starts(with: Self.photoshopSignature) }
+        let chunk = Self.maximumPayload - Self.photoshopSignature.count
+        var parts: [Segment] = []
+        var offset = 0
+        repeat {
+            let end = min(resources.count, offset + chunk)
+            parts.append(Segment(marker: 0xED, payload: Self.photoshopSignature + resources[offset..<end]))
+            offset = end
+        } while offset < resources.count
+        let index = firstExisting.map { min($0, segments.count) } ?? insertionIndex(for: 0xED, signature: Self.photoshopSignature)
+        segments.insert(contentsOf: parts, at: index)
+    }
+
+    /// Where a new metadata segment goes: after SOI's JFIF/EXIF/XMP application segments, in the
+    /// order EXIF, XMP, Photoshop, and always before the first table or frame segment.
+    private func insertionIndex(for marker: UInt8, signature: [UInt8]) -> Int {
+        let order: (Segment) -> Int = { segment in
+            if segment.marker == 0xE0 { return 0 }
+            if segment.marker == 0xE1 && segment.payload.starts(with: Self.exifSignature) { return 1 }
+            if segment.marker == 0xE1 && segment.payload.starts(with: Self.xmpSignature) { return 2 }
+            if segment.marker == 0xE1 && segment.payload.starts(with: Self.extendedXMPSignature) { return 3 }
+            if segment.marker == 0xED && segment.payload.starts(with: Self.photoshopSignature) { return 4 }
+            return 5
+        }
+        let rank = order(Segment(marker: marker, payload: signature))
+        var index = 0
+        while index < segments.count, order(segments[index]) <= rank, segments[index].marker >= 0xE0 {
+            index += 1
+        }
+        return index
+    }
+
+    /// A fingerprint of the coded image: every segment that is not metadata (tables,
+    /// frame, other application data) and the tail, so a writer can prove it changed none of them.
+    var imageDataDigest: [UInt8] {
+        var hashed: [UInt8] = []
+        for segment in segments where !Self.isMetadata(segment) {
+            hashed += segment.bytes
+        }
+        hashed += tail
+        return MD5.digest(hashed)
+    }
+
+    /// EXIF, XMP (main and extended) and Photoshop segments: what a caption write may touch.
+    static func isMetadata(_ segment: Segment) -> Bool {
+        (segment.marker == 0xE1 && (segment.payload.starts(with: exifSignature) || segment.payload.starts(with: xmpSignature)))
+            || (segment.marker == 0xED && segment.payload.starts(with: photoshopSignature))
+    }
+}

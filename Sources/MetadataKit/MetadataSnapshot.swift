@@ -1,0 +1,23 @@
+public import Foundation
+
+/// What a write replaced, so ``CaptionWriter/restore(_:to:)`` can put it back exactly,
+/// including "there was no caption". For JPEG it holds the original EXIF, XMP and
+/// Photoshop (IPTC) segments byte for byte.
+public struct MetadataSnapshot: Sendable, Hashable, Codable {
+    /// The file the snapshot was taken from.
+    public var path: String
+    /// The original metadata segments, in file order: marker and payload.
+    public var segments: [Segment]
+    /// A fingerprint of the image data, so a restore never lands on another picture.
+    public var imageDigest: Data
+    /// When the write happened.
+    public var date: Date
+
+    /// One saved segment.
+    public struct Segment: Sendable, Hashable, Codable {
+        /// The JPEG marker (0xE1 for EXIF and XMP, 0xED for Photoshop).
+        public var marker: UInt8
+        /// The payload, as it was.
+        public var payload: Data
+    }
+}

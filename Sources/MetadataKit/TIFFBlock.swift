@@ -1,0 +1,199 @@
+/// A TIFF structure (an EXIF block) edited surgically: values are changed in place
+/// or appended at the end, and an IFD that must grow is rewritten at the end, so
+/// no existing offset moves (MakerNotes and thumbnails stay valid).
+struct TIFFBlock {
+    /// One IFD entry.
+    struct Entry {
+        var tag: UInt16
+        var type: UInt16
+        var count: UInt32
+        /// The 4 raw bytes of the value/offset field, as stored.
+        var field: [UInt8]
+    }
+
+    private(set) var bytes: [UInt8]
+    let bigEndian: Bool
+
+    /// Parses the header; fails when the block is not TIFF.
+    init(_ bytes: [UInt8], source: String) throws(MetadataError) {
+        guard bytes.count >= 8 else { throw .corrupt(source: source, reason: "the EXIF block is too short") }
+        switch (bytes[0], bytes[1]) {
+        case (0x4D, 0x4D): bigEndian = true
+        case (0x49, 0x49): bigEndian = false
+        default: throw .corrupt(source: source, reason: "the EXIF block has no TIFF byte-order mark")
+        }
+        self.bytes = bytes
+        guard readUInt16(2) == 42 else { throw .corrupt(source: source, reason: "the EXIF block is not TIFF (magic is not 42)") }
+        let offset = Int(readUInt32(4))
+        guard offset >= 8, offset + 2 <= bytes.count else { throw .corrupt(source: source, reason: "the EXIF IFD0 offset points outside the block") }
+        let count = Int(readUInt16(offset))
+        guard offset + 2 + count * 12 + 4 <= bytes.count else { throw .corrupt(source: source, reason: "the EXIF IFD0 runs past the end of the block") }
+    }
+
+    /// A new block holding only `entries` in IFD0 (for files that had no EXIF), big-endian.
+    static func makeNew(ifd0: [(tag: UInt16, type: UInt16, count: UInt32, value: [UInt8])], exifIFD: [(tag: UInt16, type: UInt16, count: UInt32, value: [UInt8])]) -> [UInt8] {
+        var block: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]
+        func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
+        // Layout: IFD0, Exif IFD, then out-of-line values.
+        let ifd0Entries = ifd0.count + (exifIFD.isEmpty ? 0 : 1)
+        let ifd0Size = 2 + ifd0Entries * 12 + 4
+        let exifOffset = 8 + ifd0Size
+        let exifSize = exifIFD.isEmpty ? 0 : 2 + exifIFD.count * 12 + 4
+        var dataOffset = exifOffset + exifSize
+        var data: [UInt8] = []
+        func entry(_ e: (tag: UInt16, type: UInt16, count: UInt32, value: [UInt8])) -> [UInt8] {
+            var out = be16(e.tag) + be16(e.type) + be32(e.count)
+            if e.value.count <= 4 {
+                out += e.value + [UInt8](repeating: 0, count: 4 - e.value.count)
+            } else {
+                out += be32(UInt32(dataOffset))
+                data += e.value
+                if e.value.count % 2 == 1 { data.append(0) }
+                dataOffset += e.value.count + e.value.count % 2
+            }
+            return out
+        }
+        var all = ifd0
+        if !exifIFD.isEmpty { all.append((0x8769, 4, 1, be32(UInt32(exifOffset)))) }
+        all.sort { $0.tag < $1.tag }
+        block += be16(UInt16(all.count))
+        for e in all { block += entry(e) }
+        block += [0, 0, 0, 0]
+        if !exifIFD.isEmpty {
+            block += be16(UInt16(exifIFD.count))
+            for e in exifIFD.sorted(by: { $0.tag < $1.tag }) { block += entry(e) }
+            block += [0, 0, 0, 0]
+        }
+        return block + data
+    }
+
+    var ifd0Offset: Int { Int(readUInt32(4)) }
+
+    /// The entries of IFD0, in stored order.
+    var ifd0Entries: [Entry] {
+        let offset = ifd0Offset
+        let count = Int(readUInt16(offset))
+        return (0..<count).map { index in
+            let start = offset + 2 + index * 12
+            return Entry(tag: readUInt16(start), type: readUInt16(start + 2), count: readUInt32(start + 4),
+                         field: Array(bytes[(start + 8)..<(start + 12)]))
+        }
+    }
+
+    /// The raw value bytes of an IFD0 tag, or nil when absent or out of bounds.
+    func value(ofIFD0Tag tag: UInt16) -> [UInt8]? {
+        guard let entry = ifd0Entries.first(where: { $0.tag == tag }) else { return nil }
+        let size = Self.typeSize(entry.type) * Int(entry.count)
+        if size <= 4 { return Array(entry.field.prefix(size)) }
+        let offset = Int(read32(entry.field))
+        guard offset >= 8, offset + size <= bytes.count else { return nil }
+        return Array(bytes[offset..<(offset + size)])
+    }
+
+    /// Sets an IFD0 tag to `value` (type 2 ASCII or 1 BYTE), in place when it fits,
+    /// else at the end of the block; adds the entry (rewriting IFD0 at the end) when missing.
+    mutating func setIFD0(tag: UInt16, type: UInt16, value: [UInt8]) {
+        let offset = ifd0Offset
+        let count = Int(readUInt16(offset))
+        if let index = (0..<count).first(where: { readUInt16(offset + 2 + $0 * 12) == tag }) {
+            let start = offset + 2 + index * 12
+            let oldType = readUInt16(start + 2)
+            let oldSize = Self.typeSize(oldType) * Int(readUInt32(start + 4))
+            let oldOffset = oldSize > 4 ? Int(readUInt32(start + 8)) : nil
+            write16(start + 2, type)
+            write32(start + 4, UInt32(value.count))
+            if value.count <= 4 {
+                replace(start + 8, with: value + [UInt8](repeating: 0, count: 4 - value.count))
+                if let oldOffset, oldOffset + oldSize <= bytes.count { replace(oldOffset, with: [UInt8](repeating: 0, count: oldSize)) }
+            } else if let oldOffset, value.count <= oldSize, oldOffset + oldSize <= bytes.count {
+                replace(oldOffset, with: value + [UInt8](repeating: 0, count: oldSize - value.count))
+            } else {
+                if let oldOffset, oldOffset + oldSize <= bytes.count { replace(oldOffset, with: [UInt8](repeating: 0, count: oldSize)) }
+                write32(start + 8, UInt32(append(value)))
+            }
+            return
+        }
+        // A new entry: IFD0 grows, so it is rewritten at the end with the entry in tag order.
+        var entries = ifd0Entries
+        let next = readUInt32(offset + 2 + count * 12)
+        var field = [UInt8](repeating: 0, count: 4)
+        if value.count <= 4 {
+            field = value + [UInt8](repeating: 0, count: 4 - value.count)
+        } else {
+            field = encode32(UInt32(append(value)))
+        }
+        entries.append(Entry(tag: tag, type: type, count: UInt32(value.count), field: field))
+        entries.sort { $0.tag < $1.tag }
+        rewriteIFD0(entries, next: next)
+    }
+
+    /// Removes an IFD0 tag (IFD0 shrinks in place); its out-of-line value is zeroed.
+    mutating func removeIFD0(tag: UInt16) {
+        let offset = ifd0Offset
+        let count = Int(readUInt16(offset))
+        guard let index = (0..<count).first(where: { readUInt16(offset + 2 + $0 * 12) == tag }) else { return }
+        let start = offset + 2 + index * 12
+        let size = Self.typeSize(readUInt16(start + 2)) * Int(readUInt32(start + 4))
+        if size > 4 {
+            let valueOffset = Int(readUInt32(start + 8))
+            if valueOffset >= 8, valueOffset + size <= bytes.count { replace(valueOffset, with: [UInt8](repeating: 0, count: size)) }
+        }
+        let next = Array(bytes[(offset + 2 + count * 12)..<(offset + 6 + count * 12)])
+        var rest = Array(bytes[(start + 12)..<(offset + 2 + count * 12)])
+        rest += next + [UInt8](repeating: 0, count: 12)
+        write16(offset, UInt16(count - 1))
+        replace(start, with: rest)
+    }
+
+    private mutating func rewriteIFD0(_ entries: [Entry], next: UInt32) {
+        var ifd = encode16(UInt16(entries.count))
+        for entry in entries { ifd += encode16(entry.tag) + encode16(entry.type) + encode32(entry.count) + entry.field }
+        ifd += encode32(next)
+        let newOffset = append(ifd)
+        write32(4, UInt32(newOffset))
+    }
+
+    /// Appends `data` at an even offset at the end of the block and returns that offset.
+    private mutating func append(_ data: [UInt8]) -> Int {
+        if bytes.count % 2 == 1 { bytes.append(0) }
+        let offset = bytes.count
+        bytes += data
+        return offset
+    }
+
+    static func typeSize(_ type: UInt16) -> Int {
+        switch type {
+        case 1, 2, 6, 7: 1
+        case 3, 8: 2
+        case 4, 9, 11, 13: 4
+        case 5, 10, 12: 8
+        default: 1
+        }
+    }
+
+    private func readUInt16(_ offset: Int) -> UInt16 {
+        let a = UInt16(bytes[offset]), b = UInt16(bytes[offset + 1])
+        return bigEndian ? a << 8 | b : b << 8 | a
+    }
+
+    private func readUInt32(_ offset: Int) -> UInt32 { read32(Array(bytes[offset..<(offset + 4)])) }
+
+    private func read32(_ field: [UInt8]) -> UInt32 {
+        let v = field.map(UInt32.init)
+        return bigEndian ? v[0] << 24 | v[1] << 16 | v[2] << 8 | v[3] : v[3] << 24 | v[2] << 16 | v[1] << 8 | v[0]
+    }
+
+    private func encode16(_ value: UInt16) -> [UInt8] {
+        bigEndian ? [UInt8(value >> 8), UInt8(value & 0xFF)] : [UInt8(value & 0xFF), UInt8(value >> 8)]
+    }
+
+    private func encode32(_ value: UInt32) -> [UInt8] {
+        let b = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        return bigEndian ? b : b.reversed()
+    }
+
+    private mutating func write16(_ offset: Int, _ value: UInt16) { replace(offset, with: encode16(value)) }
+    private mutating func write32(_ offset: Int, _ value: UInt32) { replace(offset, with: encode32(value)) }
+    private mutating func replace(_ offset: Int, with data: [UInt8]) { bytes.replaceSubrange(offset..<(offset + data.count), with: data) }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import MetadataKit
+
+/// `memora metadata`: read and write captions and alt text.
+struct MetadataCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metadata",
+        abstract: "Read and write captions and alt text (XMP, EXIF, IPTC).",
+        subcommands: [Read.self, Write.self, Restore.self])
+
+    /// Where `write` keeps what it replaced, for `restore`:
+    /// `$XDG_STATE_HOME/memora/snapshots` (else `~/.local/state/memora/snapshots`).
+    static var snapshotFolder: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/memora/snapshots" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + "/.local/state/memora/snapshots"
+    }
+
+    /// The snapshot file of `path` (one per absolute path; the latest write wins).
+    static func snapshotPath(for path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let name = absolute.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        return snapshotFolder + "/" + String(name, radix: 16) + ".json"
+    }
+
+    struct Read: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show captions, alt text and the fields the index uses.")
+        @Argument(help: "Image files.") var files: [String]
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        struct Entry: Encodable {
+            var path: String
+            var metadata: PhotoMetadata?
+            var error: String?
+        }
+
+        func run() throws {
+            var entries: [Entry] = []
+            for file in files {
+                do throws(MetadataError) {
+                    entries.append(Entry(path: file, metadata: try MetadataReader.read(contentsOf: file)))
+                } catch {
+                    entries.append(Entry(path: file, error: error.description))
+                    if !json { StandardError.write("error: \(error)\n") }
+                }
+            }
+            if json {
+                try printJSON(entries)
+            } else {
+                for entry in entries {
+                    guard let metadata = entry.metadata else { continue }
+                    let captions = metadata.captions
+                    print("\(entry.path):")
+                    print("  caption: \(captions.caption.map { "\"\($0)\" (\(captions.source!.rawValue))" } ?? "none")")
+                    if let altText = captions.altText { print("  alt text: \"\(altText)\"") }
+                    if captions.copiesDisagree { print("  note: the XMP, EXIF and IPTC copies disagree; MWG would read \(captions.mwgSource?.rawValue ?? "none")") }
+                    for (source, value) in captions.boilerplate.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                        print("  ignored \(source.rawValue) boilerplate: \"\(value)\"")
+                    }
+                    if let date = metadata.dateTaken { print("  taken: \(date.date) (\(date.source))") }
+                    if let gps = metadata.gps { print("  GPS: \(gps.latitude), \(gps.longitude)") }
+                    if !metadata.people.isEmpty { print("  people: \(metadata.people.joined(separator: ", "))") }
+                }
+            }
+            if entries.contains(where: { $0.error != nil }) { throw ExitCode.failure }
+        }
+    }
+
+    struct Write: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a caption (and alt text) into every place the format carries it.",
+            discussion: "The original is replaced only after the result was verified; what it held is kept for `memora metadata restore`.")
+        @Option(help: "The caption.") var caption: String
+        @Option(help: "Short alternative text for screen readers.") var altText: String?
+        @Flag(help: "Keep the files' modification times.") var keepMtime = false
+        @Argument(help: "Image files (JPEG).") var files: [String]
+
+        func run() throws {
+            var failures = 0
+            for file in files {
+                do {
+                    let snapshot = try CaptionWriter.write(
+                        CaptionUpdate(caption: caption, altText: altText), to: file,
+                        options: CaptionWriteOptions(keepModificationTime: keepMtime))
+                    try FileManager.default.createDirectory(atPath: MetadataCommand.snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                    let encoder = JSONEncoder()
+                    encoder.dateEncodingStrategy = .iso8601
+                    try encoder.encode(snapshot).write(to: URL(fileURLWithPath: MetadataCommand.snapshotPath(for: file)), options: .atomic)
+                    print(file)
+                } catch {
+                    failures += 1
+                    StandardError.write("error: \(error)\n")
+                }
+            }
+            if failures > 0 { throw ExitCode.failure }
+        }
+    }
+
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Put back the metadata the last `metadata write` replaced.")
+        @Argument(help: "Image files.") var files: [String]
+
+        func run() throws {
+            var failures = 0
+            for file in files {
+                do {
+                    let decoder = JSONDecoder()
+                    decoder.dateDecodingStrategy = .iso8601
+                    let snapshotFile = MetadataCommand.snapshotPath(for: file)
+                    guard let data = FileManager.default.contents(atPath: snapshotFile) else {
+                        throw ValidationError("\(file): no snapshot from an earlier `memora metadata write`")
+                    }
+                    try CaptionWriter.restore(try decoder.decode(MetadataSnapshot.self, from: data), to: file)
+                    try? FileManager.default.removeItem(atPath: snapshotFile)
+                    print(file)
+                } catch {
+                    failures += 1
+                    StandardError.write("error: \(error)\n")
+                }
+            }
+            if failures > 0 { throw ExitCode.failure }
+        }
+    }
+}
