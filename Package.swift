@@ -104,7 +104,7 @@ let package = Package(
 
         // MARK: Tests (Swift Testing), one target per module.
         .testTarget(name: "ImageKitTests", dependencies: ["ImageKit"], swiftSettings: strictSwift),
-        .testTarget(name: "MetadataKitTests", dependencies: ["MetadataKit"], swiftSettings: strictSwift),
+        .testTarget(name: "MetadataKitTests", dependencies: ["MetadataKit", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["PhotoIndex", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MemoraCoreTests", dependencies: ["MemoraCore"], swiftSettings: strictSwift),

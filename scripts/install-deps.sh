@@ -15,9 +15,10 @@ packages=(
   libturbojpeg0-dev   # ImageKit JPEG
   libpng-dev          # ImageKit PNG
   libheif-dev         # ImageKit HEIC/AVIF (pulls in the x265 and aom encoders the tests use)
+  libimage-exiftool-perl  # the MetadataKit tests check what we write with exiftool
 )
 if [ "${1:-}" = "--oracle" ]; then
-  packages+=(libimage-exiftool-perl exiv2)
+  packages+=(exiv2)
 fi
 
 missing=()

@@ -1,0 +1,226 @@
+import Foundation
+import ImageKit
+import Testing
+@testable import MetadataKit
+
+/// Runs exiftool (Debian's libimage-exiftool-perl) and returns its standard output.
+@discardableResult
+func exiftool(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// The value of one tag as exiftool reads it (`-b`: raw, no conversion), e.g. "IPTC:Caption-Abstract".
+func exiftoolValue(_ tag: String, _ path: String) throws -> String {
+    try exiftool(["-b", "-charset", "iptc=utf8", "-" + tag, path])
+}
+
+/// A real JPEG from the real encoder, in a fresh folder.
+func makeJPEG(_ name: String = "photo.jpg", seed: UInt64 = 1) throws -> String {
+    let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let path = folder + "/" + name
+    try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: seed), to: path, as: .jpeg())
+    return path
+}
+
+@Suite("Captions written by us, read by exiftool")
+struct CaptionWriteTests {
+    static let captions = [
+        "Zoë’s café — 東京 🌸",
+        "A dog runs on the beach.\nThe sea is calm.",
+        String(repeating: "Ünïcødé 🐕 ", count: 182),  // about 2,000 characters
+    ]
+
+    @Test("the caption lands in XMP, EXIF and IPTC exactly, and the pixels do not change", arguments: captions)
+    func roundTrip(caption: String) throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let pixelsBefore = try ImageDecoder.decode(contentsOf: path)
+        try CaptionWriter.write(CaptionUpdate(caption: caption, altText: "A short alt text"), to: path)
+        #expect(try exiftoolValue("XMP-dc:Description", path) == caption)
+        #expect(try exiftoolValue("IFD0:ImageDescription", path) == caption)
+        #expect(try exiftoolValue("IPTC:Caption-Abstract", path) == caption)
+        #expect(try exiftoolValue("IPTC:CodedCharacterSet", path) == "\u{1B}%G")
+        #expect(try exiftoolValue("XMP-iptcCore:AltTextAccessibility", path) == "A short alt text")
+        #expect(try exiftool(["-warning", "-s3", path]).isEmpty, "exiftool has no warning about the file")
+        #expect(try ImageDecoder.decode(contentsOf: path) == pixelsBefore)
+        let reading = try MetadataReader.read(contentsOf: path)
+        #expect(reading.captions.caption == caption.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(reading.captions.source == .xmp && !reading.captions.copiesDisagree)
+        #expect(reading.captions.altText == "A short alt text")
+    }
+
+    @Test("other XMP languages, existing tags and Latin-1 IPTC text keep their meaning")
+    func preservesEverythingElse() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        // exiftool writes Latin-1 IPTC (no CodedCharacterSet), a German description and EXIF.
+        try exiftool(["-q", "-overwrite_original", "-charset", "iptc=latin",
+                      "-IPTC:Keywords=Café", "-IPTC:By-line=Jürgen Müller", "-IPTC:Caption-Abstract=Alte Beschreibung",
+                      "-XMP-dc:Description-de=Ein Hund am Strand", "-XMP-dc:Description=A dog on the beach",
+                      "-EXIF:Make=Memora", "-EXIF:Artist=Zoë", path])
+        let before = try MetadataReader.read(contentsOf: path)
+        #expect(before.captions.iptc == "Alte Beschreibung" && before.captions.xmp == "A dog on the beach")
+        #expect(before.keywords == ["Café"] || before.keywords.isEmpty == false)
+        try CaptionWriter.write(CaptionUpdate(caption: "Ein Hund rennt"), to: path)
+        #expect(try exiftoolValue("XMP-dc:Description-de", path) == "Ein Hund am Strand")
+        #expect(try exiftoolValue("IPTC:Keywords", path) == "Café")
+        #expect(try exiftoolValue("IPTC:By-line", path) == "Jürgen Müller")
+        #expect(try exiftoolValue("IFD0:Make", path) == "Memora")
+        #expect(try exiftoolValue("IPTC:Caption-Abstract", path) == "Ein Hund rennt")
+    }
+
+    @Test("a snapshot restores the original file byte for byte, including 'no caption'")
+    func restore() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let snapshot = try CaptionWriter.write(CaptionUpdate(caption: "Temporary"), to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) != original)
+        try CaptionWriter.restore(snapshot, to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        #expect(try MetadataReader.read(contentsOf: path).captions.hasCaption == false)
+    }
+
+    @Test("permissions are kept and the modification time on request; no file is left beside the photo")
+    func fileHygiene() throws {
+        let path = try makeJPEG()
+        let folder = (path as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o640, .modificationDate: Date(timeIntervalSince1970: 1_000_000_000)], ofItemAtPath: path)
+        try CaptionWriter.write(CaptionUpdate(caption: "Kept"), to: path, options: CaptionWriteOptions(keepModificationTime: true))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(attributes[.posixPermissions] as? Int == 0o640)
+        #expect((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 == 1_000_000_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["photo.jpg"])
+    }
+}
+
+@Suite("Reading captions")
+struct CaptionReadTests {
+    @Test("camera boilerplate is not a caption", arguments: [
+        "OLYMPUS DIGITAL CAMERA", "SANYO DIGITAL CAMERA", "DCF 1.0", "Exif JPEG", "   ", "DCIM/100OLYMP", "DSC_0042",
+        "IMG_1234.JPG", "KODAK Digital Still Camera", "\u{0}\u{0}",
+    ])
+    func boilerplate(text: String) {
+        #expect(CameraBoilerplate.isBoilerplate(text))
+    }
+
+    @Test("real descriptions are captions", arguments: ["A dog", "Olympus mountains at dawn", "Café 東京", "2 kids on a swing"])
+    func realCaptions(text: String) {
+        #expect(!CameraBoilerplate.isBoilerplate(text))
+    }
+
+    @Test("a camera's ImageDescription boilerplate is skipped and reported")
+    func skipsBoilerplate() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try exiftool(["-q", "-overwrite_original", "-EXIF:ImageDescription=OLYMPUS DIGITAL CAMERA         ", path])
+        let reading = try MetadataReader.read(contentsOf: path).captions
+        #expect(!reading.hasCaption)
+        #expect(reading.boilerplate[.exif]?.hasPrefix("OLYMPUS DIGITAL CAMERA") == true)
+    }
+
+    @Test("priority XMP, EXIF, IPTC; MWG prefers non-blank EXIF; disagreement is reported")
+    func priorities() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try exiftool(["-q", "-overwrite_original", "-charset", "iptc=utf8", "-IPTC:CodedCharacterSet=UTF8",
+                      "-XMP-dc:Description=From XMP", "-EXIF:ImageDescription=From EXIF", "-IPTC:Caption-Abstract=From IPTC", path])
+        let reading = try MetadataReader.read(contentsOf: path).captions
+        #expect(reading.caption == "From XMP" && reading.source == .xmp)
+        #expect(reading.mwgSource == .exif && reading.copiesDisagree)
+        #expect(reading.exif == "From EXIF" && reading.iptc == "From IPTC")
+    }
+
+    @Test("Latin-1 IPTC without a marker, UTF-8 EXIF and Windows XP tags decode correctly")
+    func textDecoding() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try exiftool(["-q", "-overwrite_original", "-charset", "iptc=latin", "-IPTC:Caption-Abstract=Crème brûlée",
+                      "-EXIF:XPComment=Ω comment", "-EXIF:XPTitle=Titre été", path])
+        let metadata = try MetadataReader.read(contentsOf: path)
+        #expect(metadata.captions.iptc == "Crème brûlée")
+        #expect(metadata.windowsComment == "Ω comment" && metadata.windowsTitle == "Titre été")
+    }
+}
+
+@Suite("Bad input never harms a file")
+struct CaptionErrorTests {
+    @Test("missing, empty, non-JPEG and truncated files give a typed error and stay byte-identical")
+    func refusals() throws {
+        let path = try makeJPEG()
+        let folder = (path as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(throws: MetadataError.self) { try CaptionWriter.write(CaptionUpdate(caption: "x"), to: folder + "/missing.jpg") }
+        let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let png = try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 16, height: 16), as: .png())
+        let cases: [(String, [UInt8])] = [("empty.jpg", []), ("png-named.jpg", png), ("cut.jpg", Array(jpeg.prefix(300))), ("text.jpg", Array("hello".utf8))]
+        for (name, bytes) in cases {
+            let file = folder + "/" + name
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            do {
+                try CaptionWriter.write(CaptionUpdate(caption: "x"), to: file)
+                Issue.record("\(name) was written")
+            } catch {
+                #expect(error.description.contains(name))
+            }
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))) == bytes, "\(name) is untouched")
+        }
+    }
+
+    @Test("a read-only folder fails cleanly and leaves the file intact")
+    func readOnlyFolder() throws {
+        guard getuid() != 0 else { return }  // root ignores permissions; the CI user may be root
+        let path = try makeJPEG()
+        let folder = (path as NSString).deletingLastPathComponent
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
+        #expect(throws: MetadataError.self) { try CaptionWriter.write(CaptionUpdate(caption: "x"), to: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test("2,000 randomly corrupted JPEGs go through read and write without a crash")
+    func mutations() throws {
+        let path = try makeJPEG()
+        let folder = (path as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try exiftool(["-q", "-overwrite_original", "-EXIF:ImageDescription=Seed", "-XMP-dc:Description=Seed", "-IPTC:Caption-Abstract=Seed", path])
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // Corrupt the metadata-heavy head of the file, where parsers are most exposed.
+        let head = min(original.count, 4096)
+        var state: UInt64 = 42
+        func random(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let target = folder + "/mutant.jpg"
+        var written = 0
+        for _ in 0..<2000 {
+            var bytes = original
+            for _ in 0..<(1 + random(4)) { bytes[random(head)] = UInt8(random(256)) }
+            _ = try? MetadataReader.read(bytes, source: "mutant")
+            try Data(bytes).write(to: URL(fileURLWithPath: target))
+            do {
+                try CaptionWriter.write(CaptionUpdate(caption: "Mutated"), to: target)
+                written += 1
+            } catch {
+                #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: target))) == bytes)
+            }
+        }
+        #expect(written > 0)
+    }
+}
