@@ -48,6 +48,14 @@ std::mutex &xmpMutex() {
     return mutex;
 }
 
+/// Forgets every namespace a previous packet registered. The XMP toolkit's registry is
+/// global: without this, one malformed file (say `xmlns:dc` bound to a corrupted URI)
+/// would change how every later packet in the process is read and written.
+/// Call with `xmpMutex()` held.
+void resetNamespaces() {
+    Exiv2::XmpProperties::unregisterNs();
+}
+
 void clearError(cexiv2_error *error) {
     if (error == nullptr) return;
     error->status = CEXIV2_OK;
@@ -110,6 +118,7 @@ void appendXmp(cexiv2_tag_list *list, const Exiv2::XmpData &xmpData) {
 
 cexiv2_tag_list *collectTags(Exiv2::Image &image) {
     std::lock_guard<std::mutex> guard(xmpMutex());
+    resetNamespaces();
     image.readMetadata();
     auto *list = new cexiv2_tag_list();
     list->mimeType = image.mimeType();
@@ -194,6 +203,7 @@ const char *cexiv2_tag_language(const cexiv2_tag_list *list, size_t index) {
 cexiv2_tag_list *cexiv2_xmp_read(const char *packet, size_t length, cexiv2_error *error) {
     return guarded<cexiv2_tag_list *>(error, nullptr, [&]() -> cexiv2_tag_list * {
         std::lock_guard<std::mutex> guard(xmpMutex());
+        resetNamespaces();
         Exiv2::XmpData xmpData;
         if (packet != nullptr && length > 0) {
             if (Exiv2::XmpParser::decode(xmpData, std::string(packet, length)) != 0) {
@@ -211,6 +221,7 @@ cexiv2_tag_list *cexiv2_xmp_read(const char *packet, size_t length, cexiv2_error
 char *cexiv2_xmp_apply(const char *packet, size_t length, const cexiv2_xmp_edit *edits, size_t count, cexiv2_error *error) {
     return guarded<char *>(error, nullptr, [&]() -> char * {
         std::lock_guard<std::mutex> guard(xmpMutex());
+        resetNamespaces();
         Exiv2::XmpData xmpData;
         if (packet != nullptr && length > 0) {
             if (Exiv2::XmpParser::decode(xmpData, std::string(packet, length)) != 0) {

@@ -3,19 +3,29 @@ import ImageKit
 import Testing
 @testable import MetadataKit
 
-/// Runs exiftool (Debian's libimage-exiftool-perl) and returns its standard output.
+/// Serialises exiftool runs: Foundation's `Process` on Linux can hand a pipe to a child
+/// spawned concurrently by another test, which garbles or loses output.
+let exiftoolLock = NSLock()
+
+/// Runs exiftool (Debian's libimage-exiftool-perl) and returns its standard output,
+/// collected through a temporary file rather than a pipe.
 @discardableResult
 func exiftool(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    try exiftoolLock.withLock {
+        let outputPath = NSTemporaryDirectory() + "exiftool-" + UUID().uuidString
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try output.close()
+        return String(decoding: try Data(contentsOf: URL(fileURLWithPath: outputPath)), as: UTF8.self)
+    }
 }
 
 /// The value of one tag as exiftool reads it (`-b`: raw, no conversion), e.g. "IPTC:Caption-Abstract".
@@ -222,5 +232,22 @@ struct CaptionErrorTests {
             }
         }
         #expect(written > 0)
+    }
+}
+
+@Suite("XMP toolkit state")
+struct XMPToolkitStateTests {
+    @Test("a packet that binds `dc` to another namespace does not change how later photos are written")
+    func namespacePoisoning() throws {
+        let hostile = Array("""
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:dc="http://example.com/not-dublin-core/"><dc:description>x</dc:description>
+            </rdf:Description></rdf:RDF></x:xmpmeta>
+            """.utf8)
+        _ = try? Exiv2.readXMP(hostile, source: "hostile")
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try CaptionWriter.write(CaptionUpdate(caption: "After a hostile packet"), to: path)
+        #expect(try exiftoolValue("XMP-dc:Description", path) == "After a hostile packet")
     }
 }
