@@ -39,6 +39,8 @@ void initialiseOnce() {
     std::call_once(once, [] {
         Exiv2::LogMsg::setLevel(Exiv2::LogMsg::mute);
         Exiv2::XmpParser::initialize();
+        // HEIC, HEIF and AVIF are ISO-BMFF; libexiv2 0.27 reads them only when asked to.
+        Exiv2::enableBMFF(true);
     });
 }
 

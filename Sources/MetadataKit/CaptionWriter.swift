@@ -40,10 +40,16 @@ public enum CaptionWriter {
     public static func write(_ update: CaptionUpdate, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
         let original = try FileAccess.read(path)
         guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
-        guard original.starts(with: [0xFF, 0xD8, 0xFF]) else {
-            throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG only)")
+        try FileAccess.requireWritable(path)
+        let updated: [UInt8]
+        let snapshot: MetadataSnapshot
+        if original.starts(with: [0xFF, 0xD8, 0xFF]) {
+            (updated, snapshot) = try JPEGCaptionEditor.apply(update, to: original, source: path)
+        } else if original.starts(with: PNGFile.signature) {
+            (updated, snapshot) = try PNGCaptionEditor.apply(update, to: original, source: path)
+        } else {
+            throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG and PNG only)")
         }
-        let (updated, snapshot) = try JPEGCaptionEditor.apply(update, to: original, source: path)
         try verify(original: original, updated: updated, update: update, source: path)
         try FileAccess.replace(path, with: updated, expected: original, keepModificationTime: options.keepModificationTime)
         return snapshot
@@ -52,14 +58,20 @@ public enum CaptionWriter {
     /// Puts back the metadata a write replaced. Refuses when the image itself changed since.
     public static func restore(_ snapshot: MetadataSnapshot, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) {
         let current = try FileAccess.read(path)
+        if current.starts(with: PNGFile.signature) {
+            try PNGCaptionEditor.restore(snapshot, current: current, path: path, options: options)
+            return
+        }
         var jpeg = try JPEGFile(current, source: path)
         guard Data(jpeg.imageDataDigest) == snapshot.imageDigest else {
             throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
         }
-        let firstMetadata = jpeg.segments.firstIndex(where: JPEGFile.isMetadata) ?? jpeg.segments.firstIndex { $0.marker < 0xE0 || $0.marker > 0xEF } ?? jpeg.segments.count
+        // The other segments are the same ones in the same order, so the saved positions rebuild the original layout.
         jpeg.segments.removeAll(where: JPEGFile.isMetadata)
-        let restored = snapshot.segments.map { JPEGFile.Segment(marker: $0.marker, payload: [UInt8]($0.payload)) }
-        jpeg.segments.insert(contentsOf: restored, at: min(firstMetadata, jpeg.segments.count))
+        for saved in snapshot.segments.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) {
+            let segment = JPEGFile.Segment(marker: saved.marker, payload: [UInt8](saved.payload))
+            jpeg.segments.insert(segment, at: min(saved.position ?? jpeg.segments.count, jpeg.segments.count))
+        }
         try FileAccess.replace(path, with: jpeg.bytes, expected: current, keepModificationTime: options.keepModificationTime)
     }
 
@@ -104,16 +116,23 @@ public enum CaptionWriter {
             differences.append("\(key) (\(shown(old[key])) → \(shown(new[key])))")
         }
         // The intended fields hold the new values.
-        let reading = MetadataReader.interpret(after, mimeType: "image/jpeg", iptcDigestMatches: nil)
+        let reading = MetadataReader.interpret(after, mimeType: "", iptcDigestMatches: nil)
         let expected = update.caption.trimmingCharacters(in: .whitespacesAndNewlines)
         if reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("\(descriptionKey) (not written)") }
         if reading.captions.exif?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Exif.Image.ImageDescription (not written)") }
-        if reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Iptc.Application2.Caption (not written)") }
+        let isJPEG = original.starts(with: [0xFF, 0xD8])
+        if isJPEG, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Iptc.Application2.Caption (not written)") }
         if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
-        if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
-            if beforeJPEG.imageDataDigest != afterJPEG.imageDataDigest { differences.append("the image data") }
+        if isJPEG {
+            if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
+                if beforeJPEG.imageDataDigest != afterJPEG.imageDataDigest { differences.append("the image data") }
+            } else {
+                differences.append("the JPEG structure")
+            }
+        } else if let beforePNG = try? PNGFile(original, source: source), let afterPNG = try? PNGFile(updated, source: source) {
+            if beforePNG.imageDataDigest != afterPNG.imageDataDigest { differences.append("the image data") }
         } else {
-            differences.append("the JPEG structure")
+            differences.append("the PNG structure")
         }
         guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
     }
@@ -133,7 +152,8 @@ enum JPEGCaptionEditor {
         var jpeg = try JPEGFile(original, source: source)
         let snapshot = MetadataSnapshot(
             path: source,
-            segments: jpeg.segments.filter(JPEGFile.isMetadata).map { .init(marker: $0.marker, payload: Data($0.payload)) },
+            segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
+                .map { .init(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) },
             imageDigest: Data(jpeg.imageDataDigest), date: Date())
         let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
         let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp, oldReading?.captions.iptc].compactMap { $0 })
@@ -181,7 +201,9 @@ enum JPEGCaptionEditor {
             // The first envelope always carries the caption; later ones only if they had one.
             var envelopes = try IPTCRecord(resources.resources[index].data, source: source).envelopes
             for number in envelopes.indices where number == 0 || envelopes[number].dataSets.contains(where: { $0.record == 2 && $0.number == 120 }) {
-                envelopes[number].convertToUTF8()
+                do { try envelopes[number].convertToUTF8() } catch {
+                    throw .unsupportedFormat(source: source, reason: "its IPTC text uses a declared character set other than Latin-1 or UTF-8, which cannot be converted without garbling it")
+                }
                 envelopes[number].set(record: 2, number: 120, value: Array(update.caption.utf8))
             }
             resources.resources[index].data = IPTCRecord(joining: envelopes).bytes
@@ -207,5 +229,55 @@ enum JPEGCaptionEditor {
                 (0x9000, 7, 4, Array("0232".utf8)), (0x9101, 7, 4, [1, 2, 3, 0]),
                 (0xA000, 7, 4, Array("0100".utf8)), (0xA001, 3, 1, [0xFF, 0xFF]),
             ])
+    }
+}
+
+/// The PNG part of the writer: the standard `eXIf` chunk and the XMP `iTXt` chunk.
+enum PNGCaptionEditor {
+    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+        var png = try PNGFile(original, source: source)
+        // The snapshot keeps the original eXIf and XMP chunks (marker 0 = eXIf, 1 = XMP iTXt).
+        var saved: [MetadataSnapshot.Segment] = []
+        if let exif = png.exif { saved.append(.init(marker: 0, payload: Data(exif))) }
+        if let index = png.xmpIndex { saved.append(.init(marker: 1, payload: Data(png.chunks[index].data))) }
+        let snapshot = MetadataSnapshot(path: source, segments: saved, imageDigest: Data(png.imageDataDigest), date: Date())
+        let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
+        let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp].compactMap { $0 })
+
+        var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
+        if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
+        png.setXMP(try Exiv2.applyXMP(try png.xmpPacket(source: source) ?? [], edits: edits, source: source))
+
+        let captionBytes = Array(update.caption.utf8) + [0]
+        var tiff: TIFFBlock
+        if let existing = png.exif {
+            tiff = try TIFFBlock(existing, source: source)
+            tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
+            for tag: UInt16 in [0x9C9C, 0x9C9B] {
+                if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
+                }
+            }
+        } else {
+            tiff = try TIFFBlock(JPEGCaptionEditor.newEXIF(caption: captionBytes), source: source)
+        }
+        png.setEXIF(tiff.bytes)
+        return (png.bytes, snapshot)
+    }
+
+    static func restore(_ snapshot: MetadataSnapshot, current: [UInt8], path: String, options: CaptionWriteOptions) throws(MetadataError) {
+        var png = try PNGFile(current, source: path)
+        guard Data(png.imageDataDigest) == snapshot.imageDigest else {
+            throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
+        }
+        let exif = snapshot.segments.first { $0.marker == 0 }
+        let xmp = snapshot.segments.first { $0.marker == 1 }
+        if let exif { png.setEXIF([UInt8](exif.payload)) } else { png.chunks.removeAll { $0.typeName == "eXIf" } }
+        if let xmp, let index = png.xmpIndex {
+            png.chunks[index].data = [UInt8](xmp.payload)
+        } else if let index = png.xmpIndex {
+            png.chunks.remove(at: index)
+        }
+        try FileAccess.replace(path, with: png.bytes, expected: current, keepModificationTime: options.keepModificationTime)
     }
 }

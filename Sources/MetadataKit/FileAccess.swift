@@ -21,6 +21,15 @@ enum FileAccess {
         }
     }
 
+    /// Refuses a file its owner marked read-only (no write bit at all), even when running as root.
+    static func requireWritable(_ path: String) throws(MetadataError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        guard status.st_mode & 0o222 != 0, access(path, W_OK) == 0 else {
+            throw .io(path: path, reason: "the file is read-only; make it writable first if you want it captioned")
+        }
+    }
+
     /// Replaces `path` with `bytes`: a temporary file in the same folder with the
     /// original's permission bits (and, when asked, its modification time), fsync,
     /// rename, fsync of the folder. On failure the original is untouched and the

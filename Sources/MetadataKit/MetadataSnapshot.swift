@@ -19,5 +19,7 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
         public var marker: UInt8
         /// The payload, as it was.
         public var payload: Data
+        /// Its index among the file's segments (JPEG) when it was saved, so a restore puts it back in place.
+        public var position: Int?
     }
 }

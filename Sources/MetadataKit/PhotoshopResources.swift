@@ -192,8 +192,15 @@ struct IPTCRecord {
 
     /// Declares UTF-8 (1:90), first re-encoding every text dataset that is not already
     /// valid UTF-8 from Windows-1252: adding the marker alone would corrupt them.
-    mutating func convertToUTF8() {
+    mutating func convertToUTF8() throws(MetadataError) {
         guard !declaresUTF8 else { return }
+        // Only Windows-1252/Latin-1 (undeclared, or ESC - A / ESC . A) can be re-encoded safely;
+        // text under another declared set (ISO 2022: JIS, KS, GB...) would be garbled.
+        if let declared = dataSets.first(where: { $0.record == 1 && $0.number == 90 })?.value,
+           declared != [0x1B, 0x2D, 0x41], declared != [0x1B, 0x2E, 0x41],
+           dataSets.contains(where: { Self.isText(record: $0.record, number: $0.number) && $0.value.contains { $0 >= 0x80 || $0 == 0x1B } }) {
+            throw .unsupportedFormat(source: "IPTC", reason: "its IPTC text uses a declared character set other than Latin-1 or UTF-8, which cannot be converted without garbling it")
+        }
         for index in dataSets.indices where Self.isText(record: dataSets[index].record, number: dataSets[index].number) {
             let value = dataSets[index].value
             if !TextEncodings.isValidUTF8(value) {

@@ -100,7 +100,9 @@ struct TIFFBlock {
             let start = offset + 2 + index * 12
             let oldType = readUInt16(start + 2)
             let oldSize = Self.typeSize(oldType) * Int(readUInt32(start + 4))
-            let oldOffset = oldSize > 4 ? Int(readUInt32(start + 8)) : nil
+            let storedOffset = Int(readUInt32(start + 8))
+            // A value pointer into the header or past the end is damage: never write there.
+            let oldOffset = oldSize > 4 && storedOffset >= 8 && storedOffset + oldSize <= bytes.count ? storedOffset : nil
             write16(start + 2, type)
             write32(start + 4, UInt32(value.count))
             if value.count <= 4 {

@@ -174,7 +174,7 @@ struct CaptionErrorTests {
         #expect(throws: MetadataError.self) { try CaptionWriter.write(CaptionUpdate(caption: "x"), to: folder + "/missing.jpg") }
         let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let png = try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 16, height: 16), as: .png())
-        let cases: [(String, [UInt8])] = [("empty.jpg", []), ("png-named.jpg", png), ("cut.jpg", Array(jpeg.prefix(300))), ("text.jpg", Array("hello".utf8))]
+        let cases: [(String, [UInt8])] = [("empty.jpg", []), ("cut.jpg", Array(jpeg.prefix(300))), ("text.jpg", Array("hello".utf8))]
         for (name, bytes) in cases {
             let file = folder + "/" + name
             try Data(bytes).write(to: URL(fileURLWithPath: file))
@@ -186,6 +186,12 @@ struct CaptionErrorTests {
             }
             #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))) == bytes, "\(name) is untouched")
         }
+        // A PNG named .jpg is recognised by its content and written as the PNG it is.
+        let misnamed = folder + "/png-named.jpg"
+        try Data(png).write(to: URL(fileURLWithPath: misnamed))
+        try CaptionWriter.write(CaptionUpdate(caption: "Still a PNG"), to: misnamed)
+        #expect(ImageFormat.detect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: misnamed)))) == .png)
+        #expect(try MetadataReader.read(contentsOf: misnamed).captions.caption == "Still a PNG")
     }
 
     @Test("a read-only folder fails cleanly and leaves the file intact")
@@ -249,5 +255,56 @@ struct XMPToolkitStateTests {
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         try CaptionWriter.write(CaptionUpdate(caption: "After a hostile packet"), to: path)
         #expect(try exiftoolValue("XMP-dc:Description", path) == "After a hostile packet")
+    }
+}
+
+@Suite("PNG, HEIC and read-only files")
+struct OtherFormatTests {
+    @Test("a PNG gets the caption in its standard eXIf and XMP iTXt chunks, pixels unchanged, and restores exactly")
+    func png() throws {
+        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/shot.png"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 64, height: 48), to: path, as: .png())
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let snapshot = try CaptionWriter.write(CaptionUpdate(caption: "Zoë’s café 🌸", altText: "Café"), to: path)
+        #expect(try exiftoolValue("XMP-dc:Description", path) == "Zoë’s café 🌸")
+        #expect(try exiftoolValue("IFD0:ImageDescription", path) == "Zoë’s café 🌸")
+        #expect(try exiftool(["-warning", "-s3", path]).isEmpty)
+        #expect(try ImageDecoder.decode(contentsOf: path) == ImageDecoder.decode([UInt8](original)))
+        try CaptionWriter.restore(snapshot, to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+    }
+
+    @Test("HEIC files are recognised and read without error; writing them is refused and leaves them untouched")
+    func heicRead() throws {
+        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/phone.heic"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 64, height: 48), to: path, as: .heif())
+        try exiftool(["-q", "-overwrite_original", "-XMP-dc:Description=Sunset from the phone", "-EXIF:Make=Memora", path])
+        let metadata = try MetadataReader.read(contentsOf: path)
+        #expect(metadata.mimeType == "image/heic")
+        // libexiv2 0.27.6 finds no EXIF/XMP items in this libheif + exiftool layout (camera HEICs
+        // read fine); our own ISO-BMFF reader is issue 7.
+        withKnownIssue("libexiv2 0.27.6 does not find exiftool's items in a libheif-made HEIC") {
+            #expect(metadata.captions.caption == "Sunset from the phone")
+        }
+        // Writing HEIC is a later issue: refused, file untouched.
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: MetadataError.self) { try CaptionWriter.write(CaptionUpdate(caption: "x"), to: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test("a read-only file is refused, even for root")
+    func readOnlyFile() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: MetadataError.self) { try CaptionWriter.write(CaptionUpdate(caption: "x"), to: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 }

@@ -1,0 +1,102 @@
+/// A PNG split into chunks, so the `eXIf` and XMP `iTXt` chunks can be replaced
+/// without touching any other chunk.
+struct PNGFile {
+    /// One chunk; the CRC is recomputed when written.
+    struct Chunk {
+        var type: [UInt8]
+        var data: [UInt8]
+
+        var typeName: String { String(decoding: type, as: UTF8.self) }
+
+        var bytes: [UInt8] {
+            let length = UInt32(data.count)
+            let crc = CRC32.checksum(type + data)
+            return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                + type + data + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+        }
+    }
+
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    static let xmpKeyword = Array("XML:com.adobe.xmp".utf8)
+
+    var chunks: [Chunk]
+    /// Bytes after IEND, kept as they were.
+    var trailer: [UInt8]
+
+    init(_ bytes: [UInt8], source: String) throws(MetadataError) {
+        guard bytes.starts(with: Self.signature) else { throw .unsupportedFormat(source: source, reason: "not a PNG file") }
+        var chunks: [Chunk] = []
+        var offset = 8
+        while true {
+            guard offset + 12 <= bytes.count else { throw .corrupt(source: source, reason: "the PNG ends before its IEND chunk") }
+            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            guard length >= 0, offset + 12 + length <= bytes.count else { throw .corrupt(source: source, reason: "a PNG chunk runs past the end of the file") }
+            let type = Array(bytes[(offset + 4)..<(offset + 8)])
+            let data = Array(bytes[(offset + 8)..<(offset + 8 + length)])
+            let stored = bytes[(offset + 8 + length)..<(offset + 12 + length)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard stored == CRC32.checksum(type + data) else {
+                throw .corrupt(source: source, reason: "the PNG chunk \(String(decoding: type, as: UTF8.self)) has a bad CRC")
+            }
+            chunks.append(Chunk(type: type, data: data))
+            offset += 12 + length
+            if type == Array("IEND".utf8) { break }
+        }
+        guard chunks.first?.typeName == "IHDR" else { throw .corrupt(source: source, reason: "the PNG does not start with IHDR") }
+        self.chunks = chunks
+        self.trailer = Array(bytes[offset...])
+    }
+
+    var bytes: [UInt8] {
+        Self.signature + chunks.flatMap(\.bytes) + trailer
+    }
+
+    /// The index of the standard XMP chunk (iTXt with keyword `XML:com.adobe.xmp`).
+    var xmpIndex: Int? {
+        chunks.firstIndex { $0.typeName == "iTXt" && $0.data.starts(with: Self.xmpKeyword + [0]) }
+    }
+
+    /// The XMP packet, or nil; throws when it is stored compressed (not handled yet).
+    func xmpPacket(source: String) throws(MetadataError) -> [UInt8]? {
+        guard let index = xmpIndex else { return nil }
+        let data = chunks[index].data
+        // keyword \0, compression flag, method, language \0, translated keyword \0, text
+        var offset = Self.xmpKeyword.count + 1
+        guard offset + 2 <= data.count else { throw .corrupt(source: source, reason: "the PNG XMP chunk is cut off") }
+        guard data[offset] == 0 else { throw .unsupportedFormat(source: source, reason: "its XMP chunk is compressed, which is not handled yet") }
+        offset += 2
+        for _ in 0..<2 {
+            guard let end = data[offset...].firstIndex(of: 0) else { throw .corrupt(source: source, reason: "the PNG XMP chunk header is damaged") }
+            offset = end + 1
+        }
+        return Array(data[offset...])
+    }
+
+    /// Sets the XMP chunk (uncompressed iTXt), replacing the existing one or inserting one before IDAT.
+    mutating func setXMP(_ packet: [UInt8]) {
+        let chunk = Chunk(type: Array("iTXt".utf8), data: Self.xmpKeyword + [0, 0, 0, 0, 0] + packet)
+        if let index = xmpIndex { chunks[index] = chunk } else { chunks.insert(chunk, at: beforeImageData) }
+    }
+
+    /// The TIFF block of the standard `eXIf` chunk.
+    var exif: [UInt8]? { chunks.first { $0.typeName == "eXIf" }?.data }
+
+    /// Sets the `eXIf` chunk, which must come before the image data.
+    mutating func setEXIF(_ tiff: [UInt8]) {
+        let chunk = Chunk(type: Array("eXIf".utf8), data: tiff)
+        if let index = chunks.firstIndex(where: { $0.typeName == "eXIf" }) { chunks[index] = chunk } else { chunks.insert(chunk, at: beforeImageData) }
+    }
+
+    /// Just before the first IDAT (after IHDR, PLTE and colour chunks).
+    private var beforeImageData: Int {
+        chunks.firstIndex { $0.typeName == "IDAT" } ?? max(1, chunks.count - 1)
+    }
+
+    /// A fingerprint of every chunk a caption write must not touch (all but eXIf and the XMP iTXt).
+    var imageDataDigest: [UInt8] {
+        var hashed: [UInt8] = []
+        for (index, chunk) in chunks.enumerated() where chunk.typeName != "eXIf" && index != xmpIndex {
+            hashed += chunk.bytes
+        }
+        return MD5.digest(hashed + trailer)
+    }
+}
