@@ -47,6 +47,8 @@ public enum CaptionWriter {
             (updated, snapshot) = try JPEGCaptionEditor.apply(update, to: original, source: path)
         } else if original.starts(with: PNGFile.signature) {
             (updated, snapshot) = try PNGCaptionEditor.apply(update, to: original, source: path)
+        } else if original.starts(with: [0x49, 0x49, 0x2A, 0x00]) || original.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
+            (updated, snapshot) = try TIFFCaptionEditor.apply(update, to: original, source: path)
         } else {
             throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG and PNG only)")
         }
@@ -60,6 +62,14 @@ public enum CaptionWriter {
         let current = try FileAccess.read(path)
         if current.starts(with: PNGFile.signature) {
             try PNGCaptionEditor.restore(snapshot, current: current, path: path, options: options)
+            return
+        }
+        if current.starts(with: [0x49, 0x49, 0x2A, 0x00]) || current.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
+            // A TIFF snapshot is the whole original file (its edits append and patch in place).
+            guard let whole = snapshot.segments.first, whole.marker == 0xFF else {
+                throw .verificationFailed(source: path, differences: ["the snapshot does not belong to a TIFF file"])
+            }
+            try FileAccess.replace(path, with: [UInt8](whole.payload), expected: current, keepModificationTime: options.keepModificationTime)
             return
         }
         var jpeg = try JPEGFile(current, source: path)
@@ -88,6 +98,9 @@ public enum CaptionWriter {
         let intended: Set<String> = [
             "Exif.Image.ImageDescription", "Exif.Image.XPComment", "Exif.Image.XPTitle", "Iptc.Application2.Caption",
             "Iptc.Envelope.CharacterSet", "Iptc.Application2.RecordVersion", descriptionKey, altTextKey,
+            // In TIFF and DNG the XMP, IPTC and Photoshop blocks are themselves IFD0 tags; their
+            // contents are compared above through the XMP and IPTC tags they decode to.
+            "Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources",
         ]
         // Tags a brand-new EXIF block brings (the minimum readers expect).
         let createdEXIF: Set<String> = [
@@ -121,7 +134,8 @@ public enum CaptionWriter {
         if reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("\(descriptionKey) (not written)") }
         if reading.captions.exif?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Exif.Image.ImageDescription (not written)") }
         let isJPEG = original.starts(with: [0xFF, 0xD8])
-        if isJPEG, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Iptc.Application2.Caption (not written)") }
+        let isTIFF = original.starts(with: [0x49, 0x49, 0x2A, 0x00]) || original.starts(with: [0x4D, 0x4D, 0x00, 0x2A])
+        if isJPEG || isTIFF, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Iptc.Application2.Caption (not written)") }
         if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
         if isJPEG {
             if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
@@ -129,6 +143,8 @@ public enum CaptionWriter {
             } else {
                 differences.append("the JPEG structure")
             }
+        } else if isTIFF {
+            // Checked by the editor itself: only IFD0 entries and replaced values changed, the rest was appended.
         } else if let beforePNG = try? PNGFile(original, source: source), let afterPNG = try? PNGFile(updated, source: source) {
             if beforePNG.imageDataDigest != afterPNG.imageDataDigest { differences.append("the image data") }
         } else {
@@ -279,5 +295,71 @@ enum PNGCaptionEditor {
             png.chunks.remove(at: index)
         }
         try FileAccess.replace(path, with: png.bytes, expected: current, keepModificationTime: options.keepModificationTime)
+    }
+}
+
+/// The TIFF/DNG part of the writer: the whole file is one TIFF structure, so the same
+/// surgical IFD0 edits apply (values in place or appended; IFD0 rewritten at the end when
+/// it gains an entry) and the image strips and tiles never move.
+enum TIFFCaptionEditor {
+    static let xmpTag: UInt16 = 700
+    static let iptcTag: UInt16 = 33723
+    static let photoshopTag: UInt16 = 34377
+
+    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+        var tiff = try TIFFBlock(original, source: source)
+        if let problem = tiff.ifd0Problem { throw .corrupt(source: source, reason: problem) }
+        let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
+        let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp, oldReading?.captions.iptc].compactMap { $0 })
+
+        // EXIF ImageDescription and the Windows copies.
+        tiff.setIFD0(tag: 0x010E, type: 2, value: Array(update.caption.utf8) + [0])
+        for tag: UInt16 in [0x9C9C, 0x9C9B] {
+            if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
+                tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
+            }
+        }
+        // XMP (tag 700).
+        var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
+        if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
+        let oldPacket = tiff.value(ofIFD0Tag: xmpTag) ?? []
+        let xmpType = tiff.ifd0Entries.first { $0.tag == xmpTag }?.type ?? 1
+        tiff.setIFD0(tag: xmpTag, type: xmpType == 7 ? 7 : 1, value: try Exiv2.applyXMP(oldPacket, edits: edits, source: source))
+        // IPTC (tag 33723), and the copy inside Photoshop resources (tag 34377) when there is one.
+        let oldIIM = tiff.value(ofIFD0Tag: iptcTag)
+        let newIIM = try captioned(oldIIM ?? [], update: update, source: source)
+        let iptcType = tiff.ifd0Entries.first { $0.tag == iptcTag }?.type ?? 7
+        var padded = newIIM
+        if iptcType == 4 { while padded.count % 4 != 0 { padded.append(0) } }
+        tiff.setIFD0(tag: iptcTag, type: iptcType == 4 ? 4 : 7, value: padded, countOverride: iptcType == 4 ? UInt32(padded.count / 4) : nil)
+        if let resourceBytes = tiff.value(ofIFD0Tag: photoshopTag) {
+            var resources = try PhotoshopResources(resourceBytes, source: source)
+            if let embedded = resources.data(id: PhotoshopResources.iptcID) {
+                let stored = resources.data(id: PhotoshopResources.iptcDigestID)
+                let updatedIIM = try captioned(embedded, update: update, source: source)
+                resources.setData(updatedIIM, id: PhotoshopResources.iptcID)
+                if let stored, stored == MD5.digest(embedded) { resources.setData(MD5.digest(updatedIIM), id: PhotoshopResources.iptcDigestID) }
+                let type = tiff.ifd0Entries.first { $0.tag == photoshopTag }?.type ?? 1
+                tiff.setIFD0(tag: photoshopTag, type: type, value: resources.bytes)
+            }
+        }
+        guard tiff.preservesUntouchedBytes(of: original) else {
+            throw .verificationFailed(source: source, differences: ["bytes outside the edited entries"])
+        }
+        let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
+                                        imageDigest: Data(MD5.digest(original)), date: Date())
+        return (tiff.bytes, snapshot)
+    }
+
+    /// `iim` with the caption set in its first envelope (and any that had one), as UTF-8.
+    static func captioned(_ iim: [UInt8], update: CaptionUpdate, source: String) throws(MetadataError) -> [UInt8] {
+        var envelopes = try IPTCRecord(iim, source: source).envelopes
+        for number in envelopes.indices where number == 0 || envelopes[number].dataSets.contains(where: { $0.record == 2 && $0.number == 120 }) {
+            do { try envelopes[number].convertToUTF8() } catch {
+                throw .unsupportedFormat(source: source, reason: "its IPTC text uses a declared character set other than Latin-1 or UTF-8, which cannot be converted without garbling it")
+            }
+            envelopes[number].set(record: 2, number: 120, value: Array(update.caption.utf8))
+        }
+        return IPTCRecord(joining: envelopes).bytes
     }
 }

@@ -13,6 +13,10 @@ struct TIFFBlock {
 
     private(set) var bytes: [UInt8]
     let bigEndian: Bool
+    /// Every byte range of the original block that an edit overwrote (appended bytes excluded).
+    private(set) var touched: [Range<Int>] = []
+    /// The length of the block before any edit.
+    let originalCount: Int
 
     /// Parses the header; fails when the block is not TIFF.
     init(_ bytes: [UInt8], source: String) throws(MetadataError) {
@@ -23,6 +27,7 @@ struct TIFFBlock {
         default: throw .corrupt(source: source, reason: "the EXIF block has no TIFF byte-order mark")
         }
         self.bytes = bytes
+        self.originalCount = bytes.count
         guard readUInt16(2) == 42 else { throw .corrupt(source: source, reason: "the EXIF block is not TIFF (magic is not 42)") }
         let offset = Int(readUInt32(4))
         guard offset >= 8, offset + 2 <= bytes.count else { throw .corrupt(source: source, reason: "the EXIF IFD0 offset points outside the block") }
@@ -81,6 +86,21 @@ struct TIFFBlock {
         }
     }
 
+    /// A reason not to edit this block, or nil when IFD0 is sound: every out-of-line value
+    /// inside the block, and tags in ascending order without duplicates.
+    var ifd0Problem: String? {
+        var previous: UInt16?
+        for entry in ifd0Entries {
+            if let previous, entry.tag <= previous { return "its IFD0 tags are out of order or repeated" }
+            previous = entry.tag
+            let size = Self.typeSize(entry.type) * Int(entry.count)
+            guard size > 4 else { continue }
+            let offset = Int(read32(entry.field))
+            if offset < 8 || offset + size > bytes.count { return "IFD0 tag 0x\(String(entry.tag, radix: 16)) points outside the file" }
+        }
+        return nil
+    }
+
     /// The raw value bytes of an IFD0 tag, or nil when absent or out of bounds.
     func value(ofIFD0Tag tag: UInt16) -> [UInt8]? {
         guard let entry = ifd0Entries.first(where: { $0.tag == tag }) else { return nil }
@@ -93,10 +113,11 @@ struct TIFFBlock {
 
     /// Sets an IFD0 tag to `value` (type 2 ASCII or 1 BYTE), in place when it fits,
     /// else at the end of the block; adds the entry (rewriting IFD0 at the end) when missing.
-    mutating func setIFD0(tag: UInt16, type: UInt16, value: [UInt8]) {
+    mutating func setIFD0(tag: UInt16, type: UInt16, value: [UInt8], countOverride: UInt32? = nil) {
+        let count = countOverride ?? UInt32(value.count)
         let offset = ifd0Offset
-        let count = Int(readUInt16(offset))
-        if let index = (0..<count).first(where: { readUInt16(offset + 2 + $0 * 12) == tag }) {
+        let entryCount = Int(readUInt16(offset))
+        if let index = (0..<entryCount).first(where: { readUInt16(offset + 2 + $0 * 12) == tag }) {
             let start = offset + 2 + index * 12
             let oldType = readUInt16(start + 2)
             let oldSize = Self.typeSize(oldType) * Int(readUInt32(start + 4))
@@ -104,7 +125,7 @@ struct TIFFBlock {
             // A value pointer into the header or past the end is damage: never write there.
             let oldOffset = oldSize > 4 && storedOffset >= 8 && storedOffset + oldSize <= bytes.count ? storedOffset : nil
             write16(start + 2, type)
-            write32(start + 4, UInt32(value.count))
+            write32(start + 4, count)
             if value.count <= 4 {
                 replace(start + 8, with: value + [UInt8](repeating: 0, count: 4 - value.count))
                 if let oldOffset, oldOffset + oldSize <= bytes.count { replace(oldOffset, with: [UInt8](repeating: 0, count: oldSize)) }
@@ -118,14 +139,14 @@ struct TIFFBlock {
         }
         // A new entry: IFD0 grows, so it is rewritten at the end with the entry in tag order.
         var entries = ifd0Entries
-        let next = readUInt32(offset + 2 + count * 12)
+        let next = readUInt32(offset + 2 + entryCount * 12)
         var field = [UInt8](repeating: 0, count: 4)
         if value.count <= 4 {
             field = value + [UInt8](repeating: 0, count: 4 - value.count)
         } else {
             field = encode32(UInt32(append(value)))
         }
-        entries.append(Entry(tag: tag, type: type, count: UInt32(value.count), field: field))
+        entries.append(Entry(tag: tag, type: type, count: count, field: field))
         entries.sort { $0.tag < $1.tag }
         rewriteIFD0(entries, next: next)
     }
@@ -197,5 +218,18 @@ struct TIFFBlock {
 
     private mutating func write16(_ offset: Int, _ value: UInt16) { replace(offset, with: encode16(value)) }
     private mutating func write32(_ offset: Int, _ value: UInt32) { replace(offset, with: encode32(value)) }
-    private mutating func replace(_ offset: Int, with data: [UInt8]) { bytes.replaceSubrange(offset..<(offset + data.count), with: data) }
+    private mutating func replace(_ offset: Int, with data: [UInt8]) {
+        if offset < originalCount { touched.append(offset..<min(offset + data.count, originalCount)) }
+        bytes.replaceSubrange(offset..<(offset + data.count), with: data)
+    }
+
+    /// Whether every byte of `original` outside the touched ranges is unchanged, i.e. the
+    /// edit only rewrote what it meant to and appended the rest.
+    func preservesUntouchedBytes(of original: [UInt8]) -> Bool {
+        guard bytes.count >= original.count else { return false }
+        var allowed = [Bool](repeating: false, count: original.count)
+        for range in touched { for index in range { allowed[index] = true } }
+        for index in 0..<original.count where !allowed[index] && bytes[index] != original[index] { return false }
+        return true
+    }
 }

@@ -308,3 +308,52 @@ struct OtherFormatTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 }
+
+/// A real 4x2 uncompressed RGB TIFF, little-endian, built byte by byte.
+func makeTIFF() -> [UInt8] {
+    var bytes: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00]
+    let entries: [(UInt16, UInt16, UInt32, UInt32)] = [
+        (256, 3, 1, 4), (257, 3, 1, 2), (258, 3, 3, 0), (259, 3, 1, 1), (262, 3, 1, 2),
+        (273, 4, 1, 0), (277, 3, 1, 3), (278, 3, 1, 2), (279, 4, 1, 24), (284, 3, 1, 1),
+    ]
+    let ifdSize = 2 + entries.count * 12 + 4
+    let bitsOffset = UInt32(8 + ifdSize)
+    let stripOffset = bitsOffset + 6
+    func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xFF) } }
+    bytes += le16(UInt16(entries.count))
+    for (tag, type, count, value) in entries {
+        let field: [UInt8]
+        switch tag {
+        case 258: field = le32(bitsOffset)
+        case 273: field = le32(stripOffset)
+        default: field = type == 3 ? le16(UInt16(value)) + [0, 0] : le32(value)
+        }
+        bytes += le16(tag) + le16(type) + le32(count) + field
+    }
+    bytes += [0, 0, 0, 0] + le16(8) + le16(8) + le16(8)
+    bytes += (0..<24).map { UInt8($0 * 10) }
+    return bytes
+}
+
+@Suite("TIFF captions")
+struct TIFFCaptionTests {
+    @Test("a TIFF gets the caption in IFD0, XMP and IPTC; the strip bytes stay where they were; restore is exact")
+    func tiff() throws {
+        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/scan.tif"
+        let original = makeTIFF()
+        try Data(original).write(to: URL(fileURLWithPath: path))
+        let snapshot = try CaptionWriter.write(CaptionUpdate(caption: "Zoë’s café 🌸"), to: path)
+        #expect(try exiftoolValue("IFD0:ImageDescription", path) == "Zoë’s café 🌸")
+        #expect(try exiftoolValue("XMP-dc:Description", path) == "Zoë’s café 🌸")
+        #expect(try exiftoolValue("IPTC:Caption-Abstract", path) == "Zoë’s café 🌸")
+        #expect(try exiftool(["-warning", "-s3", path]).isEmpty)
+        let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(Array(written[(original.count - 24)..<original.count]) == Array(original.suffix(24)), "pixel strip unchanged in place")
+        try CaptionWriter.restore(snapshot, to: path)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == original)
+    }
+}
