@@ -16,6 +16,7 @@ packages=(
   libpng-dev          # ImageKit PNG
   libheif-dev         # ImageKit HEIC/AVIF (pulls in the x265 and aom encoders the tests use)
   libimage-exiftool-perl  # the MetadataKit tests check what we write with exiftool
+  webp                # cwebp makes the WebP fixtures of the MetadataKit tests
 )
 if [ "${1:-}" = "--oracle" ]; then
   packages+=(exiv2)

@@ -49,6 +49,8 @@ public enum CaptionWriter {
             (updated, snapshot) = try PNGCaptionEditor.apply(update, to: original, source: path)
         } else if original.starts(with: [0x49, 0x49, 0x2A, 0x00]) || original.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
             (updated, snapshot) = try TIFFCaptionEditor.apply(update, to: original, source: path)
+        } else if original.starts(with: Array("RIFF".utf8)) {
+            (updated, snapshot) = try WebPCaptionEditor.apply(update, to: original, source: path)
         } else {
             throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG and PNG only)")
         }
@@ -64,10 +66,10 @@ public enum CaptionWriter {
             try PNGCaptionEditor.restore(snapshot, current: current, path: path, options: options)
             return
         }
-        if current.starts(with: [0x49, 0x49, 0x2A, 0x00]) || current.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
-            // A TIFF snapshot is the whole original file (its edits append and patch in place).
+        if current.starts(with: [0x49, 0x49, 0x2A, 0x00]) || current.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) || current.starts(with: Array("RIFF".utf8)) {
+            // A TIFF or WebP snapshot is the whole original file.
             guard let whole = snapshot.segments.first, whole.marker == 0xFF else {
-                throw .verificationFailed(source: path, differences: ["the snapshot does not belong to a TIFF file"])
+                throw .verificationFailed(source: path, differences: ["the snapshot does not belong to this kind of file"])
             }
             try FileAccess.replace(path, with: [UInt8](whole.payload), expected: current, keepModificationTime: options.keepModificationTime)
             return
@@ -145,6 +147,13 @@ public enum CaptionWriter {
             }
         } else if isTIFF {
             // Checked by the editor itself: only IFD0 entries and replaced values changed, the rest was appended.
+        } else if original.starts(with: Array("RIFF".utf8)) {
+            if let before = try? WebPFile(original, source: source), let after = try? WebPFile(updated, source: source) {
+                if before.imageDataDigest != after.imageDataDigest { differences.append("the image data") }
+                if let canvas = before.canvas, canvas != after.canvas { differences.append("the canvas size") }
+            } else {
+                differences.append("the WebP structure")
+            }
         } else if let beforePNG = try? PNGFile(original, source: source), let afterPNG = try? PNGFile(updated, source: source) {
             if beforePNG.imageDataDigest != afterPNG.imageDataDigest { differences.append("the image data") }
         } else {
@@ -361,5 +370,34 @@ enum TIFFCaptionEditor {
             envelopes[number].set(record: 2, number: 120, value: Array(update.caption.utf8))
         }
         return IPTCRecord(joining: envelopes).bytes
+    }
+}
+
+/// The WebP part of the writer: EXIF and XMP chunks, VP8X added or updated.
+enum WebPCaptionEditor {
+    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+        var webp = try WebPFile(original, source: source)
+        let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
+        let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp].compactMap { $0 })
+        var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
+        if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
+        let packet = try Exiv2.applyXMP(webp.xmpPacket ?? [], edits: edits, source: source)
+        let captionBytes = Array(update.caption.utf8) + [0]
+        var tiff: TIFFBlock
+        if let existing = webp.exif {
+            tiff = try TIFFBlock(existing, source: source)
+            tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
+            for tag: UInt16 in [0x9C9C, 0x9C9B] {
+                if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
+                }
+            }
+        } else {
+            tiff = try TIFFBlock(JPEGCaptionEditor.newEXIF(caption: captionBytes), source: source)
+        }
+        try webp.setMetadata(exif: tiff.bytes, xmp: packet, source: source)
+        let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
+                                        imageDigest: Data(MD5.digest(original)), date: Date())
+        return (webp.bytes, snapshot)
     }
 }
