@@ -98,7 +98,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora-bench",
-            dependencies: ["ImageKit", "VaultCrypto", "CBenchPeers"],
+            dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "CBenchPeers"],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),
 

@@ -16,6 +16,7 @@ struct Bench {
         var height = 3000
         var only: String?
         var megabytes = 256
+        var metadataFiles = 200
     }
 
     static func main() {
@@ -36,6 +37,9 @@ struct Bench {
         let settings = try parse(arguments.dropFirst())
         if settings.only == nil || settings.only == "image" {
             try imageScenarios(settings)
+        }
+        if settings.only == nil || settings.only == "metadata" {
+            try MetadataBench.run(count: settings.metadataFiles)
         }
         if settings.only == nil || settings.only == "vault" {
             try VaultBench.inMemory(megabytes: settings.megabytes, rounds: settings.rounds)
@@ -180,7 +184,8 @@ struct Bench {
             case "--rounds": settings.rounds = Int(value) ?? settings.rounds
             case "--only": settings.only = value
             case "--megabytes": settings.megabytes = Int(value) ?? settings.megabytes
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|vault, --megabytes")
+            case "--metadata-files": settings.metadataFiles = Int(value) ?? settings.metadataFiles
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|vault, --megabytes, --metadata-files")
             }
         }
         return settings

@@ -28,8 +28,8 @@ public struct CaptionWriteOptions: Sendable, Hashable {
 
 /// Writes captions and alt text into photos, surgically, verified, atomically (Docs/Metadata.md).
 ///
-/// JPEG is written in place. Other formats are refused with a clear error for now;
-/// nothing is ever half-written.
+/// JPEG, PNG, TIFF/DNG and WebP are written in place; HEIC and AVIF are refused with a
+/// clear error for now. Nothing is ever half-written.
 public enum CaptionWriter {
     /// The XMP key of IPTC's accessibility alt text (libexiv2's prefix for Iptc4xmpCore is `iptc`).
     static let altTextKey = "Xmp.iptc.AltTextAccessibility"
@@ -43,18 +43,22 @@ public enum CaptionWriter {
         try FileAccess.requireWritable(path)
         let updated: [UInt8]
         let snapshot: MetadataSnapshot
+        // Read once: the editors need the old captions, the verification every old tag.
+        let beforeTags = try Exiv2.readTags(bytes: original, source: path).tags
+        let old = MetadataReader.interpret(beforeTags, mimeType: "", iptcDigestMatches: nil).captions
+        let oldCaptions = Set([old.exif, old.xmp, old.iptc].compactMap { $0 })
         if original.starts(with: [0xFF, 0xD8, 0xFF]) {
-            (updated, snapshot) = try JPEGCaptionEditor.apply(update, to: original, source: path)
+            (updated, snapshot) = try JPEGCaptionEditor.apply(update, to: original, source: path, oldCaptions: oldCaptions)
         } else if original.starts(with: PNGFile.signature) {
-            (updated, snapshot) = try PNGCaptionEditor.apply(update, to: original, source: path)
+            (updated, snapshot) = try PNGCaptionEditor.apply(update, to: original, source: path, oldCaptions: oldCaptions)
         } else if original.starts(with: [0x49, 0x49, 0x2A, 0x00]) || original.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
-            (updated, snapshot) = try TIFFCaptionEditor.apply(update, to: original, source: path)
+            (updated, snapshot) = try TIFFCaptionEditor.apply(update, to: original, source: path, oldCaptions: oldCaptions)
         } else if original.starts(with: Array("RIFF".utf8)) {
-            (updated, snapshot) = try WebPCaptionEditor.apply(update, to: original, source: path)
+            (updated, snapshot) = try WebPCaptionEditor.apply(update, to: original, source: path, oldCaptions: oldCaptions)
         } else {
-            throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG and PNG only)")
+            throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG, PNG, TIFF/DNG and WebP are written; HEIC/AVIF are read only)")
         }
-        try verify(original: original, updated: updated, update: update, source: path)
+        try verify(original: original, updated: updated, update: update, source: path, before: beforeTags)
         try FileAccess.replace(path, with: updated, expected: original, keepModificationTime: options.keepModificationTime)
         return snapshot
     }
@@ -88,8 +92,7 @@ public enum CaptionWriter {
     }
 
     /// Compares every tag before and after, and the image data: only the intended fields may differ.
-    static func verify(original: [UInt8], updated: [UInt8], update: CaptionUpdate, source: String) throws(MetadataError) {
-        let before = try Exiv2.readTags(bytes: original, source: source).tags
+    static func verify(original: [UInt8], updated: [UInt8], update: CaptionUpdate, source: String, before: [MetadataTag]) throws(MetadataError) {
         let after: [MetadataTag]
         do {
             after = try Exiv2.readTags(bytes: updated, source: source).tags
@@ -141,7 +144,7 @@ public enum CaptionWriter {
         if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
         if isJPEG {
             if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
-                if beforeJPEG.imageDataDigest != afterJPEG.imageDataDigest { differences.append("the image data") }
+                if !beforeJPEG.hasSameImageData(as: afterJPEG) { differences.append("the image data") }
             } else {
                 differences.append("the JPEG structure")
             }
@@ -155,7 +158,7 @@ public enum CaptionWriter {
                 differences.append("the WebP structure")
             }
         } else if let beforePNG = try? PNGFile(original, source: source), let afterPNG = try? PNGFile(updated, source: source) {
-            if beforePNG.imageDataDigest != afterPNG.imageDataDigest { differences.append("the image data") }
+            if beforePNG.imageChunks != afterPNG.imageChunks { differences.append("the image data") }
         } else {
             differences.append("the PNG structure")
         }
@@ -173,15 +176,13 @@ public enum CaptionWriter {
 
 /// The JPEG part of the writer: new EXIF, XMP and IPTC segments, everything else untouched.
 enum JPEGCaptionEditor {
-    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var jpeg = try JPEGFile(original, source: source)
         let snapshot = MetadataSnapshot(
             path: source,
             segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
                 .map { .init(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) },
             imageDigest: Data(jpeg.imageDataDigest), date: Date())
-        let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
-        let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp, oldReading?.captions.iptc].compactMap { $0 })
 
         // XMP: parsed and re-serialised by the XMP toolkit; an unparsable packet stops the write.
         var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
@@ -259,15 +260,13 @@ enum JPEGCaptionEditor {
 
 /// The PNG part of the writer: the standard `eXIf` chunk and the XMP `iTXt` chunk.
 enum PNGCaptionEditor {
-    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var png = try PNGFile(original, source: source)
         // The snapshot keeps the original eXIf and XMP chunks (marker 0 = eXIf, 1 = XMP iTXt).
         var saved: [MetadataSnapshot.Segment] = []
         if let exif = png.exif { saved.append(.init(marker: 0, payload: Data(exif))) }
         if let index = png.xmpIndex { saved.append(.init(marker: 1, payload: Data(png.chunks[index].data))) }
         let snapshot = MetadataSnapshot(path: source, segments: saved, imageDigest: Data(png.imageDataDigest), date: Date())
-        let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
-        let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp].compactMap { $0 })
 
         var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
         if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
@@ -315,11 +314,9 @@ enum TIFFCaptionEditor {
     static let iptcTag: UInt16 = 33723
     static let photoshopTag: UInt16 = 34377
 
-    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var tiff = try TIFFBlock(original, source: source)
         if let problem = tiff.ifd0Problem { throw .corrupt(source: source, reason: problem) }
-        let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
-        let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp, oldReading?.captions.iptc].compactMap { $0 })
 
         // EXIF ImageDescription and the Windows copies.
         tiff.setIFD0(tag: 0x010E, type: 2, value: Array(update.caption.utf8) + [0])
@@ -356,7 +353,7 @@ enum TIFFCaptionEditor {
             throw .verificationFailed(source: source, differences: ["bytes outside the edited entries"])
         }
         let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
-                                        imageDigest: Data(MD5.digest(original)), date: Date())
+                                        imageDigest: Data(), date: Date())
         return (tiff.bytes, snapshot)
     }
 
@@ -375,10 +372,8 @@ enum TIFFCaptionEditor {
 
 /// The WebP part of the writer: EXIF and XMP chunks, VP8X added or updated.
 enum WebPCaptionEditor {
-    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var webp = try WebPFile(original, source: source)
-        let oldReading = (try? Exiv2.readTags(bytes: original, source: source)).map { MetadataReader.interpret($0.tags, mimeType: $0.mimeType, iptcDigestMatches: nil) }
-        let oldCaptions = Set([oldReading?.captions.exif, oldReading?.captions.xmp].compactMap { $0 })
         var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
         if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
         let packet = try Exiv2.applyXMP(webp.xmpPacket ?? [], edits: edits, source: source)
@@ -397,7 +392,7 @@ enum WebPCaptionEditor {
         }
         try webp.setMetadata(exif: tiff.bytes, xmp: packet, source: source)
         let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
-                                        imageDigest: Data(MD5.digest(original)), date: Date())
+                                        imageDigest: Data(), date: Date())
         return (webp.bytes, snapshot)
     }
 }

@@ -135,18 +135,23 @@ struct JPEGFile {
         return index
     }
 
-    /// A fingerprint of the coded image: every segment that is not metadata (tables,
-    /// frame, other application data) and the tail, so a writer can prove it changed none of them.
+    /// A CRC-32 fingerprint of the coded image: every segment that is not metadata (tables,
+    /// frame, other application data, extended XMP) and the tail. Snapshots use it to make
+    /// sure a restore lands on the same picture.
     var imageDataDigest: [UInt8] {
-        var hashed: [UInt8] = []
-        for segment in segments where !Self.isMetadata(segment) {
-            hashed += segment.bytes
-        }
-        hashed += tail
-        return MD5.digest(hashed)
+        var crc: UInt32 = 0
+        for segment in segments where !Self.isMetadata(segment) { crc = CRC32.checksum(segment.bytes, initial: crc) }
+        crc = CRC32.checksum(tail, initial: crc)
+        return [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
     }
 
-    /// EXIF, XMP (main and extended) and Photoshop segments: what a caption write may touch.
+    /// Whether `other` holds exactly the same coded image (byte comparison, no hashing).
+    func hasSameImageData(as other: JPEGFile) -> Bool {
+        tail == other.tail
+            && segments.filter { !Self.isMetadata($0) }.map(\.bytes) == other.segments.filter { !Self.isMetadata($0) }.map(\.bytes)
+    }
+
+    /// EXIF, main XMP and Photoshop segments: what a caption write may touch (extended XMP is not).
     static func isMetadata(_ segment: Segment) -> Bool {
         (segment.marker == 0xE1 && (segment.payload.starts(with: exifSignature) || segment.payload.starts(with: xmpSignature)))
             || (segment.marker == 0xED && segment.payload.starts(with: photoshopSignature))

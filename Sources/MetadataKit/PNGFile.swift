@@ -91,12 +91,18 @@ struct PNGFile {
         chunks.firstIndex { $0.typeName == "IDAT" } ?? max(1, chunks.count - 1)
     }
 
-    /// A fingerprint of every chunk a caption write must not touch (all but eXIf and the XMP iTXt).
+    /// A CRC-32 fingerprint of every chunk a caption write must not touch (all but eXIf and the XMP iTXt).
     var imageDataDigest: [UInt8] {
-        var hashed: [UInt8] = []
+        var crc: UInt32 = 0
         for (index, chunk) in chunks.enumerated() where chunk.typeName != "eXIf" && index != xmpIndex {
-            hashed += chunk.bytes
+            crc = CRC32.checksum(chunk.bytes, initial: crc)
         }
-        return MD5.digest(hashed + trailer)
+        crc = CRC32.checksum(trailer, initial: crc)
+        return [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+    }
+
+    /// The chunks a caption write must not touch, for a byte comparison.
+    var imageChunks: [[UInt8]] {
+        chunks.enumerated().filter { $0.element.typeName != "eXIf" && $0.offset != xmpIndex }.map(\.element.bytes) + [trailer]
     }
 }

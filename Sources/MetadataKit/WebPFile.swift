@@ -100,11 +100,9 @@ struct WebPFile {
         chunks.insert(Chunk(fourCC: Array("VP8X".utf8), data: data), at: 0)
     }
 
-    /// A fingerprint of the bitstreams and colour profile (VP8, VP8L, ALPH, ANIM, ANMF, ICCP).
-    var imageDataDigest: [UInt8] {
-        var hashed: [UInt8] = []
-        for chunk in chunks where ["VP8 ", "VP8L", "ALPH", "ANIM", "ANMF", "ICCP"].contains(chunk.name) { hashed += chunk.bytes }
-        return MD5.digest(hashed)
+    /// The bitstreams and colour profile, for a byte comparison (VP8, VP8L, ALPH, ANIM, ANMF, ICCP).
+    var imageDataDigest: [[UInt8]] {
+        chunks.filter { ["VP8 ", "VP8L", "ALPH", "ANIM", "ANMF", "ICCP"].contains($0.name) }.map(\.bytes)
     }
 
     /// The VP8X canvas size bytes, when the file is in the extended form.

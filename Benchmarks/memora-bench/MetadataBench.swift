@@ -1,0 +1,86 @@
+import Foundation
+import ImageKit
+import MetadataKit
+
+/// The MetadataKit scenarios of memora-bench.
+enum MetadataBench {
+    /// Scenario 5: write + verify a caption on `count` camera-sized JPEGs, against one
+    /// exiftool process doing the same to copies of the same files, and against a plain
+    /// copy of the files (the limit). Scenario 6: the metadata scan against `exiftool -fast2`.
+    static func run(count: Int) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else {
+            print("5. caption writing against exiftool: skipped (install Debian's libimage-exiftool-perl)\n")
+            return
+        }
+        let folder = NSTemporaryDirectory() + "memora-bench-metadata-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Distinct 12 MP JPEGs with camera-like EXIF/XMP/IPTC, made once and copied per round.
+        let sources = try (0..<min(count, 8)).map { index -> [UInt8] in
+            let path = folder + "/source-\(index).jpg"
+            try ImageEncoder.write(try SyntheticPhoto.landscape(width: 4000, height: 3000, seed: UInt64(index + 1)), to: path, as: .jpeg(JPEGEncodingOptions(quality: 0.95)))
+            try shell("/usr/bin/exiftool", ["-q", "-overwrite_original", "-EXIF:Make=Memora", "-EXIF:Model=Bench", "-EXIF:DateTimeOriginal=2024:07:01 12:00:00",
+                                            "-XMP-dc:Subject=bench", "-IPTC:Keywords=bench", path])
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        let averageMB = Double(sources.reduce(0) { $0 + $1.count }) / Double(sources.count) / 1_048_576
+        func prepare(_ name: String) throws -> [String] {
+            let directory = folder + "/" + name
+            try? FileManager.default.removeItem(atPath: directory)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return try (0..<count).map { index in
+                let path = directory + "/photo-\(index).jpg"
+                try Data(sources[index % sources.count]).write(to: URL(fileURLWithPath: path))
+                return path
+            }
+        }
+        let caption = "Zoë’s café — 東京 🌸 a dog runs on the beach"
+        let ours = try prepare("ours")
+        let oursTime = try Bench.seconds {
+            for path in ours { try CaptionWriter.write(CaptionUpdate(caption: caption), to: path) }
+        }
+        let theirs = try prepare("exiftool")
+        let exiftoolTime = try Bench.seconds {
+            try shell("/usr/bin/exiftool", ["-q", "-overwrite_original", "-charset", "iptc=utf8", "-XMP-dc:Description=" + caption,
+                                            "-EXIF:ImageDescription=" + caption, "-IPTC:Caption-Abstract=" + caption, "-IPTC:CodedCharacterSet=UTF8"] + theirs)
+            // exiftool does not fsync; we do, so its files are flushed too, for the same durability.
+            for path in theirs {
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle.synchronize()
+                try handle.close()
+            }
+        }
+        let copies = try prepare("copy")
+        let copyTime = try Bench.seconds {
+            for path in copies {
+                let target = path + ".copy"
+                try FileManager.default.copyItem(atPath: path, toPath: target)
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: target))
+                try handle.synchronize()
+                try handle.close()
+            }
+        }
+        print(String(format: "5. write + verify a caption on %d JPEGs of %.1f MB (all three places, fsync, rename)", count, averageMB))
+        print(String(format: "   ours %6.1f ms/file, one exiftool process (+ fsync) %6.1f ms/file: %.2fx faster (target >= 3x: %@)",
+                     oursTime * 1000 / Double(count), exiftoolTime * 1000 / Double(count), exiftoolTime / oursTime, exiftoolTime / oursTime >= 3 ? "met" : "NOT met"))
+        print(String(format: "   plain copy + fsync %6.1f ms/file: ours / copy %.2fx (target <= 2x: %@)\n",
+                     copyTime * 1000 / Double(count), oursTime / copyTime, oursTime / copyTime <= 2 ? "met" : "NOT met"))
+
+        let scanTime = try Bench.seconds {
+            for path in ours { _ = try MetadataReader.read(contentsOf: path) }
+        }
+        let fastTime = try Bench.seconds { try shell("/usr/bin/exiftool", ["-fast2", "-j", "-q"] + ours, quiet: true) }
+        print(String(format: "6. metadata scan of the same %d files: ours %.0f files/s, exiftool -fast2 %.0f files/s: %.2fx\n",
+                     count, Double(count) / scanTime, Double(count) / fastTime, fastTime / scanTime))
+    }
+
+    private static func shell(_ executable: String, _ arguments: [String], quiet: Bool = false) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if quiet { process.standardOutput = FileHandle.nullDevice }
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(executable) failed") }
+    }
+}
