@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageKit
+import MetadataKit
 import VaultCrypto
 
 /// `memora demo`: generates a sample photo library with the real encoders and
@@ -27,6 +28,7 @@ struct DemoCommand: ParsableCommand {
         var collage: String
         var collageWidth: Int
         var collageHeight: Int
+        var captioned: Int
         var vault: VaultResult
         var seconds: Double
     }
@@ -93,12 +95,13 @@ struct DemoCommand: ParsableCommand {
         let collagePath = output + "/collage.jpg"
         try ImageEncoder.write(canvas.image, to: collagePath, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
 
+        let captioned = captionLibrary(files: files, library: library)
         let vaultResult = try encryptIntoVault(files: files, library: library)
 
         let summary = Summary(
             library: library, photos: results, collage: collagePath,
             collageWidth: canvas.image.width, collageHeight: canvas.image.height,
-            vault: vaultResult, seconds: Date().timeIntervalSince(start))
+            captioned: captioned, vault: vaultResult, seconds: Date().timeIntervalSince(start))
         if json {
             try printJSON(summary)
             return
@@ -112,6 +115,7 @@ struct DemoCommand: ParsableCommand {
             }
         }
         print("Collage: \(collagePath) (\(canvas.image.width)x\(canvas.image.height), \(min(cells.count, collageTiles.count)) photos)")
+        print("Captions: \(captioned) photos captioned (XMP, EXIF, and IPTC in JPEG; each write verified; HEIC/AVIF and the text file refused)")
         print("Vault: \(vaultResult.folder) (\(vaultResult.encrypted) photos encrypted with \(vaultResult.algorithm), key file \(vaultResult.keyFile)); "
             + "verify: \(vaultResult.healthy ? "healthy" : "PROBLEMS"); export round trip: \(vaultResult.exportMatches ? "byte-identical" : "DIFFERENT")")
         print(String(format: "Done in %.2f s.", summary.seconds))
@@ -119,6 +123,21 @@ struct DemoCommand: ParsableCommand {
 }
 
 extension DemoCommand {
+    /// Writes a caption and alt text into every sample that can carry them, and reads them back.
+    func captionLibrary(files: [String], library: String) -> Int {
+        var count = 0
+        for file in files {
+            let path = library + "/" + file
+            let update = CaptionUpdate(
+                caption: "A generated landscape: a sun over green hills under a blue sky (\(file)).",
+                altText: "Generated landscape with hills and a sun")
+            guard (try? CaptionWriter.write(update, to: path)) != nil,
+                  (try? MetadataReader.read(contentsOf: path))?.captions.caption == update.caption else { continue }
+            count += 1
+        }
+        return count
+    }
+
     /// Encrypts the sample photos into a fresh vault (its key file kept beside it, for the
     /// demo only), verifies it, and checks that an export is byte-identical to the original.
     func encryptIntoVault(files: [String], library: String) throws -> VaultResult {
