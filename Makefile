@@ -18,9 +18,10 @@ release: deps
 demo: release
 	.build/release/memora demo --output $(DEMO_DIR)
 
-## Layering check, then every test.
+## Layering check, every test, then the SIGKILL test of the caption writer.
 test: deps lint
 	$(SWIFT) test
+	@scripts/kill-test.sh
 
 lint:
 	@scripts/check-layering.sh
