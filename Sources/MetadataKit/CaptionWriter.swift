@@ -16,13 +16,17 @@ public struct CaptionUpdate: Sendable, Hashable {
 }
 
 /// Options for writing.
-public struct CaptionWriteOptions: Sendable, Hashable {
+public struct CaptionWriteOptions: Sendable {
     /// Keep the file's modification time.
     public var keepModificationTime: Bool
+    /// Called with the snapshot after verification and before the file is replaced, so a
+    /// caller can store it first; an error thrown here cancels the write.
+    public var beforeReplacing: (@Sendable (MetadataSnapshot) throws -> Void)?
 
     /// Creates options.
-    public init(keepModificationTime: Bool = false) {
+    public init(keepModificationTime: Bool = false, beforeReplacing: (@Sendable (MetadataSnapshot) throws -> Void)? = nil) {
         self.keepModificationTime = keepModificationTime
+        self.beforeReplacing = beforeReplacing
     }
 }
 
@@ -59,8 +63,15 @@ public enum CaptionWriter {
             throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG, PNG, TIFF/DNG and WebP are written; HEIC/AVIF are read only)")
         }
         try verify(original: original, updated: updated, update: update, source: path, before: beforeTags)
+        var result = snapshot
+        if snapshot.segments.first?.marker == 0xFF { result.imageDigest = Data(fingerprint(updated)) }
+        do {
+            try options.beforeReplacing?(result)
+        } catch {
+            throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
+        }
         try FileAccess.replace(path, with: updated, expected: original, keepModificationTime: options.keepModificationTime)
-        return snapshot
+        return result
     }
 
     /// Puts back the metadata a write replaced. Refuses when the image itself changed since.
@@ -72,8 +83,9 @@ public enum CaptionWriter {
         }
         if current.starts(with: [0x49, 0x49, 0x2A, 0x00]) || current.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) || current.starts(with: Array("RIFF".utf8)) {
             // A TIFF or WebP snapshot is the whole original file.
-            guard let whole = snapshot.segments.first, whole.marker == 0xFF else {
-                throw .verificationFailed(source: path, differences: ["the snapshot does not belong to this kind of file"])
+            guard let whole = snapshot.segments.first, whole.marker == 0xFF,
+                  Data(CaptionWriter.fingerprint(current)) == snapshot.imageDigest else {
+                throw .verificationFailed(source: path, differences: ["the file (it changed since the caption was written, or the snapshot belongs to another file)"])
             }
             try FileAccess.replace(path, with: [UInt8](whole.payload), expected: current, keepModificationTime: options.keepModificationTime)
             return
@@ -84,6 +96,9 @@ public enum CaptionWriter {
         }
         // The other segments are the same ones in the same order, so the saved positions rebuild the original layout.
         jpeg.segments.removeAll(where: JPEGFile.isMetadata)
+        guard snapshot.segments.allSatisfy({ $0.payload.count <= JPEGFile.maximumPayload && ($0.position ?? 0) >= 0 }) else {
+            throw .corrupt(source: path, reason: "the snapshot is damaged")
+        }
         for saved in snapshot.segments.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) {
             let segment = JPEGFile.Segment(marker: saved.marker, payload: [UInt8](saved.payload))
             jpeg.segments.insert(segment, at: min(saved.position ?? jpeg.segments.count, jpeg.segments.count))
@@ -117,7 +132,8 @@ public enum CaptionWriter {
         let beforeUTF8 = before.first { $0.key == "Iptc.Envelope.CharacterSet" }?.rawBytes == IPTCRecord.utf8Marker
         func comparable(_ tags: [MetadataTag], utf8: Bool) -> [String: [String]] {
             var result: [String: [String]] = [:]
-            for tag in tags where !intended.contains(tag.key) && (hadEXIF || !createdEXIF.contains(tag.key)) {
+            for tag in tags where !(intended.contains(tag.key) && (tag.language.isEmpty || tag.language == "x-default"))
+                && (hadEXIF || !createdEXIF.contains(tag.key)) {
                 let value = tag.family == .iptc ? TextEncodings.decodeIPTCText(tag.rawBytes, declaredUTF8: utf8) : tag.value
                 result[tag.key + (tag.language.isEmpty ? "" : "[\(tag.language)]"), default: []].append(value)
             }
@@ -165,6 +181,12 @@ public enum CaptionWriter {
         guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
     }
 
+    /// A CRC-32 of a whole file, for whole-file snapshots (TIFF, WebP).
+    static func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
+        let crc = CRC32.checksum(bytes)
+        return [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+    }
+
     static func formatName(_ bytes: [UInt8]) -> String {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "PNG" }
         if bytes.starts(with: Array("RIFF".utf8)) { return "WebP" }
@@ -200,6 +222,7 @@ enum JPEGCaptionEditor {
         var tiff: TIFFBlock
         if let existing = jpeg.exifTIFF {
             tiff = try TIFFBlock(existing, source: source)
+            if let problem = tiff.ifd0Problem(strictOrder: false) { throw .corrupt(source: source, reason: "its EXIF block is damaged: \(problem)") }
             tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
             for tag: UInt16 in [0x9C9C, 0x9C9B] {  // XPComment, XPTitle: kept in step when they held the old caption
                 if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
@@ -276,6 +299,7 @@ enum PNGCaptionEditor {
         var tiff: TIFFBlock
         if let existing = png.exif {
             tiff = try TIFFBlock(existing, source: source)
+            if let problem = tiff.ifd0Problem(strictOrder: false) { throw .corrupt(source: source, reason: "its EXIF block is damaged: \(problem)") }
             tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
             for tag: UInt16 in [0x9C9C, 0x9C9B] {
                 if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
@@ -297,8 +321,8 @@ enum PNGCaptionEditor {
         let exif = snapshot.segments.first { $0.marker == 0 }
         let xmp = snapshot.segments.first { $0.marker == 1 }
         if let exif { png.setEXIF([UInt8](exif.payload)) } else { png.chunks.removeAll { $0.typeName == "eXIf" } }
-        if let xmp, let index = png.xmpIndex {
-            png.chunks[index].data = [UInt8](xmp.payload)
+        if let xmp {
+            png.setXMPChunkData([UInt8](xmp.payload))
         } else if let index = png.xmpIndex {
             png.chunks.remove(at: index)
         }
@@ -316,7 +340,7 @@ enum TIFFCaptionEditor {
 
     static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var tiff = try TIFFBlock(original, source: source)
-        if let problem = tiff.ifd0Problem { throw .corrupt(source: source, reason: problem) }
+        if let problem = tiff.ifd0Problem(strictOrder: true) { throw .corrupt(source: source, reason: problem) }
 
         // EXIF ImageDescription and the Windows copies.
         tiff.setIFD0(tag: 0x010E, type: 2, value: Array(update.caption.utf8) + [0])
@@ -381,6 +405,7 @@ enum WebPCaptionEditor {
         var tiff: TIFFBlock
         if let existing = webp.exif {
             tiff = try TIFFBlock(existing, source: source)
+            if let problem = tiff.ifd0Problem(strictOrder: false) { throw .corrupt(source: source, reason: "its EXIF block is damaged: \(problem)") }
             tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
             for tag: UInt16 in [0x9C9C, 0x9C9B] {
                 if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {

@@ -34,7 +34,13 @@ enum FileAccess {
     /// original's permission bits (and, when asked, its modification time), fsync,
     /// rename, fsync of the folder. On failure the original is untouched and the
     /// temporary file is removed. Fails if the file changed since `expected` was read.
-    static func replace(_ path: String, with bytes: [UInt8], expected original: [UInt8], keepModificationTime: Bool) throws(MetadataError) {
+    static func replace(_ requestedPath: String, with bytes: [UInt8], expected original: [UInt8], keepModificationTime: Bool) throws(MetadataError) {
+        // A symbolic link is written through: its target is replaced and the link kept.
+        var path = requestedPath
+        if let resolved = realpath(requestedPath, nil) {
+            path = String(cString: resolved)
+            free(resolved)
+        }
         var status = stat()
         guard stat(path, &status) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
         // The file must still be the one we read: someone may have replaced it meanwhile.
@@ -63,6 +69,7 @@ enum FileAccess {
                 offset += written
             }
         }
+        if failure == nil { _ = fchown(descriptor, status.st_uid, status.st_gid) }  // best effort: needs privileges for another owner
         if failure == nil, fchmod(descriptor, status.st_mode & 0o7777) != 0 { failure = String(cString: strerror(errno)) }
         if failure == nil, keepModificationTime {
             var times = [status.st_atim, status.st_mtim]

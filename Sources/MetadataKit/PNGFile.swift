@@ -77,6 +77,12 @@ struct PNGFile {
         if let index = xmpIndex { chunks[index] = chunk } else { chunks.insert(chunk, at: beforeImageData) }
     }
 
+    /// Replaces (or inserts before the image data) the XMP iTXt chunk with raw chunk data.
+    mutating func setXMPChunkData(_ data: [UInt8]) {
+        let chunk = Chunk(type: Array("iTXt".utf8), data: data)
+        if let index = xmpIndex { chunks[index] = chunk } else { chunks.insert(chunk, at: beforeImageData) }
+    }
+
     /// The TIFF block of the standard `eXIf` chunk.
     var exif: [UInt8]? { chunks.first { $0.typeName == "eXIf" }?.data }
 

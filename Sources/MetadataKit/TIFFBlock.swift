@@ -86,17 +86,56 @@ struct TIFFBlock {
         }
     }
 
+    /// Whether `range` lies inside the original block and overlaps neither the IFD0 table, nor
+    /// another IFD0 entry's value, nor the image strips or tiles IFD0 points to.
+    func isPrivate(_ range: Range<Int>, of tag: UInt16) -> Bool {
+        guard range.lowerBound >= 8, range.upperBound <= originalCount else { return false }
+        let table = ifd0Offset..<(ifd0Offset + 6 + ifd0Entries.count * 12)
+        if range.overlaps(table) { return false }
+        for entry in ifd0Entries where entry.tag != tag {
+            let size = Self.typeSize(entry.type) * Int(entry.count)
+            if size > 4 {
+                let offset = Int(read32(entry.field))
+                if range.overlaps(offset..<(offset + size)) { return false }
+            }
+        }
+        for (offsetsTag, countsTag) in [(UInt16(273), UInt16(279)), (UInt16(324), UInt16(325)), (UInt16(513), UInt16(514))] {
+            let offsets = numbers(ofIFD0Tag: offsetsTag), counts = numbers(ofIFD0Tag: countsTag)
+            for (offset, length) in zip(offsets, counts) where range.overlaps(offset..<(offset + max(length, 0))) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The SHORT or LONG values of an IFD0 tag (strip offsets and lengths), empty when absent.
+    private func numbers(ofIFD0Tag tag: UInt16) -> [Int] {
+        guard let entry = ifd0Entries.first(where: { $0.tag == tag }), let raw = value(ofIFD0Tag: tag) else { return [] }
+        let width = entry.type == 3 ? 2 : 4
+        guard entry.type == 3 || entry.type == 4 else { return [] }
+        return stride(from: 0, to: raw.count - width + 1, by: width).map { index in
+            let slice = Array(raw[index..<(index + width)])
+            return width == 2 ? Int(bigEndian ? UInt16(slice[0]) << 8 | UInt16(slice[1]) : UInt16(slice[1]) << 8 | UInt16(slice[0])) : Int(read32(slice))
+        }
+    }
+
     /// A reason not to edit this block, or nil when IFD0 is sound: every out-of-line value
-    /// inside the block, and tags in ascending order without duplicates.
-    var ifd0Problem: String? {
+    /// inside the block and clear of the IFD0 table (and, when `strictOrder`, tags in
+    /// ascending order without duplicates, as TIFF files must have; camera EXIF often does not).
+    func ifd0Problem(strictOrder: Bool) -> String? {
+        let table = ifd0Offset..<(ifd0Offset + 6 + ifd0Entries.count * 12)
+        if ifd0Entries.count >= 0xFF00 { return "its IFD0 has an implausible number of entries" }
         var previous: UInt16?
         for entry in ifd0Entries {
-            if let previous, entry.tag <= previous { return "its IFD0 tags are out of order or repeated" }
+            if strictOrder, let previous, entry.tag <= previous { return "its IFD0 tags are out of order or repeated" }
             previous = entry.tag
             let size = Self.typeSize(entry.type) * Int(entry.count)
             guard size > 4 else { continue }
             let offset = Int(read32(entry.field))
             if offset < 8 || offset + size > bytes.count { return "IFD0 tag 0x\(String(entry.tag, radix: 16)) points outside the file" }
+            if offset < table.upperBound && table.lowerBound < offset + size {
+                return "IFD0 tag 0x\(String(entry.tag, radix: 16)) points into the IFD0 table itself"
+            }
         }
         return nil
     }
@@ -119,20 +158,20 @@ struct TIFFBlock {
         let entryCount = Int(readUInt16(offset))
         if let index = (0..<entryCount).first(where: { readUInt16(offset + 2 + $0 * 12) == tag }) {
             let start = offset + 2 + index * 12
-            let oldType = readUInt16(start + 2)
-            let oldSize = Self.typeSize(oldType) * Int(readUInt32(start + 4))
-            let storedOffset = Int(readUInt32(start + 8))
-            // A value pointer into the header or past the end is damage: never write there.
-            let oldOffset = oldSize > 4 && storedOffset >= 8 && storedOffset + oldSize <= bytes.count ? storedOffset : nil
+            let oldSize = Self.typeSize(readUInt16(start + 2)) * Int(readUInt32(start + 4))
+            let oldOffset = Int(readUInt32(start + 8))
+            // The old value's own bytes are reused (or zeroed) only when they belong to it alone:
+            // inside the original block, clear of the IFD0 table, other IFD0 values and image strips.
+            let reusable = oldSize > 4 && isPrivate(oldOffset..<(oldOffset + oldSize), of: tag)
             write16(start + 2, type)
             write32(start + 4, count)
             if value.count <= 4 {
                 replace(start + 8, with: value + [UInt8](repeating: 0, count: 4 - value.count))
-                if let oldOffset, oldOffset + oldSize <= bytes.count { replace(oldOffset, with: [UInt8](repeating: 0, count: oldSize)) }
-            } else if let oldOffset, value.count <= oldSize, oldOffset + oldSize <= bytes.count {
+                if reusable { replace(oldOffset, with: [UInt8](repeating: 0, count: oldSize)) }
+            } else if reusable, value.count <= oldSize {
                 replace(oldOffset, with: value + [UInt8](repeating: 0, count: oldSize - value.count))
             } else {
-                if let oldOffset, oldOffset + oldSize <= bytes.count { replace(oldOffset, with: [UInt8](repeating: 0, count: oldSize)) }
+                if reusable { replace(oldOffset, with: [UInt8](repeating: 0, count: oldSize)) }
                 write32(start + 8, UInt32(append(value)))
             }
             return

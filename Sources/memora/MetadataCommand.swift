@@ -75,19 +75,24 @@ struct MetadataCommand: ParsableCommand {
         @Option(help: "The caption.") var caption: String
         @Option(help: "Short alternative text for screen readers.") var altText: String?
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
-        @Argument(help: "Image files (JPEG).") var files: [String]
+        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP).") var files: [String]
 
         func run() throws {
             var failures = 0
             for file in files {
                 do {
-                    let snapshot = try CaptionWriter.write(
+                    let snapshotPath = MetadataCommand.snapshotPath(for: file)
+                    // The snapshot is stored before the photo is replaced: no write without a way back.
+                    let save: @Sendable (MetadataSnapshot) throws -> Void = { snapshot in
+                        try FileManager.default.createDirectory(
+                            atPath: MetadataCommand.snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                        let encoder = JSONEncoder()
+                        encoder.dateEncodingStrategy = .iso8601
+                        try encoder.encode(snapshot).write(to: URL(fileURLWithPath: snapshotPath), options: .atomic)
+                    }
+                    try CaptionWriter.write(
                         CaptionUpdate(caption: caption, altText: altText), to: file,
-                        options: CaptionWriteOptions(keepModificationTime: keepMtime))
-                    try FileManager.default.createDirectory(atPath: MetadataCommand.snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                    let encoder = JSONEncoder()
-                    encoder.dateEncodingStrategy = .iso8601
-                    try encoder.encode(snapshot).write(to: URL(fileURLWithPath: MetadataCommand.snapshotPath(for: file)), options: .atomic)
+                        options: CaptionWriteOptions(keepModificationTime: keepMtime, beforeReplacing: save))
                     print(file)
                 } catch {
                     failures += 1
