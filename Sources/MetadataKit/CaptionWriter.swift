@@ -15,6 +15,102 @@ public struct CaptionUpdate: Sendable, Hashable {
     }
 }
 
+/// What a write does.
+enum MetadataOperation: Sendable {
+    /// Sets the caption (and alt text) everywhere the format carries it.
+    case caption(CaptionUpdate)
+    /// Removes GPS from EXIF and XMP, and the location fields from XMP and IPTC; the plan says
+    /// which blocks hold any, so the others are not touched (not even re-serialised).
+    case stripLocation(StripPlan)
+
+    /// Which metadata blocks of a file hold location data.
+    struct StripPlan: Sendable {
+        var exif: Bool
+        var xmp: Bool
+        var iptc: Bool
+        var isEmpty: Bool { !exif && !xmp && !iptc }
+    }
+
+    /// The XMP properties a location strip removes (`*`: every key with that prefix).
+    static let xmpLocationKeys = [
+        "Xmp.exif.GPS*", "Xmp.iptcExt.LocationCreated*", "Xmp.iptcExt.LocationShown*", "Xmp.iptc.Location",
+        "Xmp.iptc.CountryCode", "Xmp.photoshop.City", "Xmp.photoshop.State", "Xmp.photoshop.Country",
+    ]
+    /// The IPTC datasets a location strip removes: content location code and name, city,
+    /// sub-location, province/state, country code and name.
+    static let iptcLocationDataSets: [UInt8] = [26, 27, 90, 92, 95, 100, 101]
+    static let iptcLocationKeys: Set<String> = [
+        "Iptc.Application2.LocationCode", "Iptc.Application2.LocationName", "Iptc.Application2.City", "Iptc.Application2.SubLocation",
+        "Iptc.Application2.ProvinceState", "Iptc.Application2.CountryCode", "Iptc.Application2.CountryName",
+    ]
+
+    /// Whether a tag is one the operation may change (or remove).
+    func mayChange(_ tag: MetadataTag) -> Bool {
+        switch self {
+        case .caption:
+            return false  // handled by the caption rules in `verify`
+        case .stripLocation:
+            if tag.key.hasPrefix("Exif.GPSInfo.") || tag.key == "Exif.Image.GPSTag" || Self.iptcLocationKeys.contains(tag.key) { return true }
+            if ["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources"].contains(tag.key) { return true }
+            return Self.xmpLocationKeys.contains { key in
+                key.hasSuffix("*") ? tag.key.hasPrefix(String(key.dropLast())) : (tag.key == key || tag.key.hasPrefix(key + "/"))
+            }
+        }
+    }
+}
+
+extension MetadataOperation {
+    /// The XMP edits; nil when the packet should be left alone (a strip on a file without XMP).
+    func xmpEdits(hasPacket: Bool) -> [XMPEdit]? {
+        switch self {
+        case .caption(let update):
+            var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
+            if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
+            return edits
+        case .stripLocation(let plan):
+            return hasPacket && plan.xmp ? Self.xmpLocationKeys.map { XMPEdit.remove(key: $0) } : nil
+        }
+    }
+
+    /// Edits an existing EXIF block (or returns a new one to create; nil leaves the file without EXIF).
+    func editEXIF(_ existing: [UInt8]?, source: String, oldCaptions: Set<String>, strictOrder: Bool = false) throws(MetadataError) -> TIFFBlock? {
+        if case .stripLocation(let plan) = self, !plan.exif, !strictOrder { return nil }
+        guard let existing else {
+            guard case .caption(let update) = self else { return nil }
+            return try TIFFBlock(JPEGCaptionEditor.newEXIF(caption: Array(update.caption.utf8) + [0]), source: source)
+        }
+        var tiff = try TIFFBlock(existing, source: source)
+        if let problem = tiff.ifd0Problem(strictOrder: strictOrder) {
+            throw .corrupt(source: source, reason: strictOrder ? problem : "its EXIF block is damaged: \(problem)")
+        }
+        switch self {
+        case .caption(let update):
+            tiff.setIFD0(tag: 0x010E, type: 2, value: Array(update.caption.utf8) + [0])
+            for tag: UInt16 in [0x9C9C, 0x9C9B] {  // XPComment, XPTitle: kept in step when they held the old caption
+                if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
+                }
+            }
+        case .stripLocation(let plan):
+            if plan.exif { tiff.stripGPS() }
+        }
+        return tiff
+    }
+
+    /// Edits an IIM block (`nil` when the file had none); returns nil to leave it absent.
+    func editIIM(_ iim: [UInt8]?, source: String) throws(MetadataError) -> [UInt8]? {
+        switch self {
+        case .caption(let update):
+            return try TIFFCaptionEditor.captioned(iim ?? [], update: update, source: source)
+        case .stripLocation(let plan):
+            guard let iim, plan.iptc else { return nil }
+            var record = try IPTCRecord(iim, source: source)
+            record.dataSets.removeAll { $0.record == 2 && Self.iptcLocationDataSets.contains($0.number) }
+            return record.bytes
+        }
+    }
+}
+
 /// Options for writing.
 public struct CaptionWriteOptions: Sendable {
     /// Keep the file's modification time.
@@ -42,6 +138,19 @@ public enum CaptionWriter {
     /// Writes `update` into the file at `path` and returns what it replaced.
     @discardableResult
     public static func write(_ update: CaptionUpdate, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
+        try perform(.caption(update), on: path, options: options)
+    }
+
+    /// Removes the location from the file at `path`: the EXIF GPS directory (its bytes are
+    /// zeroed where they belong to it alone), XMP GPS and location properties, and the IPTC
+    /// location fields. Other metadata and the image are left exactly as they were.
+    @discardableResult
+    public static func stripLocation(from path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
+        try perform(.stripLocation(.init(exif: true, xmp: true, iptc: true)), on: path, options: options)
+    }
+
+    /// Reads, edits, verifies and atomically replaces one file.
+    static func perform(_ operation: MetadataOperation, on path: String, options: CaptionWriteOptions) throws(MetadataError) -> MetadataSnapshot {
         let original = try FileAccess.read(path)
         guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
         try FileAccess.requireWritable(path)
@@ -51,18 +160,28 @@ public enum CaptionWriter {
         let beforeTags = try Exiv2.readTags(bytes: original, source: path).tags
         let old = MetadataReader.interpret(beforeTags, mimeType: "", iptcDigestMatches: nil).captions
         let oldCaptions = Set([old.exif, old.xmp, old.iptc].compactMap { $0 })
-        if original.starts(with: [0xFF, 0xD8, 0xFF]) {
-            (updated, snapshot) = try JPEGCaptionEditor.apply(update, to: original, source: path, oldCaptions: oldCaptions)
-        } else if original.starts(with: PNGFile.signature) {
-            (updated, snapshot) = try PNGCaptionEditor.apply(update, to: original, source: path, oldCaptions: oldCaptions)
-        } else if original.starts(with: [0x49, 0x49, 0x2A, 0x00]) || original.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
-            (updated, snapshot) = try TIFFCaptionEditor.apply(update, to: original, source: path, oldCaptions: oldCaptions)
-        } else if original.starts(with: Array("RIFF".utf8)) {
-            (updated, snapshot) = try WebPCaptionEditor.apply(update, to: original, source: path, oldCaptions: oldCaptions)
-        } else {
-            throw .unsupportedFormat(source: path, reason: "writing captions into \(formatName(original)) files is not supported yet (JPEG, PNG, TIFF/DNG and WebP are written; HEIC/AVIF are read only)")
+        var operation = operation
+        if case .stripLocation = operation {
+            let located = beforeTags.filter { operation.mayChange($0) }
+            let plan = MetadataOperation.StripPlan(
+                exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" },
+                xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc })
+            // Nothing to remove: the file is not touched at all.
+            guard !plan.isEmpty else { return MetadataSnapshot(path: path, segments: [], imageDigest: Data(), date: Date()) }
+            operation = .stripLocation(plan)
         }
-        try verify(original: original, updated: updated, update: update, source: path, before: beforeTags)
+        if original.starts(with: [0xFF, 0xD8, 0xFF]) {
+            (updated, snapshot) = try JPEGCaptionEditor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
+        } else if original.starts(with: PNGFile.signature) {
+            (updated, snapshot) = try PNGCaptionEditor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
+        } else if original.starts(with: [0x49, 0x49, 0x2A, 0x00]) || original.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
+            (updated, snapshot) = try TIFFCaptionEditor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
+        } else if original.starts(with: Array("RIFF".utf8)) {
+            (updated, snapshot) = try WebPCaptionEditor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
+        } else {
+            throw .unsupportedFormat(source: path, reason: "writing metadata into \(formatName(original)) files is not supported yet (JPEG, PNG, TIFF/DNG and WebP are written; HEIC/AVIF are read only)")
+        }
+        try verify(original: original, updated: updated, operation: operation, source: path, before: beforeTags)
         var result = snapshot
         if snapshot.segments.first?.marker == 0xFF { result.imageDigest = Data(fingerprint(updated)) }
         do {
@@ -76,6 +195,8 @@ public enum CaptionWriter {
 
     /// Puts back the metadata a write replaced. Refuses when the image itself changed since.
     public static func restore(_ snapshot: MetadataSnapshot, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) {
+        // The snapshot of a write that changed nothing (a strip with no location to remove).
+        if snapshot.segments.isEmpty && snapshot.imageDigest.isEmpty { return }
         let current = try FileAccess.read(path)
         if current.starts(with: PNGFile.signature) {
             try PNGCaptionEditor.restore(snapshot, current: current, path: path, options: options)
@@ -107,7 +228,7 @@ public enum CaptionWriter {
     }
 
     /// Compares every tag before and after, and the image data: only the intended fields may differ.
-    static func verify(original: [UInt8], updated: [UInt8], update: CaptionUpdate, source: String, before: [MetadataTag]) throws(MetadataError) {
+    static func verify(original: [UInt8], updated: [UInt8], operation: MetadataOperation, source: String, before: [MetadataTag]) throws(MetadataError) {
         let after: [MetadataTag]
         do {
             after = try Exiv2.readTags(bytes: updated, source: source).tags
@@ -129,10 +250,13 @@ public enum CaptionWriter {
             "Exif.Photo.ColorSpace",
         ]
         let hadEXIF = before.contains { $0.family == .exif }
+        var isCaption = false
+        if case .caption = operation { isCaption = true }
         let beforeUTF8 = before.first { $0.key == "Iptc.Envelope.CharacterSet" }?.rawBytes == IPTCRecord.utf8Marker
         func comparable(_ tags: [MetadataTag], utf8: Bool) -> [String: [String]] {
             var result: [String: [String]] = [:]
-            for tag in tags where !(intended.contains(tag.key) && (tag.language.isEmpty || tag.language == "x-default"))
+            for tag in tags where !operation.mayChange(tag)
+                && !(isCaption && intended.contains(tag.key) && (tag.language.isEmpty || tag.language == "x-default"))
                 && (hadEXIF || !createdEXIF.contains(tag.key)) {
                 let value = tag.family == .iptc ? TextEncodings.decodeIPTCText(tag.rawBytes, declaredUTF8: utf8) : tag.value
                 result[tag.key + (tag.language.isEmpty ? "" : "[\(tag.language)]"), default: []].append(value)
@@ -140,7 +264,7 @@ public enum CaptionWriter {
             return result
         }
         let old = comparable(before, utf8: beforeUTF8)
-        let new = comparable(after, utf8: true)
+        let new = comparable(after, utf8: after.first { $0.key == "Iptc.Envelope.CharacterSet" }?.rawBytes == IPTCRecord.utf8Marker)
         for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] {
             func shown(_ values: [String]?) -> String {
                 guard let values else { return "absent" }
@@ -149,15 +273,22 @@ public enum CaptionWriter {
             }
             differences.append("\(key) (\(shown(old[key])) → \(shown(new[key])))")
         }
-        // The intended fields hold the new values.
+        // The intended fields hold the new values, or are gone.
         let reading = MetadataReader.interpret(after, mimeType: "", iptcDigestMatches: nil)
-        let expected = update.caption.trimmingCharacters(in: .whitespacesAndNewlines)
-        if reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("\(descriptionKey) (not written)") }
-        if reading.captions.exif?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Exif.Image.ImageDescription (not written)") }
         let isJPEG = original.starts(with: [0xFF, 0xD8])
         let isTIFF = original.starts(with: [0x49, 0x49, 0x2A, 0x00]) || original.starts(with: [0x4D, 0x4D, 0x00, 0x2A])
-        if isJPEG || isTIFF, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Iptc.Application2.Caption (not written)") }
-        if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
+        switch operation {
+        case .caption(let update):
+            let expected = update.caption.trimmingCharacters(in: .whitespacesAndNewlines)
+            if reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("\(descriptionKey) (not written)") }
+            if reading.captions.exif?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Exif.Image.ImageDescription (not written)") }
+            if isJPEG || isTIFF, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Iptc.Application2.Caption (not written)") }
+            if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
+        case .stripLocation:
+            let left = after.filter { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" || operation.mayChange($0) }
+                .filter { !["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources"].contains($0.key) }
+            differences += left.map { "\($0.key) (still there)" }
+        }
         if isJPEG {
             if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
                 if !beforeJPEG.hasSameImageData(as: afterJPEG) { differences.append("the image data") }
@@ -198,7 +329,7 @@ public enum CaptionWriter {
 
 /// The JPEG part of the writer: new EXIF, XMP and IPTC segments, everything else untouched.
 enum JPEGCaptionEditor {
-    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+    static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var jpeg = try JPEGFile(original, source: source)
         let snapshot = MetadataSnapshot(
             path: source,
@@ -207,55 +338,37 @@ enum JPEGCaptionEditor {
             imageDigest: Data(jpeg.imageDataDigest), date: Date())
 
         // XMP: parsed and re-serialised by the XMP toolkit; an unparsable packet stops the write.
-        var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
-        if let altText = update.altText {
-            edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText))
+        if let edits = operation.xmpEdits(hasPacket: jpeg.xmpPacket != nil) {
+            let packet = try Exiv2.applyXMP(jpeg.xmpPacket ?? [], edits: edits, source: source)
+            guard packet.count + JPEGFile.xmpSignature.count <= JPEGFile.maximumPayload else {
+                throw .tooLarge(source: source, reason: "the XMP packet would be \(packet.count) bytes, more than a JPEG segment holds")
+            }
+            jpeg.setSegment(marker: 0xE1, signature: JPEGFile.xmpSignature, payload: JPEGFile.xmpSignature + packet)
         }
-        let packet = try Exiv2.applyXMP(jpeg.xmpPacket ?? [], edits: edits, source: source)
-        guard packet.count + JPEGFile.xmpSignature.count <= JPEGFile.maximumPayload else {
-            throw .tooLarge(source: source, reason: "the XMP packet would be \(packet.count) bytes, more than a JPEG segment holds")
-        }
-        jpeg.setSegment(marker: 0xE1, signature: JPEGFile.xmpSignature, payload: JPEGFile.xmpSignature + packet)
 
         // EXIF: the value in place or appended; IFD0 rewritten at the end only when it gains an entry.
-        let captionBytes = Array(update.caption.utf8) + [0]
-        var tiff: TIFFBlock
-        if let existing = jpeg.exifTIFF {
-            tiff = try TIFFBlock(existing, source: source)
-            if let problem = tiff.ifd0Problem(strictOrder: false) { throw .corrupt(source: source, reason: "its EXIF block is damaged: \(problem)") }
-            tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
-            for tag: UInt16 in [0x9C9C, 0x9C9B] {  // XPComment, XPTitle: kept in step when they held the old caption
-                if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
-                    tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
-                }
+        if let tiff = try operation.editEXIF(jpeg.exifTIFF, source: source, oldCaptions: oldCaptions) {
+            guard tiff.bytes.count + JPEGFile.exifSignature.count <= JPEGFile.maximumPayload else {
+                throw .tooLarge(source: source, reason: "the EXIF block would be \(tiff.bytes.count) bytes, more than a JPEG segment holds")
             }
-        } else {
-            tiff = try TIFFBlock(Self.newEXIF(caption: captionBytes), source: source)
+            jpeg.setSegment(marker: 0xE1, signature: JPEGFile.exifSignature, payload: JPEGFile.exifSignature + tiff.bytes)
         }
-        guard tiff.bytes.count + JPEGFile.exifSignature.count <= JPEGFile.maximumPayload else {
-            throw .tooLarge(source: source, reason: "the EXIF block would be \(tiff.bytes.count) bytes, more than a JPEG segment holds")
-        }
-        jpeg.setSegment(marker: 0xE1, signature: JPEGFile.exifSignature, payload: JPEGFile.exifSignature + tiff.bytes)
 
         // IPTC: UTF-8 with the 1:90 marker (other text re-encoded first), digest kept current.
+        guard jpeg.photoshopResources != nil || { if case .caption = operation { return true } else { return false } }() else {
+            return (jpeg.bytes, snapshot)
+        }
         var resources = try jpeg.photoshopResources.map { raw throws(MetadataError) in try PhotoshopResources(raw, source: source) } ?? PhotoshopResources()
         let oldIIM = resources.data(id: PhotoshopResources.iptcID)
         var iimIndices = resources.indices(id: PhotoshopResources.iptcID)
-        if iimIndices.isEmpty {
+        if iimIndices.isEmpty, case .caption = operation {
             resources.setData([], id: PhotoshopResources.iptcID)
             iimIndices = resources.indices(id: PhotoshopResources.iptcID)
         }
-        // Every IPTC record gets the caption: a second record with the old one would contradict it.
         for index in iimIndices {
-            // The first envelope always carries the caption; later ones only if they had one.
-            var envelopes = try IPTCRecord(resources.resources[index].data, source: source).envelopes
-            for number in envelopes.indices where number == 0 || envelopes[number].dataSets.contains(where: { $0.record == 2 && $0.number == 120 }) {
-                do { try envelopes[number].convertToUTF8() } catch {
-                    throw .unsupportedFormat(source: source, reason: "its IPTC text uses a declared character set other than Latin-1 or UTF-8, which cannot be converted without garbling it")
-                }
-                envelopes[number].set(record: 2, number: 120, value: Array(update.caption.utf8))
+            if let edited = try operation.editIIM(resources.resources[index].data, source: source) {
+                resources.resources[index].data = edited
             }
-            resources.resources[index].data = IPTCRecord(joining: envelopes).bytes
         }
         let newIIM = resources.data(id: PhotoshopResources.iptcID) ?? []
         if let stored = resources.data(id: PhotoshopResources.iptcDigestID), let oldIIM, stored == MD5.digest(oldIIM) {
@@ -283,7 +396,7 @@ enum JPEGCaptionEditor {
 
 /// The PNG part of the writer: the standard `eXIf` chunk and the XMP `iTXt` chunk.
 enum PNGCaptionEditor {
-    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+    static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var png = try PNGFile(original, source: source)
         // The snapshot keeps the original eXIf and XMP chunks (marker 0 = eXIf, 1 = XMP iTXt).
         var saved: [MetadataSnapshot.Segment] = []
@@ -291,23 +404,12 @@ enum PNGCaptionEditor {
         if let index = png.xmpIndex { saved.append(.init(marker: 1, payload: Data(png.chunks[index].data))) }
         let snapshot = MetadataSnapshot(path: source, segments: saved, imageDigest: Data(png.imageDataDigest), date: Date())
 
-        var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
-        if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
-        png.setXMP(try Exiv2.applyXMP(try png.xmpPacket(source: source) ?? [], edits: edits, source: source))
-
-        let captionBytes = Array(update.caption.utf8) + [0]
-        var tiff: TIFFBlock
-        if let existing = png.exif {
-            tiff = try TIFFBlock(existing, source: source)
-            if let problem = tiff.ifd0Problem(strictOrder: false) { throw .corrupt(source: source, reason: "its EXIF block is damaged: \(problem)") }
-            tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
-            for tag: UInt16 in [0x9C9C, 0x9C9B] {
-                if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
-                    tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
-                }
-            }
-        } else {
-            tiff = try TIFFBlock(JPEGCaptionEditor.newEXIF(caption: captionBytes), source: source)
+        let oldPacket = try png.xmpPacket(source: source)
+        if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
+            png.setXMP(try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source))
+        }
+        guard let tiff = try operation.editEXIF(png.exif, source: source, oldCaptions: oldCaptions) else {
+            return (png.bytes, snapshot)
         }
         png.setEXIF(tiff.bytes)
         return (png.bytes, snapshot)
@@ -338,35 +440,27 @@ enum TIFFCaptionEditor {
     static let iptcTag: UInt16 = 33723
     static let photoshopTag: UInt16 = 34377
 
-    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
-        var tiff = try TIFFBlock(original, source: source)
-        if let problem = tiff.ifd0Problem(strictOrder: true) { throw .corrupt(source: source, reason: problem) }
-
-        // EXIF ImageDescription and the Windows copies.
-        tiff.setIFD0(tag: 0x010E, type: 2, value: Array(update.caption.utf8) + [0])
-        for tag: UInt16 in [0x9C9C, 0x9C9B] {
-            if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
-                tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
-            }
+    static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+        guard var tiff = try operation.editEXIF(original, source: source, oldCaptions: oldCaptions, strictOrder: true) else {
+            throw .corrupt(source: source, reason: "the TIFF structure is missing")
         }
         // XMP (tag 700).
-        var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
-        if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
-        let oldPacket = tiff.value(ofIFD0Tag: xmpTag) ?? []
-        let xmpType = tiff.ifd0Entries.first { $0.tag == xmpTag }?.type ?? 1
-        tiff.setIFD0(tag: xmpTag, type: xmpType == 7 ? 7 : 1, value: try Exiv2.applyXMP(oldPacket, edits: edits, source: source))
+        let oldPacket = tiff.value(ofIFD0Tag: xmpTag)
+        if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
+            let xmpType = tiff.ifd0Entries.first { $0.tag == xmpTag }?.type ?? 1
+            tiff.setIFD0(tag: xmpTag, type: xmpType == 7 ? 7 : 1, value: try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source))
+        }
         // IPTC (tag 33723), and the copy inside Photoshop resources (tag 34377) when there is one.
-        let oldIIM = tiff.value(ofIFD0Tag: iptcTag)
-        let newIIM = try captioned(oldIIM ?? [], update: update, source: source)
-        let iptcType = tiff.ifd0Entries.first { $0.tag == iptcTag }?.type ?? 7
-        var padded = newIIM
-        if iptcType == 4 { while padded.count % 4 != 0 { padded.append(0) } }
-        tiff.setIFD0(tag: iptcTag, type: iptcType == 4 ? 4 : 7, value: padded, countOverride: iptcType == 4 ? UInt32(padded.count / 4) : nil)
+        if let newIIM = try operation.editIIM(tiff.value(ofIFD0Tag: iptcTag), source: source) {
+            let iptcType = tiff.ifd0Entries.first { $0.tag == iptcTag }?.type ?? 7
+            var padded = newIIM
+            if iptcType == 4 { while padded.count % 4 != 0 { padded.append(0) } }
+            tiff.setIFD0(tag: iptcTag, type: iptcType == 4 ? 4 : 7, value: padded, countOverride: iptcType == 4 ? UInt32(padded.count / 4) : nil)
+        }
         if let resourceBytes = tiff.value(ofIFD0Tag: photoshopTag) {
             var resources = try PhotoshopResources(resourceBytes, source: source)
-            if let embedded = resources.data(id: PhotoshopResources.iptcID) {
+            if let embedded = resources.data(id: PhotoshopResources.iptcID), let updatedIIM = try operation.editIIM(embedded, source: source) {
                 let stored = resources.data(id: PhotoshopResources.iptcDigestID)
-                let updatedIIM = try captioned(embedded, update: update, source: source)
                 resources.setData(updatedIIM, id: PhotoshopResources.iptcID)
                 if let stored, stored == MD5.digest(embedded) { resources.setData(MD5.digest(updatedIIM), id: PhotoshopResources.iptcDigestID) }
                 let type = tiff.ifd0Entries.first { $0.tag == photoshopTag }?.type ?? 1
@@ -396,26 +490,12 @@ enum TIFFCaptionEditor {
 
 /// The WebP part of the writer: EXIF and XMP chunks, VP8X added or updated.
 enum WebPCaptionEditor {
-    static func apply(_ update: CaptionUpdate, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+    static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var webp = try WebPFile(original, source: source)
-        var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
-        if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
-        let packet = try Exiv2.applyXMP(webp.xmpPacket ?? [], edits: edits, source: source)
-        let captionBytes = Array(update.caption.utf8) + [0]
-        var tiff: TIFFBlock
-        if let existing = webp.exif {
-            tiff = try TIFFBlock(existing, source: source)
-            if let problem = tiff.ifd0Problem(strictOrder: false) { throw .corrupt(source: source, reason: "its EXIF block is damaged: \(problem)") }
-            tiff.setIFD0(tag: 0x010E, type: 2, value: captionBytes)
-            for tag: UInt16 in [0x9C9C, 0x9C9B] {
-                if let value = tiff.value(ofIFD0Tag: tag), oldCaptions.contains(TextEncodings.decodeUCS2LE(value).trimmingCharacters(in: .whitespacesAndNewlines)) {
-                    tiff.setIFD0(tag: tag, type: 1, value: TextEncodings.encodeUCS2LE(update.caption))
-                }
-            }
-        } else {
-            tiff = try TIFFBlock(JPEGCaptionEditor.newEXIF(caption: captionBytes), source: source)
-        }
-        try webp.setMetadata(exif: tiff.bytes, xmp: packet, source: source)
+        let edits = operation.xmpEdits(hasPacket: webp.xmpPacket != nil)
+        let packet = try edits.map { edits throws(MetadataError) in try Exiv2.applyXMP(webp.xmpPacket ?? [], edits: edits, source: source) }
+        let tiff = try operation.editEXIF(webp.exif, source: source, oldCaptions: oldCaptions)
+        try webp.setMetadata(exif: tiff?.bytes, xmp: packet, source: source)
         let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
                                         imageDigest: Data(), date: Date())
         return (webp.bytes, snapshot)

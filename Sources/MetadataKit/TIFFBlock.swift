@@ -190,6 +190,30 @@ struct TIFFBlock {
         rewriteIFD0(entries, next: next)
     }
 
+    /// Removes the GPS directory: the IFD0 pointer goes, and the GPS IFD and its values are
+    /// zeroed where they lie inside the block and belong to nothing else.
+    mutating func stripGPS() {
+        guard let entry = ifd0Entries.first(where: { $0.tag == 0x8825 }) else { return }
+        let gps = Int(read32(entry.field))
+        if gps >= 8, gps + 2 <= originalCount {
+            let count = Int(readUInt16(gps))
+            let table = gps..<(gps + 2 + count * 12 + 4)
+            if table.upperBound <= originalCount, isPrivate(table, of: 0x8825) {
+                for index in 0..<count {
+                    let start = gps + 2 + index * 12
+                    let size = Self.typeSize(readUInt16(start + 2)) * Int(readUInt32(start + 4))
+                    let offset = Int(readUInt32(start + 8))
+                    if size > 4, offset + size <= originalCount, isPrivate(offset..<(offset + size), of: 0x8825),
+                       !(offset..<(offset + size)).overlaps(table) {
+                        replace(offset, with: [UInt8](repeating: 0, count: size))
+                    }
+                }
+                replace(gps, with: [UInt8](repeating: 0, count: table.count))
+            }
+        }
+        removeIFD0(tag: 0x8825)
+    }
+
     /// Removes an IFD0 tag (IFD0 shrinks in place); its out-of-line value is zeroed.
     mutating func removeIFD0(tag: UInt16) {
         let offset = ifd0Offset

@@ -58,8 +58,14 @@ struct WebPFile {
     var xmpPacket: [UInt8]? { chunks.first { $0.name == "XMP " }?.data }
 
     /// Sets the EXIF and XMP chunks (converting a simple WebP to the extended form first).
-    mutating func setMetadata(exif tiff: [UInt8], xmp packet: [UInt8], source: String) throws(MetadataError) {
+    mutating func setMetadata(exif tiff: [UInt8]?, xmp packet: [UInt8]?, source: String) throws(MetadataError) {
+        guard tiff != nil || packet != nil else { return }
         if chunks[0].name != "VP8X" { try addVP8X(source: source) }
+        if let tiff { setEXIF(tiff) }
+        if let packet { setXMP(packet) }
+    }
+
+    private mutating func setEXIF(_ tiff: [UInt8]) {
         if let index = chunks.firstIndex(where: { $0.name == "EXIF" }) {
             let prefix = chunks[index].data.starts(with: JPEGFile.exifSignature) ? JPEGFile.exifSignature : []
             chunks[index].data = prefix + tiff
@@ -67,12 +73,16 @@ struct WebPFile {
             let xmpIndex = chunks.firstIndex { $0.name == "XMP " }
             chunks.insert(Chunk(fourCC: Array("EXIF".utf8), data: tiff), at: xmpIndex ?? chunks.count)
         }
+        chunks[0].data[0] |= Self.exifFlag
+    }
+
+    private mutating func setXMP(_ packet: [UInt8]) {
         if let index = chunks.firstIndex(where: { $0.name == "XMP " }) {
             chunks[index].data = packet
         } else {
             chunks.append(Chunk(fourCC: Array("XMP ".utf8), data: packet))
         }
-        chunks[0].data[0] |= Self.exifFlag | Self.xmpFlag
+        chunks[0].data[0] |= Self.xmpFlag
     }
 
     /// Prepends a VP8X chunk whose canvas and alpha flag come from the bitstream.

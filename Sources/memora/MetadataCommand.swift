@@ -7,7 +7,7 @@ struct MetadataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metadata",
         abstract: "Read and write captions and alt text (XMP, EXIF, IPTC).",
-        subcommands: [Read.self, Write.self, Restore.self])
+        subcommands: [Read.self, Write.self, StripLocation.self, Restore.self])
 
     /// Where `write` keeps what it replaced, for `restore`:
     /// `$XDG_STATE_HOME/memora/snapshots` (else `~/.local/state/memora/snapshots`).
@@ -83,13 +83,7 @@ struct MetadataCommand: ParsableCommand {
                 do {
                     let snapshotPath = MetadataCommand.snapshotPath(for: file)
                     // The snapshot is stored before the photo is replaced: no write without a way back.
-                    let save: @Sendable (MetadataSnapshot) throws -> Void = { snapshot in
-                        try FileManager.default.createDirectory(
-                            atPath: MetadataCommand.snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                        let encoder = JSONEncoder()
-                        encoder.dateEncodingStrategy = .iso8601
-                        try encoder.encode(snapshot).write(to: URL(fileURLWithPath: snapshotPath), options: .atomic)
-                    }
+                    let save = MetadataCommand.saver(snapshotPath)
                     try CaptionWriter.write(
                         CaptionUpdate(caption: caption, altText: altText), to: file,
                         options: CaptionWriteOptions(keepModificationTime: keepMtime, beforeReplacing: save))
@@ -100,6 +94,41 @@ struct MetadataCommand: ParsableCommand {
                 }
             }
             if failures > 0 { throw ExitCode.failure }
+        }
+    }
+
+    struct StripLocation: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "strip-location",
+            abstract: "Remove GPS and location fields (EXIF, XMP, IPTC) before sharing a photo.",
+            discussion: "Everything else stays as it was; what was removed is kept for `memora metadata restore`.")
+        @Flag(help: "Keep the files' modification times.") var keepMtime = false
+        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP).") var files: [String]
+
+        func run() throws {
+            var failures = 0
+            for file in files {
+                do {
+                    let snapshotPath = MetadataCommand.snapshotPath(for: file)
+                    try CaptionWriter.stripLocation(
+                        from: file, options: CaptionWriteOptions(keepModificationTime: keepMtime, beforeReplacing: MetadataCommand.saver(snapshotPath)))
+                    print(file)
+                } catch {
+                    failures += 1
+                    StandardError.write("error: \(error)\n")
+                }
+            }
+            if failures > 0 { throw ExitCode.failure }
+        }
+    }
+
+    /// Stores a snapshot at `path` (called before the photo is replaced).
+    static func saver(_ path: String) -> @Sendable (MetadataSnapshot) throws -> Void {
+        { snapshot in
+            try FileManager.default.createDirectory(atPath: snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            try encoder.encode(snapshot).write(to: URL(fileURLWithPath: path), options: .atomic)
         }
     }
 

@@ -426,3 +426,39 @@ struct WriterSafetyTests {
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == jpeg)
     }
 }
+
+@Suite("Stripping location")
+struct StripLocationTests {
+    @Test("GPS and location fields go from EXIF, XMP and IPTC; everything else stays; restore brings them back")
+    func strip() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try exiftool(["-q", "-overwrite_original", "-charset", "iptc=utf8", "-IPTC:CodedCharacterSet=UTF8",
+                      "-GPSLatitude=48.8584", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E",
+                      "-XMP-exif:GPSLatitude=48.8584 N", "-XMP-photoshop:City=Paris", "-XMP-iptcExt:LocationShownCity=Paris",
+                      "-IPTC:City=Paris", "-IPTC:Country-PrimaryLocationName=France", "-IPTC:Keywords=tower",
+                      "-EXIF:Make=Memora", "-XMP-dc:Description=The tower", path])
+        #expect(try MetadataReader.read(contentsOf: path).gps != nil)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let snapshot = try CaptionWriter.stripLocation(from: path)
+        let remaining = try exiftool(["-a", "-G1", "-s", "-gps:all", "-XMP-exif:GPS*", "-XMP-photoshop:City", "-XMP-iptcExt:all",
+                                      "-IPTC:City", "-IPTC:Country-PrimaryLocationName", path])
+        #expect(remaining.isEmpty, "left behind: \(remaining)")
+        #expect(try MetadataReader.read(contentsOf: path).gps == nil)
+        #expect(try exiftoolValue("EXIF:Make", path) == "Memora")
+        #expect(try exiftoolValue("IPTC:Keywords", path) == "tower")
+        #expect(try exiftoolValue("XMP-dc:Description", path) == "The tower")
+        #expect(try exiftool(["-warning", "-s3", path]).isEmpty)
+        try CaptionWriter.restore(snapshot, to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+    }
+
+    @Test("a photo without location is left byte for byte as it was")
+    func nothingToStrip() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        try CaptionWriter.stripLocation(from: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+    }
+}
