@@ -78,22 +78,11 @@ struct MetadataCommand: ParsableCommand {
         @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP).") var files: [String]
 
         func run() throws {
-            var failures = 0
-            for file in files {
-                do {
-                    let snapshotPath = MetadataCommand.snapshotPath(for: file)
-                    // The snapshot is stored before the photo is replaced: no write without a way back.
-                    let save = MetadataCommand.saver(snapshotPath)
-                    try CaptionWriter.write(
-                        CaptionUpdate(caption: caption, altText: altText), to: file,
-                        options: CaptionWriteOptions(keepModificationTime: keepMtime, beforeReplacing: save))
-                    print(file)
-                } catch {
-                    failures += 1
-                    StandardError.write("error: \(error)\n")
-                }
+            try MetadataCommand.forEach(files) { file in
+                try CaptionWriter.write(
+                    CaptionUpdate(caption: caption, altText: altText), to: file,
+                    options: MetadataCommand.options(for: file, keepModificationTime: keepMtime))
             }
-            if failures > 0 { throw ExitCode.failure }
         }
     }
 
@@ -106,20 +95,31 @@ struct MetadataCommand: ParsableCommand {
         @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP).") var files: [String]
 
         func run() throws {
-            var failures = 0
-            for file in files {
-                do {
-                    let snapshotPath = MetadataCommand.snapshotPath(for: file)
-                    try CaptionWriter.stripLocation(
-                        from: file, options: CaptionWriteOptions(keepModificationTime: keepMtime, beforeReplacing: MetadataCommand.saver(snapshotPath)))
-                    print(file)
-                } catch {
-                    failures += 1
-                    StandardError.write("error: \(error)\n")
-                }
+            try MetadataCommand.forEach(files) { file in
+                try CaptionWriter.stripLocation(from: file, options: MetadataCommand.options(for: file, keepModificationTime: keepMtime))
             }
-            if failures > 0 { throw ExitCode.failure }
         }
+    }
+
+    /// Runs `body` for each file, printing the file when it succeeds and one `error:` line when
+    /// it fails, and exits non-zero at the end if any failed.
+    static func forEach(_ files: [String], _ body: (String) throws -> Void) throws {
+        var failures = 0
+        for file in files {
+            do {
+                try body(file)
+                print(file)
+            } catch {
+                failures += 1
+                StandardError.write("error: \(error)\n")
+            }
+        }
+        if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// Write options that store the file's snapshot before the photo is replaced: no write without a way back.
+    static func options(for file: String, keepModificationTime: Bool) -> CaptionWriteOptions {
+        CaptionWriteOptions(keepModificationTime: keepModificationTime, beforeReplacing: saver(snapshotPath(for: file)))
     }
 
     /// Stores a snapshot at `path` (called before the photo is replaced).
@@ -137,24 +137,16 @@ struct MetadataCommand: ParsableCommand {
         @Argument(help: "Image files.") var files: [String]
 
         func run() throws {
-            var failures = 0
-            for file in files {
-                do {
-                    let decoder = JSONDecoder()
-                    decoder.dateDecodingStrategy = .iso8601
-                    let snapshotFile = MetadataCommand.snapshotPath(for: file)
-                    guard let data = FileManager.default.contents(atPath: snapshotFile) else {
-                        throw ValidationError("\(file): no snapshot from an earlier `memora metadata write`")
-                    }
-                    try CaptionWriter.restore(try decoder.decode(MetadataSnapshot.self, from: data), to: file)
-                    try? FileManager.default.removeItem(atPath: snapshotFile)
-                    print(file)
-                } catch {
-                    failures += 1
-                    StandardError.write("error: \(error)\n")
+            try MetadataCommand.forEach(files) { file in
+                let decoder = JSONDecoder()
+                decoder.dateDecodingStrategy = .iso8601
+                let snapshotFile = MetadataCommand.snapshotPath(for: file)
+                guard let data = FileManager.default.contents(atPath: snapshotFile) else {
+                    throw ValidationError("\(file): no snapshot from an earlier `memora metadata write` or `strip-location`")
                 }
+                try CaptionWriter.restore(try decoder.decode(MetadataSnapshot.self, from: data), to: file)
+                try? FileManager.default.removeItem(atPath: snapshotFile)
             }
-            if failures > 0 { throw ExitCode.failure }
         }
     }
 }
