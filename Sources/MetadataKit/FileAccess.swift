@@ -21,6 +21,23 @@ enum FileAccess {
         }
     }
 
+    /// How old a temporary file must be before a later write treats it as left by a killed writer.
+    static let staleTemporaryAge: TimeInterval = 15 * 60
+
+    /// Removes `.NAME.memora-XXXXXX` files beside `url` that a writer killed mid-write
+    /// (SIGKILL, power loss) could not remove; recent ones may belong to a running writer.
+    static func removeStaleTemporaryFiles(of url: URL, now: Date = Date()) {
+        let folder = url.deletingLastPathComponent().path
+        let prefix = "." + url.lastPathComponent + ".memora-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) && name.count == prefix.count + 6 {
+            let path = folder + "/" + name
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  now.timeIntervalSince(modified) > staleTemporaryAge else { continue }
+            unlink(path)
+        }
+    }
+
     /// Refuses a file its owner marked read-only (no write bit at all), even when running as root.
     static func requireWritable(_ path: String) throws(MetadataError) {
         var status = stat()
@@ -48,6 +65,7 @@ enum FileAccess {
             throw .io(path: path, reason: "the file changed while it was being captioned")
         }
         let url = URL(fileURLWithPath: path)
+        removeStaleTemporaryFiles(of: url)
         var template = Array((url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".memora-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw .io(path: path, reason: "cannot create a temporary file beside it (\(String(cString: strerror(errno))))") }
