@@ -299,7 +299,7 @@ public enum CaptionWriter {
             // Checked by the editor itself: only IFD0 entries and replaced values changed, the rest was appended.
         } else if original.starts(with: Array("RIFF".utf8)) {
             if let before = try? WebPFile(original, source: source), let after = try? WebPFile(updated, source: source) {
-                if before.imageDataDigest != after.imageDataDigest { differences.append("the image data") }
+                if before.imageChunks != after.imageChunks { differences.append("the image data") }
                 if let canvas = before.canvas, canvas != after.canvas { differences.append("the canvas size") }
             } else {
                 differences.append("the WebP structure")

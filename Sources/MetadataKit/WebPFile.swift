@@ -111,7 +111,7 @@ struct WebPFile {
     }
 
     /// The bitstreams and colour profile, for a byte comparison (VP8, VP8L, ALPH, ANIM, ANMF, ICCP).
-    var imageDataDigest: [[UInt8]] {
+    var imageChunks: [[UInt8]] {
         chunks.filter { ["VP8 ", "VP8L", "ALPH", "ANIM", "ANMF", "ICCP"].contains($0.name) }.map(\.bytes)
     }
 
