@@ -30,12 +30,14 @@ let package = Package(
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "PhotoIndex", targets: ["PhotoIndex"]),
         .library(name: "MemoraCore", targets: ["MemoraCore"]),
+        .library(name: "MemoraTesting", targets: ["MemoraTesting"]),
         .executable(name: "memora", targets: ["memora"]),
         .executable(name: "memora-bench", targets: ["memora-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // MARK: C bridges: each library is wrapped once, thinly.
@@ -88,6 +90,17 @@ let package = Package(
             ],
             swiftSettings: strictSwift),
 
+        // Test support for users of MemoraCore: loopback model servers speaking the
+        // Ollama, OpenAI and Gemini wire formats, a manual clock, a controllable monitor.
+        .target(
+            name: "MemoraTesting",
+            dependencies: [
+                "MemoraCore",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ],
+            swiftSettings: strictSwift),
+
         // MARK: Front ends.
         .executableTarget(
             name: "memora",
@@ -98,7 +111,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora-bench",
-            dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "CBenchPeers"],
+            dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "MemoraCore", "MemoraTesting", "CBenchPeers"],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),
 
@@ -107,7 +120,9 @@ let package = Package(
         .testTarget(name: "MetadataKitTests", dependencies: ["MetadataKit", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["PhotoIndex", "ImageKit"], swiftSettings: strictSwift),
-        .testTarget(name: "MemoraCoreTests", dependencies: ["MemoraCore"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "MemoraCoreTests", dependencies: ["MemoraCore", "MemoraTesting", "MetadataKit", "ImageKit"],
+            swiftSettings: strictSwift),
     ],
     cxxLanguageStandard: .cxx17
 )

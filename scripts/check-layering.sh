@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ours=(ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore)
+ours=(ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore MemoraTesting)
 c_modules=(CSodium CExif CExiv2 CExiv2Library CTurboJPEG CPNG CHeif CBenchPeers)
 
 allowed_for() {
@@ -17,6 +17,7 @@ allowed_for() {
     ImageKit|MetadataKit|VaultCrypto) echo "" ;;
     PhotoIndex) echo "MetadataKit ImageKit" ;;
     MemoraCore) echo "MetadataKit VaultCrypto PhotoIndex ImageKit" ;;
+    MemoraTesting) echo "MemoraCore" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac
 }

@@ -88,7 +88,23 @@ public enum MetadataReader {
             model: fields.first("Exif.Image.Model").map { exifText($0.rawBytes) },
             rating: fields.first("Xmp.xmp.Rating").flatMap { Int($0.value) ?? Double($0.value).map { Int($0) } },
             windowsComment: fields.first("Exif.Image.XPComment").map { TextEncodings.decodeUCS2LE($0.rawBytes) },
-            windowsTitle: windowsTitle, people: people, regions: regions)
+            windowsTitle: windowsTitle, people: people, regions: regions, place: place(fields, iptcUTF8: iptcUTF8))
+    }
+
+    /// IPTC Core location names, XMP first, then the IIM datasets.
+    private static func place(_ fields: TagIndex, iptcUTF8: Bool) -> PlaceName? {
+        func text(_ xmpKey: String, _ iptcKey: String) -> String? {
+            let value = fields.first(xmpKey)?.value
+                ?? fields.first(iptcKey).map { TextEncodings.decodeIPTCText($0.rawBytes, declaredUTF8: iptcUTF8) }
+            let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed?.isEmpty == false ? trimmed : nil
+        }
+        let place = PlaceName(
+            sublocation: text("Xmp.iptc.Location", "Iptc.Application2.SubLocation"),
+            city: text("Xmp.photoshop.City", "Iptc.Application2.City"),
+            state: text("Xmp.photoshop.State", "Iptc.Application2.ProvinceState"),
+            country: text("Xmp.photoshop.Country", "Iptc.Application2.CountryName"))
+        return place.displayName.isEmpty ? nil : place
     }
 
     /// EXIF ASCII text: UTF-8 when the bytes are valid UTF-8 (many phones write it), else

@@ -1,0 +1,173 @@
+public import Foundation
+import GRDB
+
+/// Why the caption database failed.
+public enum CaptionDatabaseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The database could not be opened or migrated.
+    case openFailed(path: String, reason: String)
+    /// A query failed.
+    case queryFailed(reason: String)
+    /// A preference key or value is not valid.
+    case invalidPreference(key: String, reason: String)
+    /// The photo has no history entry with that number.
+    case noSuchHistoryEntry(asset: String, number: Int, available: Int)
+
+    public var description: String {
+        switch self {
+        case .openFailed(let path, let reason): "the caption database \(path) could not be opened: \(reason)"
+        case .queryFailed(let reason): "the caption database failed: \(reason)"
+        case .invalidPreference(let key, let reason): "preference \(key): \(reason)"
+        case .noSuchHistoryEntry(let asset, let number, let available):
+            "\(asset) has no history entry \(number) (it has \(available); 0 means the photo as it was before Memora wrote to it)"
+        }
+    }
+}
+
+/// Memora's local SQLite database (GRDB, WAL): the seed's `processing_queue`,
+/// single-row `preferences` and `sync_state`, plus `caption_history`,
+/// `original_metadata`, `scan_state` and `error_logs`. The schema is in `Docs/Captioning.md`.
+public final class CaptionDatabase: Sendable {
+    let pool: DatabasePool
+    /// The database file.
+    public let path: String
+
+    /// Opens (creating and migrating as needed) the database at `path`.
+    public init(path: String) throws(CaptionDatabaseError) {
+        self.path = path
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw .openFailed(path: path, reason: "\(error)")
+        }
+    }
+
+    /// `$XDG_DATA_HOME/memora/memora.sqlite` (or `~/.local/share/memora/memora.sqlite`).
+    public static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/share")
+        return base + "/memora/memora.sqlite"
+    }
+
+    /// Milliseconds since 1970, the unit of every timestamp column.
+    static func timestamp(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE processing_queue (
+                    id TEXT PRIMARY KEY,
+                    asset_id TEXT UNIQUE NOT NULL,
+                    asset_uri TEXT NOT NULL,
+                    status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'processing', 'completed', 'failed')),
+                    caption TEXT,
+                    alt_text TEXT,
+                    model_used TEXT,
+                    error_message TEXT,
+                    retry_count INTEGER DEFAULT 0,
+                    force INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE INDEX idx_queue_status ON processing_queue(status);
+                CREATE INDEX idx_queue_updated ON processing_queue(updated_at);
+                CREATE TABLE preferences (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    background_enabled INTEGER DEFAULT 1,
+                    ai_mode TEXT DEFAULT 'on-device',
+                    auto_process_new INTEGER DEFAULT 1,
+                    process_existing INTEGER DEFAULT 0,
+                    wifi_only INTEGER DEFAULT 1,
+                    charging_only INTEGER DEFAULT 0,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE TABLE sync_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    last_pull_at INTEGER,
+                    last_push_at INTEGER,
+                    pending_push INTEGER DEFAULT 0
+                );
+                CREATE TABLE caption_history (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    asset_id TEXT NOT NULL,
+                    caption TEXT,
+                    alt_text TEXT,
+                    model_used TEXT NOT NULL,
+                    was_manual_edit INTEGER NOT NULL DEFAULT 0,
+                    kind TEXT NOT NULL CHECK (kind IN ('generated', 'manual', 'rollback')),
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX idx_caption_history_asset_created ON caption_history(asset_id, created_at);
+                CREATE TABLE original_metadata (
+                    asset_id TEXT PRIMARY KEY,
+                    snapshot BLOB NOT NULL,
+                    caption TEXT,
+                    alt_text TEXT,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE scan_state (
+                    root TEXT PRIMARY KEY,
+                    last_scan_at INTEGER NOT NULL
+                );
+                CREATE TABLE error_logs (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    asset_id TEXT,
+                    error_type TEXT NOT NULL,
+                    error_message TEXT,
+                    context TEXT,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX idx_error_logs_created ON error_logs(created_at);
+                """)
+            let now = timestamp(Date())
+            try db.execute(sql: "INSERT INTO preferences (id, updated_at) VALUES (1, ?)", arguments: [now])
+            try db.execute(sql: "INSERT INTO sync_state (id) VALUES (1)")
+        }
+        return migrator
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(CaptionDatabaseError) -> T {
+        do { return try pool.read(body) } catch let error as CaptionDatabaseError { throw error } catch { throw .queryFailed(reason: "\(error)") }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws(CaptionDatabaseError) -> T {
+        do { return try pool.write(body) } catch let error as CaptionDatabaseError { throw error } catch { throw .queryFailed(reason: "\(error)") }
+    }
+
+    /// Records an error in `error_logs` (best effort: a logging failure is not an error of its own).
+    public func logError(asset: String?, type: String, message: String, context: [String: String] = [:]) {
+        let json = (try? JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+        _ = try? write { db in
+            try db.execute(
+                sql: "INSERT INTO error_logs (asset_id, error_type, error_message, context, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [asset, type, message, json, Self.timestamp(Date())])
+        }
+    }
+
+    /// The most recent error log entries, newest first.
+    public func recentErrors(limit: Int = 20) throws(CaptionDatabaseError) -> [ErrorLogEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM error_logs ORDER BY id DESC LIMIT ?", arguments: [limit]).map {
+                ErrorLogEntry(asset: $0["asset_id"], type: $0["error_type"], message: $0["error_message"],
+                              date: Date(timeIntervalSince1970: Double($0["created_at"] as Int64) / 1000))
+            }
+        }
+    }
+}
+
+/// One row of `error_logs`.
+public struct ErrorLogEntry: Sendable, Hashable, Codable {
+    /// The photo, when the error concerned one.
+    public var asset: String?
+    /// A short category (`generation`, `write`, `read`…).
+    public var type: String
+    /// The message.
+    public var message: String?
+    /// When it happened.
+    public var date: Date
+}

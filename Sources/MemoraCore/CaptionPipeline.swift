@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import MetadataKit
+
+/// What happened to one queued photo.
+public enum PipelineOutcome: Sendable, Hashable {
+    /// Captioned and written.
+    case captioned(caption: String, model: String)
+    /// Left alone, with the reason (a person's caption, an existing caption).
+    case skipped(reason: String)
+    /// A caption recorded before an interruption was finished without asking the model again.
+    case recovered(caption: String)
+    /// Failed; `willRetry` says whether it went back to `pending`.
+    case failed(error: String, willRetry: Bool)
+    /// Interrupted by cancellation before anything was written; back to `pending`.
+    case interrupted
+}
+
+/// The pipeline for one photo: generate (through the ``ModelSelector``), write caption
+/// and alt text with MetadataKit (surgical, verified, atomic), record the history, mark
+/// completed. Any failure is logged and retried or failed; the photo file is never left
+/// damaged (MetadataKit's writer replaces it atomically or not at all).
+///
+/// Crash safety: the generated caption is stored in the queue item (the intent) before
+/// the file is written, and the history entry and the completion are one transaction.
+/// After a crash, an item with an intent is finished from it: if the file already holds
+/// the caption only the bookkeeping is done, otherwise the same caption is written. So a
+/// photo is never captioned twice and the model is never asked twice.
+public struct CaptionPipeline: Sendable {
+    let database: CaptionDatabase
+    let selector: ModelSelector
+    /// Failed tries before an item is marked `failed`.
+    public let maxRetries: Int
+
+    var queue: ProcessingQueue { ProcessingQueue(database: database) }
+    var history: CaptionHistory { CaptionHistory(database: database) }
+
+    /// A pipeline writing to `database`'s queue and history, captioning with `selector`.
+    public init(database: CaptionDatabase, selector: ModelSelector, maxRetries: Int = 3) {
+        self.database = database
+        self.selector = selector
+        self.maxRetries = max(1, maxRetries)
+    }
+
+    /// Processes one claimed item.
+    public func process(_ item: QueueItem) async -> PipelineOutcome {
+        let asset = item.assetID
+        do {
+            if let intent = item.caption {
+                return try finish(item, caption: intent, altText: item.altText ?? CaptionPostProcessor.altText(from: intent),
+                                  model: item.modelUsed ?? "unknown", recovered: true)
+            }
+            if try history.hasManualCaption(forPath: asset) {
+                try queue.skip(item.id, reason: "a person wrote this photo's caption; automatic processing never replaces it", tag: "manual-caption")
+                return .skipped(reason: "kept the manual caption")
+            }
+            let metadata: PhotoMetadata
+            do { metadata = try MetadataReader.read(contentsOf: asset) } catch {
+                return try failure(item, type: "read", message: "\(error)")
+            }
+            if let existing = metadata.captions.caption, !item.force {
+                let ours = try history.entries(forPath: asset).last?.caption
+                let reason = existing == ours
+                    ? "already captioned by Memora"
+                    : "the photo already has a caption (from \(metadata.captions.source?.rawValue ?? "metadata")); use --force to replace it"
+                try queue.skip(item.id, reason: reason, tag: existing == ours ? "already-captioned" : "existing-caption")
+                return .skipped(reason: reason)
+            }
+            let selection: ModelSelector.Selection
+            do {
+                selection = try await selector.caption(CaptionRequest(path: asset, metadata: metadata))
+            } catch {
+                if case .cancelled = error {
+                    try queue.release(item.id)
+                    return .interrupted
+                }
+                return try failure(item, type: "generation", message: error.description)
+            }
+            try queue.recordIntent(item.id, caption: selection.caption)
+            return try finish(item, caption: selection.caption.description, altText: selection.caption.altText,
+                              model: selection.caption.model.identifier, recovered: false)
+        } catch {
+            // Only the database can fail here; the item stays as it is and is recovered later.
+            database.logError(asset: asset, type: "database", message: "\(error)")
+            return .failed(error: "\(error)", willRetry: true)
+        }
+    }
+
+    /// Writes the caption when the file does not hold it yet, then records the history and completes, in one transaction.
+    private func finish(_ item: QueueItem, caption: String, altText: String, model: String, recovered: Bool) throws(CaptionDatabaseError) -> PipelineOutcome {
+        let asset = item.assetID
+        let current = try? MetadataReader.read(contentsOf: asset).captions
+        if current?.caption != caption {
+            do { try history.writeToFile(asset: asset, caption: caption, altText: altText) } catch {
+                return try failure(item, type: "write", message: "\(error)")
+            }
+        }
+        try database.write { db in
+            try history.record(asset: asset, caption: caption, altText: altText, modelUsed: model, kind: .generated, in: db)
+            try queue.complete(item.id, caption: caption, altText: altText, modelUsed: model, in: db)
+        }
+        return recovered ? .recovered(caption: caption) : .captioned(caption: caption, model: model)
+    }
+
+    private func failure(_ item: QueueItem, type: String, message: String) throws(CaptionDatabaseError) -> PipelineOutcome {
+        database.logError(asset: item.assetID, type: type, message: message, context: ["attempt": String(item.retryCount + 1)])
+        let status = try queue.fail(item.id, error: message, maxRetries: maxRetries)
+        return .failed(error: message, willRetry: status == .pending)
+    }
+}

@@ -1,0 +1,77 @@
+public import Foundation
+import GRDB
+
+/// The single-row `preferences` table: the user's choices.
+public struct CaptionPreferences: Sendable, Hashable, Codable {
+    /// Whether captioning may run in the background.
+    public var backgroundEnabled: Bool
+    /// Where captions are made.
+    public var aiMode: CaptionMode
+    /// Whether the gallery scanner queues photos that appear after its first scan.
+    public var autoProcessNew: Bool
+    /// Whether the gallery scanner queues the photos that were already there.
+    public var processExisting: Bool
+    /// Whether cloud modes wait for Wi-Fi (or Ethernet).
+    public var wifiOnly: Bool
+    /// Whether batches run only while the device is charging.
+    public var chargingOnly: Bool
+    /// When they last changed.
+    public var updatedAt: Date
+
+    /// The keys `memora prefs set` accepts, as the seed's column names.
+    public static let keys = ["background_enabled", "ai_mode", "auto_process_new", "process_existing", "wifi_only", "charging_only"]
+
+    /// The value of `key` as text.
+    public func value(of key: String) -> String? {
+        switch key {
+        case "background_enabled": String(backgroundEnabled)
+        case "ai_mode": aiMode.rawValue
+        case "auto_process_new": String(autoProcessNew)
+        case "process_existing": String(processExisting)
+        case "wifi_only": String(wifiOnly)
+        case "charging_only": String(chargingOnly)
+        default: nil
+        }
+    }
+}
+
+extension CaptionDatabase {
+    /// The current preferences.
+    public func preferences() throws(CaptionDatabaseError) -> CaptionPreferences {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM preferences WHERE id = 1") else {
+                throw CaptionDatabaseError.queryFailed(reason: "the preferences row is missing")
+            }
+            return CaptionPreferences(
+                backgroundEnabled: row["background_enabled"], aiMode: CaptionMode(parsing: row["ai_mode"]) ?? .onDevice,
+                autoProcessNew: row["auto_process_new"], processExisting: row["process_existing"],
+                wifiOnly: row["wifi_only"], chargingOnly: row["charging_only"],
+                updatedAt: Date(timeIntervalSince1970: Double(row["updated_at"] as Int64) / 1000))
+        }
+    }
+
+    /// Sets one preference from text (`true`/`false`/`1`/`0`/`yes`/`no`, or a mode for `ai_mode`).
+    public func setPreference(_ key: String, to text: String) throws(CaptionDatabaseError) {
+        guard CaptionPreferences.keys.contains(key) else {
+            throw .invalidPreference(key: key, reason: "unknown key; known keys: " + CaptionPreferences.keys.joined(separator: ", "))
+        }
+        let value: any DatabaseValueConvertible
+        if key == "ai_mode" {
+            guard let mode = CaptionMode(parsing: text) else {
+                throw .invalidPreference(key: key, reason: "'\(text)' is not a mode; use on-device, gemini or gpt")
+            }
+            value = mode.rawValue
+        } else {
+            switch text.lowercased() {
+            case "true", "1", "yes", "on": value = 1
+            case "false", "0", "no", "off": value = 0
+            default: throw .invalidPreference(key: key, reason: "'\(text)' is not true or false")
+            }
+        }
+        try write { db in
+            // `key` is one of the fixed column names checked above.
+            try db.execute(sql: "UPDATE preferences SET \(key) = ?, updated_at = ? WHERE id = 1",
+                           arguments: [value, Self.timestamp(Date())])
+        }
+    }
+}

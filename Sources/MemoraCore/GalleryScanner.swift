@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import ImageKit
+import MetadataKit
+
+/// Finds photos in folders and queues them, following the preferences:
+/// `process_existing` queues the photos that were there at the folder's first scan,
+/// `auto_process_new` those that appear later (modified after the previous scan).
+/// Photos that already have a caption are not queued unless forced; hidden files and
+/// XMP sidecars are skipped; files are recognised by their content, not their name.
+public struct GalleryScanner: Sendable {
+    /// What a scan found.
+    public struct Result: Sendable, Hashable, Codable {
+        /// Photos found.
+        public var photos = 0
+        /// Photos newly queued.
+        public var queued = 0
+        /// Photos with a caption already (not queued).
+        public var alreadyCaptioned = 0
+        /// Photos left out by the preferences (existing photos without `process_existing`, new ones without `auto_process_new`).
+        public var leftByPreferences = 0
+        /// Photos already in the queue.
+        public var alreadyQueued = 0
+        /// Files that are not photos Memora can caption.
+        public var notPhotos = 0
+    }
+
+    let database: CaptionDatabase
+
+    /// A scanner queueing into `database`.
+    public init(database: CaptionDatabase) {
+        self.database = database
+    }
+
+    /// Scans `paths` (files or folders, walked recursively). With `explicit`, every photo
+    /// found is queued whatever the preferences say (the user named them); with `force`,
+    /// photos with a caption are queued too (a person's manual edit is still never replaced).
+    public func scan(_ paths: [String], explicit: Bool, force: Bool) throws(CaptionDatabaseError) -> Result {
+        let preferences = try database.preferences()
+        let queue = ProcessingQueue(database: database)
+        var result = Result()
+        let now = Date()
+        for root in paths {
+            let rootID = ProcessingQueue.assetID(for: root)
+            let lastScan = try database.read { db in
+                try Int64.fetchOne(db, sql: "SELECT last_scan_at FROM scan_state WHERE root = ?", arguments: [rootID])
+            }.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            for file in Self.files(under: root) {
+                guard Self.isPhoto(file) else { result.notPhotos += 1; continue }
+                result.photos += 1
+                if try queue.item(forPath: file) != nil, !force { result.alreadyQueued += 1; continue }
+                if !explicit {
+                    let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? now
+                    let isNew = lastScan.map { modified > $0 } ?? false
+                    if isNew ? !preferences.autoProcessNew : !preferences.processExisting { result.leftByPreferences += 1; continue }
+                }
+                if !force, (try? MetadataReader.read(contentsOf: file))?.captions.hasCaption == true {
+                    result.alreadyCaptioned += 1
+                    continue
+                }
+                if try queue.enqueue(path: file, force: force) { result.queued += 1 } else { result.alreadyQueued += 1 }
+            }
+            try database.write { db in
+                try db.execute(sql: "INSERT INTO scan_state (root, last_scan_at) VALUES (?, ?) ON CONFLICT(root) DO UPDATE SET last_scan_at = excluded.last_scan_at",
+                               arguments: [rootID, CaptionDatabase.timestamp(now)])
+            }
+        }
+        return result
+    }
+
+    /// Regular files under `path` (itself when it is a file), sorted, without hidden files or `.xmp` sidecars.
+    static func files(under path: String) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
+        guard isDirectory.boolValue else { return [path] }
+        var found: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        while let relative = enumerator?.nextObject() as? String {
+            let components = relative.split(separator: "/")
+            if components.contains(where: { $0.hasPrefix(".") }) { continue }
+            if relative.lowercased().hasSuffix(".xmp") { continue }
+            let full = path + "/" + relative
+            var directory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: full, isDirectory: &directory), !directory.boolValue { found.append(full) }
+        }
+        return found.sorted()
+    }
+
+    /// Whether the file's first bytes are a format Memora can caption in place (JPEG, PNG, TIFF/DNG, WebP).
+    static func isPhoto(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = [UInt8](handle.readData(ofLength: 16))
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) || head.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return true }
+        if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return true }
+        return head.count >= 12 && head.starts(with: Array("RIFF".utf8)) && Array(head[8..<12]) == Array("WEBP".utf8)
+    }
+}

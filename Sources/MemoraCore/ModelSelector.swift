@@ -1,0 +1,155 @@
+import Foundation
+
+/// Chooses which generator captions a photo, following the user's ``CaptionMode``,
+/// retrying and falling back along a chain.
+///
+/// The chain for each mode:
+/// - `on-device`: the local generators (those whose pixels stay on this machine), then
+///   the basic description. **No generator that sends pixels off the device is ever
+///   called**, not even as a fallback: such generators are removed from the chain.
+/// - `gemini` / `gpt`: the chosen cloud generator, then the local generators, then the
+///   basic description. A cloud provider the user did not choose is never used.
+///
+/// Per generator: retryable errors (429, 5xx, timeouts, dropped connections) are retried
+/// with exponential backoff and jitter, or after the server's `Retry-After`,
+/// `retry-after-ms` or Gemini `RetryInfo` delay when it gave one; non-retryable errors
+/// (bad key, exhausted quota, safety block, rejected request) move straight to the next
+/// generator. A generator that is unavailable, or fails ``RetryPolicy/failuresBeforeCooldown``
+/// photos in a row, is skipped for ``RetryPolicy/cooldown`` seconds.
+public actor ModelSelector {
+    /// What happened with one generator while captioning one photo.
+    public struct Attempt: Sendable, Hashable, Codable {
+        /// The generator's identifier (`provider:name`).
+        public var model: String
+        /// `succeeded`, `failed`, `retrying`, `skipped`.
+        public var outcome: String
+        /// The error or the reason for skipping.
+        public var detail: String?
+        /// Seconds waited before the next try.
+        public var waited: Double
+    }
+
+    /// A caption and how it was obtained.
+    public struct Selection: Sendable {
+        /// The caption.
+        public var caption: GeneratedCaption
+        /// Every try, in order.
+        public var attempts: [Attempt]
+    }
+
+    struct GeneratorState {
+        var consecutiveFailures = 0
+        var coolingDownUntil: Date?
+        var checkedAvailability = false
+    }
+
+    /// The user's mode.
+    public let mode: CaptionMode
+    let generators: [any CaptionGenerator]
+    let policy: RetryPolicy
+    let clock: any CaptionClock
+    let random: @Sendable () -> Double
+    var states: [Int: GeneratorState] = [:]
+
+    /// Builds the chain for `mode` from the configured generators.
+    /// - Parameters:
+    ///   - local: generators that run on this device (Ollama, a local OpenAI-compatible server), in order of preference.
+    ///   - gemini: the Gemini generator, used only in `gemini` mode.
+    ///   - gpt: the OpenAI-compatible cloud generator, used only in `gpt` mode.
+    ///   - basic: the last resort (nil to fail instead of describing).
+    public init(mode: CaptionMode, local: [any CaptionGenerator] = [], gemini: (any CaptionGenerator)? = nil,
+                gpt: (any CaptionGenerator)? = nil, basic: (any CaptionGenerator)? = BasicDescriptionGenerator(),
+                policy: RetryPolicy = RetryPolicy(), clock: any CaptionClock = SystemClock(),
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        var chain: [any CaptionGenerator] = []
+        switch mode {
+        case .onDevice: break
+        case .gemini: if let gemini { chain.append(gemini) }
+        case .gpt: if let gpt { chain.append(gpt) }
+        }
+        chain += local
+        if let basic { chain.append(basic) }
+        // The privacy rule: only the cloud generator the user chose may send pixels away.
+        let chosenCloud = chain.first.flatMap { mode.isCloud && $0.modelInfo.pixelsLeaveDevice ? $0.modelInfo.identifier : nil }
+        self.generators = chain.enumerated().filter { index, generator in
+            !generator.modelInfo.pixelsLeaveDevice || (index == 0 && generator.modelInfo.identifier == chosenCloud)
+        }.map(\.element)
+        self.mode = mode
+        self.policy = policy
+        self.clock = clock
+        self.random = random
+    }
+
+    /// The generators in the order they are tried.
+    public nonisolated var chain: [ModelInfo] { generators.map(\.modelInfo) }
+
+    /// Captions `request` with the first generator in the chain that succeeds.
+    public func caption(_ request: CaptionRequest) async throws(CaptionError) -> Selection {
+        var attempts: [Attempt] = []
+        var errors: [String] = []
+        for (index, generator) in generators.enumerated() {
+            let id = generator.modelInfo.identifier
+            var state = states[index] ?? GeneratorState()
+            if let until = state.coolingDownUntil, clock.now() < until {
+                attempts.append(Attempt(model: id, outcome: "skipped", detail: "cooling down until \(until)", waited: 0))
+                continue
+            }
+            if state.coolingDownUntil != nil {
+                state = GeneratorState()  // the cool-down is over: check again from scratch
+            }
+            if !state.checkedAvailability {
+                if case .unavailable(let reason) = await generator.availability() {
+                    state.coolingDownUntil = clock.now().addingTimeInterval(policy.cooldown)
+                    states[index] = state
+                    attempts.append(Attempt(model: id, outcome: "skipped", detail: reason, waited: 0))
+                    errors.append("\(generator.modelInfo.displayName): \(reason)")
+                    continue
+                }
+                state.checkedAvailability = true
+            }
+            var attempt = 1
+            while true {
+                if Task.isCancelled { states[index] = state; throw .cancelled }
+                do {
+                    let caption = try await generator.generateCaption(for: request)
+                    state.consecutiveFailures = 0
+                    states[index] = state
+                    attempts.append(Attempt(model: id, outcome: "succeeded", detail: nil, waited: 0))
+                    return Selection(caption: caption, attempts: attempts)
+                } catch {
+                    if case .imageUnreadable = error { states[index] = state; throw error }
+                    if case .cancelled = error { states[index] = state; throw error }
+                    let serverDelay = error.retryAfter
+                    if error.isRetryable, attempt < policy.maxAttempts, (serverDelay ?? 0) <= policy.maxServerDelay {
+                        let wait = serverDelay ?? policy.backoff(retry: attempt, random: random())
+                        attempts.append(Attempt(model: id, outcome: "retrying", detail: error.description, waited: wait))
+                        do { try await clock.sleep(seconds: wait) } catch { states[index] = state; throw .cancelled }
+                        attempt += 1
+                        continue
+                    }
+                    attempts.append(Attempt(model: id, outcome: "failed", detail: error.description, waited: 0))
+                    errors.append(error.description)
+                    state.consecutiveFailures += 1
+                    if let serverDelay, serverDelay > policy.maxServerDelay {
+                        state.coolingDownUntil = clock.now().addingTimeInterval(serverDelay)
+                    } else if state.consecutiveFailures >= policy.failuresBeforeCooldown || !error.isRecoverableForNextPhoto {
+                        state.coolingDownUntil = clock.now().addingTimeInterval(policy.cooldown)
+                    }
+                    states[index] = state
+                    break
+                }
+            }
+        }
+        throw .allGeneratorsFailed(errors)
+    }
+}
+
+extension CaptionError {
+    /// Errors that concern the generator rather than the photo: the next photo would fail the same way.
+    var isRecoverableForNextPhoto: Bool {
+        switch self {
+        case .unauthorized, .quotaExhausted, .unavailable: false
+        default: true
+        }
+    }
+}

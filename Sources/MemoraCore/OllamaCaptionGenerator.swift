@@ -1,0 +1,76 @@
+public import Foundation
+
+/// Captions with a model served by Ollama (`/api/chat`, images as base64, `"stream": false`).
+///
+/// On Linux this is the on-device model: with the default loopback endpoint the
+/// pixels never leave the machine. Pointed at another host, ``modelInfo`` says
+/// that pixels leave the device, and the on-device mode will not use it.
+public struct OllamaCaptionGenerator: CaptionGenerator {
+    /// Ollama's default address.
+    public static let defaultEndpoint = URL(string: "http://127.0.0.1:11434")!
+    /// The default vision model.
+    public static let defaultModel = "llava"
+
+    /// The server's base URL.
+    public let endpoint: URL
+    /// The model to run.
+    public let model: String
+    /// The size photos are prepared at.
+    public let profile: PreparationProfile
+    /// Seconds to wait for a caption (a cold model can take long to load).
+    public let timeout: TimeInterval
+    let transport: any HTTPTransport
+
+    /// Creates a generator for `model` on the Ollama server at `endpoint`.
+    public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, profile: PreparationProfile = .onDevice,
+                timeout: TimeInterval = 120, transport: any HTTPTransport = URLSessionTransport()) {
+        self.endpoint = endpoint
+        self.model = model
+        self.profile = profile
+        self.timeout = timeout
+        self.transport = transport
+    }
+
+    public var modelInfo: ModelInfo {
+        let local = Endpoint.isLoopback(endpoint)
+        return ModelInfo(provider: .ollama, name: model, pixelsLeaveDevice: !local,
+                         displayName: "Ollama \(model)" + (local ? " (on this device)" : " at \(endpoint.host ?? "?")"))
+    }
+
+    /// Available when the server answers `/api/tags` and lists the model as pulled.
+    public func availability() async -> GeneratorAvailability {
+        let reply: HTTPReply
+        do {
+            reply = try await transport.send(Endpoint.get(ProviderReply.url(endpoint, "api/tags"), timeout: 5))
+        } catch {
+            return .unavailable(reason: "Ollama is not running at \(endpoint.absoluteString) (\(error)); start it with `ollama serve`")
+        }
+        guard reply.status == 200, let object = try? ProviderReply.object(reply, provider: "Ollama") else {
+            return .unavailable(reason: "Ollama at \(endpoint.absoluteString) answered /api/tags with HTTP \(reply.status)")
+        }
+        let names = ((object["models"] as? [[String: Any]]) ?? []).flatMap { [$0["name"] as? String, $0["model"] as? String].compactMap { $0 } }
+        let wanted = model.contains(":") ? [model] : [model, model + ":latest"]
+        guard names.contains(where: wanted.contains) else {
+            return .unavailable(reason: "the model \(model) is not pulled on Ollama at \(endpoint.absoluteString); run `ollama pull \(model)`")
+        }
+        return .available
+    }
+
+    public func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {
+        let image = try ImagePreparer.prepare(path: request.path, profile: profile)
+        let body: [String: Any] = [
+            "model": model,
+            "stream": false,
+            "messages": [["role": "user", "content": CaptionPrompt.text, "images": [image.base64]]],
+            "options": ["temperature": 0.2],
+        ]
+        let reply = try await transport.send(Endpoint.post(ProviderReply.url(endpoint, "api/chat"), body: body, timeout: timeout))
+        let provider = modelInfo.displayName
+        try ProviderReply.check(reply, provider: provider)
+        let object = try ProviderReply.object(reply, provider: provider)
+        guard let message = object["message"] as? [String: Any], let content = message["content"] as? String else {
+            throw .malformedResponse(provider: provider, reason: "no message.content in the /api/chat reply")
+        }
+        return try ProviderReply.caption(from: content, model: modelInfo)
+    }
+}

@@ -1,0 +1,100 @@
+public import Foundation
+
+/// Captions with an OpenAI-compatible Chat Completions server: OpenAI itself, or a
+/// local server such as llama.cpp's `llama-server`, LM Studio or vLLM, by base URL.
+/// The photo travels as a `data:` URI in an `image_url` content part.
+public struct OpenAICaptionGenerator: CaptionGenerator {
+    /// OpenAI's API base URL.
+    public static let defaultEndpoint = URL(string: "https://api.openai.com/v1")!
+    /// The default model (the seed's GPT option).
+    public static let defaultModel = "gpt-5.2"
+
+    /// The base URL (`…/v1`); `chat/completions` and `models` are appended.
+    public let endpoint: URL
+    /// The model to ask.
+    public let model: String
+    /// The API key; optional for servers on this machine.
+    public let apiKey: APIKey?
+    /// The size photos are prepared at.
+    public let profile: PreparationProfile
+    /// Seconds to wait for a caption.
+    public let timeout: TimeInterval
+    let transport: any HTTPTransport
+
+    /// Creates a generator for `model` at `endpoint`.
+    public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, apiKey: APIKey?, profile: PreparationProfile? = nil,
+                timeout: TimeInterval = 60, transport: any HTTPTransport = URLSessionTransport()) {
+        self.endpoint = endpoint
+        self.model = model
+        self.apiKey = apiKey
+        self.profile = profile ?? (Endpoint.isLoopback(endpoint) ? .onDevice : .cloud)
+        self.timeout = timeout
+        self.transport = transport
+    }
+
+    public var modelInfo: ModelInfo {
+        let local = Endpoint.isLoopback(endpoint)
+        return ModelInfo(provider: .openAICompatible, name: model, pixelsLeaveDevice: !local,
+                         displayName: "OpenAI-compatible \(model)" + (local ? " (on this device)" : " at \(endpoint.host ?? "?")"))
+    }
+
+    var headers: [String: String] {
+        apiKey.map { ["Authorization": "Bearer " + $0.value] } ?? [:]
+    }
+
+    /// Available when a key is present (or the server is local) and `GET models` answers.
+    public func availability() async -> GeneratorAvailability {
+        if apiKey == nil && !Endpoint.isLoopback(endpoint) {
+            return .unavailable(reason: "no API key for \(endpoint.host ?? "the server"); set \(SecretName.openAIAPIKey.rawValue) or add it to the secrets file")
+        }
+        do {
+            let reply = try await transport.send(Endpoint.get(ProviderReply.url(endpoint, "models"), headers: headers, timeout: 10))
+            try ProviderReply.check(reply, provider: modelInfo.displayName)
+            return .available
+        } catch {
+            return .unavailable(reason: "\(error)")
+        }
+    }
+
+    public func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {
+        let provider = modelInfo.displayName
+        if apiKey == nil && !Endpoint.isLoopback(endpoint) {
+            throw .unavailable(provider: provider, reason: "no API key; set \(SecretName.openAIAPIKey.rawValue)")
+        }
+        let image = try ImagePreparer.prepare(path: request.path, profile: profile)
+        let body: [String: Any] = [
+            "model": model,
+            "messages": [[
+                "role": "user",
+                "content": [
+                    ["type": "text", "text": CaptionPrompt.text],
+                    ["type": "image_url", "image_url": ["url": image.dataURI]],
+                ],
+            ]],
+        ]
+        let reply = try await transport.send(Endpoint.post(ProviderReply.url(endpoint, "chat/completions"), body: body, headers: headers, timeout: timeout))
+        try ProviderReply.check(reply, provider: provider)
+        let object = try ProviderReply.object(reply, provider: provider)
+        guard let choice = (object["choices"] as? [[String: Any]])?.first, let message = choice["message"] as? [String: Any] else {
+            throw .malformedResponse(provider: provider, reason: "no choices[0].message in the reply")
+        }
+        if let refusal = message["refusal"] as? String, !refusal.isEmpty {
+            throw .safetyBlocked(provider: provider, reason: "the model refused: \(refusal)")
+        }
+        if (choice["finish_reason"] as? String) == "content_filter" {
+            throw .safetyBlocked(provider: provider, reason: "content_filter")
+        }
+        // Most servers send a string; some send an array of text parts.
+        let content: String
+        if let text = message["content"] as? String {
+            content = text
+        } else if let parts = message["content"] as? [[String: Any]] {
+            content = parts.compactMap { $0["text"] as? String }.joined(separator: " ")
+        } else {
+            throw .malformedResponse(provider: provider, reason: "choices[0].message.content is missing")
+        }
+        var info = modelInfo
+        info.version = object["model"] as? String
+        return try ProviderReply.caption(from: content, model: info)
+    }
+}

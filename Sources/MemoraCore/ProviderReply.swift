@@ -1,0 +1,100 @@
+import Foundation
+
+/// Shared handling of provider replies: JSON bodies, error classification and
+/// the servers' "retry after" hints.
+enum ProviderReply {
+    /// The JSON object in `reply`'s body, or a malformed-response error.
+    static func object(_ reply: HTTPReply, provider: String) throws(CaptionError) -> [String: Any] {
+        guard let value = try? JSONSerialization.jsonObject(with: reply.body),
+              let object = value as? [String: Any] else {
+            throw .malformedResponse(provider: provider, reason: "the body is not a JSON object (\(reply.body.count) bytes, HTTP \(reply.status))")
+        }
+        return object
+    }
+
+    /// Encodes a request body.
+    static func json(_ object: [String: Any]) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    }
+
+    /// Throws the right ``CaptionError`` for a non-2xx reply; returns for 2xx.
+    static func check(_ reply: HTTPReply, provider: String) throws(CaptionError) {
+        guard !(200..<300).contains(reply.status) else { return }
+        let body = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any]
+        let error = body?["error"]
+        let errorObject = error as? [String: Any]
+        let message = (errorObject?["message"] as? String) ?? (error as? String)
+            ?? String(decoding: reply.body.prefix(200), as: UTF8.self)
+        let code = ((errorObject?["code"] as? String) ?? (errorObject?["type"] as? String) ?? "").lowercased()
+        let status = (errorObject?["status"] as? String) ?? ""
+        let retryAfter = retryDelay(headers: reply.headers, error: errorObject)
+        let reasons = ((errorObject?["details"] as? [[String: Any]]) ?? []).compactMap { $0["reason"] as? String }
+        if reasons.contains("API_KEY_INVALID") { throw .unauthorized(provider: provider, message: message) }
+        switch reply.status {
+        case 401, 403:
+            throw .unauthorized(provider: provider, message: message)
+        case 429:
+            if code.contains("insufficient_quota") || isPerDayQuota(errorObject) {
+                throw .quotaExhausted(provider: provider, message: message)
+            }
+            throw .rateLimited(provider: provider, retryAfter: retryAfter, message: message)
+        case 408:
+            throw .serverError(provider: provider, status: 408, retryAfter: retryAfter, message: message)
+        case 500...599:
+            throw .serverError(provider: provider, status: reply.status, retryAfter: retryAfter, message: message)
+        default:
+            if status == "RESOURCE_EXHAUSTED" { throw .quotaExhausted(provider: provider, message: message) }
+            throw .rejected(provider: provider, status: reply.status, message: message)
+        }
+    }
+
+    /// The delay the server asked for, in seconds: `retry-after-ms`, then `Retry-After`
+    /// (seconds or an HTTP date), then Gemini's `google.rpc.RetryInfo` detail.
+    static func retryDelay(headers: [String: String], error: [String: Any]?, now: Date = Date()) -> Double? {
+        if let value = headers["retry-after-ms"], let milliseconds = Double(value.trimmingCharacters(in: .whitespaces)), milliseconds >= 0 {
+            return milliseconds / 1000
+        }
+        if let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces) {
+            if let seconds = Double(value), seconds >= 0 { return seconds }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSince(now)) }
+        }
+        for detail in (error?["details"] as? [[String: Any]]) ?? [] {
+            guard (detail["@type"] as? String)?.hasSuffix("google.rpc.RetryInfo") == true,
+                  let delay = detail["retryDelay"] as? String else { continue }
+            // A protobuf Duration in JSON: "37s" or "1.5s".
+            if delay.hasSuffix("s"), let seconds = Double(delay.dropLast()), seconds >= 0 { return seconds }
+        }
+        return nil
+    }
+
+    /// Gemini's quota failures name the quota: a per-day one will not reset by retrying today.
+    static func isPerDayQuota(_ error: [String: Any]?) -> Bool {
+        for detail in (error?["details"] as? [[String: Any]]) ?? [] {
+            guard (detail["@type"] as? String)?.hasSuffix("google.rpc.QuotaFailure") == true else { continue }
+            for violation in (detail["violations"] as? [[String: Any]]) ?? [] {
+                let id = ((violation["quotaId"] as? String) ?? "") + ((violation["quotaMetric"] as? String) ?? "")
+                if id.lowercased().contains("perday") { return true }
+            }
+        }
+        return false
+    }
+
+    /// Turns model text into a caption, or throws ``CaptionError/emptyCaption(provider:)``.
+    static func caption(from text: String, model: ModelInfo) throws(CaptionError) -> GeneratedCaption {
+        guard let (description, altText) = CaptionPostProcessor.process(text) else {
+            throw .emptyCaption(provider: model.displayName)
+        }
+        return GeneratedCaption(description: description, altText: altText, model: model, rawText: text)
+    }
+
+    /// A base URL joined with a path, whatever slashes each has.
+    static func url(_ base: URL, _ path: String) -> URL {
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return URL(string: text + "/" + path.drop(while: { $0 == "/" })) ?? base
+    }
+}

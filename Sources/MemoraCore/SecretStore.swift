@@ -1,0 +1,149 @@
+public import Foundation
+
+/// An API key. Its description never shows the key, so it cannot leak into logs.
+public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The key itself: send it, never print it.
+    public let value: String
+
+    /// Wraps a key; surrounding white space is removed.
+    public init(_ value: String) {
+        self.value = value.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    public var description: String { "APIKey(redacted, \(value.count) characters)" }
+    public var debugDescription: String { description }
+}
+
+/// The secrets Memora knows.
+public enum SecretName: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Google Gemini's API key.
+    case geminiAPIKey = "GEMINI_API_KEY"
+    /// OpenAI's (or a compatible server's) API key.
+    case openAIAPIKey = "OPENAI_API_KEY"
+}
+
+/// Why a secret could not be read or stored.
+public enum SecretStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The secrets file can be read by other users.
+    case insecurePermissions(path: String, mode: String)
+    /// The secrets file could not be read or written.
+    case io(path: String, reason: String)
+    /// A line of the secrets file is not `NAME=value`.
+    case malformedLine(path: String, line: Int)
+
+    public var description: String {
+        switch self {
+        case .insecurePermissions(let path, let mode):
+            "\(path) holds API keys but has mode \(mode): other users could read them. Run `chmod 600 \(path)`."
+        case .io(let path, let reason): "\(path): \(reason)"
+        case .malformedLine(let path, let line): "\(path), line \(line): expected NAME=value"
+        }
+    }
+}
+
+/// Where API keys come from (environment, a 0600 file; the iOS Keychain can conform later).
+public protocol SecretStore: Sendable {
+    /// The secret, or nil when this store does not have it.
+    func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey?
+}
+
+/// Reads keys from environment variables named after ``SecretName``'s raw values.
+public struct EnvironmentSecretStore: SecretStore {
+    let environment: [String: String]
+
+    /// Reads from `environment` (the process's by default).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    public func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey? {
+        guard let value = environment[name.rawValue], !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        return APIKey(value)
+    }
+}
+
+/// Reads and writes keys in a `NAME=value` file that must have mode 0600.
+public struct FileSecretStore: SecretStore {
+    /// The file's path.
+    public let path: String
+
+    /// A store at `path` (the file need not exist yet).
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// `$XDG_CONFIG_HOME/memora/secrets` (or `~/.config/memora/secrets`).
+    public static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.config")
+        return base + "/memora/secrets"
+    }
+
+    public func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey? {
+        try entries()[name.rawValue].map(APIKey.init)
+    }
+
+    /// Stores `key` under `name`, creating the file with mode 0600 (atomically replaced).
+    public func store(_ key: APIKey, as name: SecretName) throws(SecretStoreError) {
+        var entries = try entries()
+        entries[name.rawValue] = key.value
+        let text = entries.keys.sorted().map { "\($0)=\(entries[$0]!)\n" }.joined()
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = path + ".tmp-\(getpid())"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw SecretStoreError.io(path: path, reason: String(cString: strerror(errno))) }
+            let bytes = Array(text.utf8)
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let synced = fsync(descriptor)
+            close(descriptor)
+            guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
+                unlink(temporary)
+                throw SecretStoreError.io(path: path, reason: "could not write the secrets file")
+            }
+        } catch let error as SecretStoreError {
+            throw error
+        } catch {
+            throw .io(path: path, reason: "\(error)")
+        }
+    }
+
+    func entries() throws(SecretStoreError) -> [String: String] {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT { return [:] }
+            throw .io(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            throw .insecurePermissions(path: path, mode: String(status.st_mode & 0o777, radix: 8))
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw .io(path: path, reason: "cannot be read") }
+        var entries: [String: String] = [:]
+        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            guard let equals = trimmed.firstIndex(of: "=") else { throw .malformedLine(path: path, line: number + 1) }
+            let name = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
+            entries[name] = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        }
+        return entries
+    }
+}
+
+/// Asks several stores in order (for example the environment, then the file).
+public struct ChainedSecretStore: SecretStore {
+    let stores: [any SecretStore]
+
+    /// Asks `stores` in order.
+    public init(_ stores: [any SecretStore]) {
+        self.stores = stores
+    }
+
+    public func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey? {
+        for store in stores {
+            if let key = try store.secret(name) { return key }
+        }
+        return nil
+    }
+}
