@@ -1,0 +1,113 @@
+import Foundation
+import ImageKit
+import Testing
+@testable import MemoraCore
+@testable import MetadataKit
+
+@Suite("Linux constraint monitor on a generated sysfs tree")
+struct LinuxConstraintMonitorTests {
+    func write(_ text: String, _ path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("a laptop on battery, on Wi-Fi, warm")
+    func laptop() async throws {
+        let root = try temporaryFolder("sysfs")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try write("Battery", root + "/class/power_supply/BAT0/type")
+        try write("42", root + "/class/power_supply/BAT0/capacity")
+        try write("Discharging", root + "/class/power_supply/BAT0/status")
+        try write("Mains", root + "/class/power_supply/AC/type")
+        try write("0", root + "/class/power_supply/AC/online")
+        try write("Battery", root + "/class/power_supply/hidpp_battery_0/type")
+        try write("Device", root + "/class/power_supply/hidpp_battery_0/scope")
+        try write("5", root + "/class/power_supply/hidpp_battery_0/capacity")
+        try write("up", root + "/class/net/wlp2s0/operstate")
+        try FileManager.default.createDirectory(atPath: root + "/class/net/wlp2s0/wireless", withIntermediateDirectories: true)
+        try write("down", root + "/class/net/enp0s31f6/operstate")
+        try write("1", root + "/class/net/enp0s31f6/type")
+        try write("unknown", root + "/class/net/lo/operstate")
+        try write("45000", root + "/class/thermal/thermal_zone0/temp")
+        try write("74500", root + "/class/thermal/thermal_zone1/temp")
+        let conditions = await LinuxConstraintMonitor(root: root).currentConditions()
+        #expect(conditions == DeviceConditions(hasBattery: true, batteryLevel: 0.42, isCharging: false, network: .wifi, thermal: .fair))
+    }
+
+    @Test("a server: no battery (always on power), wired, cellular modem ignored when the wire is up, hot")
+    func server() async throws {
+        let root = try temporaryFolder("sysfs")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try write("up", root + "/class/net/eth0/operstate")
+        try write("1", root + "/class/net/eth0/type")
+        try write("up", root + "/class/net/wwan0/operstate")
+        try write("DEVTYPE=wwan\nINTERFACE=wwan0", root + "/class/net/wwan0/uevent")
+        try write("95000", root + "/class/thermal/thermal_zone0/temp")
+        let conditions = await LinuxConstraintMonitor(root: root).currentConditions()
+        #expect(conditions == DeviceConditions(hasBattery: false, batteryLevel: nil, isCharging: true, network: .ethernet, thermal: .critical))
+        let empty = try temporaryFolder("sysfs")
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        #expect(await LinuxConstraintMonitor(root: empty).currentConditions().network == NetworkType.none)
+    }
+}
+
+@Suite("Secret stores")
+struct SecretStoreTests {
+    @Test("environment first, then a 0600 file; keys never appear in descriptions")
+    func chain() throws {
+        let folder = try temporaryFolder("secrets")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = FileSecretStore(path: folder + "/memora/secrets")
+        #expect(try file.secret(.geminiAPIKey) == nil)
+        try file.store(APIKey("AIza-from-file"), as: .geminiAPIKey)
+        var status = stat()
+        #expect(stat(file.path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        let chain = ChainedSecretStore([EnvironmentSecretStore(environment: ["OPENAI_API_KEY": " sk-env "]), file])
+        #expect(try chain.secret(.openAIAPIKey)?.value == "sk-env")
+        let gemini = try #require(try chain.secret(.geminiAPIKey))
+        #expect(gemini.value == "AIza-from-file")
+        #expect(!"\(gemini)".contains("AIza") && !String(reflecting: gemini).contains("AIza"))
+    }
+
+    @Test("a secrets file other users can read is refused with the command that fixes it")
+    func insecureFile() throws {
+        let folder = try temporaryFolder("secrets")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/secrets"
+        try Data("GEMINI_API_KEY=abc\n".utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o644)
+        #expect(throws: SecretStoreError.insecurePermissions(path: path, mode: "644")) { try FileSecretStore(path: path).secret(.geminiAPIKey) }
+        try Data("no equals sign\n".utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        #expect(throws: SecretStoreError.malformedLine(path: path, line: 1)) { try FileSecretStore(path: path).secret(.geminiAPIKey) }
+    }
+}
+
+@Suite("Basic description")
+struct BasicDescriptionTests {
+    @Test("shape, brightness, colours, people, date and place, in one honest sentence")
+    func sentence() throws {
+        let image = try Image(width: 120, height: 60, fill: RGBAColor(red: 20, green: 40, blue: 150))
+        var metadata = try MetadataReader.read(try ImageEncoder.encode(image, as: .jpeg()))
+        metadata.people = ["Ana", "Ben"]
+        metadata.dateTaken = CaptureDate(date: Date(timeIntervalSince1970: 1_563_120_000), utcOffsetSeconds: 7200, source: "test")
+        metadata.place = PlaceName(sublocation: nil, city: "Lyon", state: nil, country: "France")
+        let text = BasicDescriptionGenerator.describe(image: image, metadata: metadata)
+        #expect(text == "A dark, wide photo in mostly blue tones, with 2 people, taken in July 2019 in Lyon, France.")
+        let plain = BasicDescriptionGenerator.describe(image: try Image(width: 50, height: 80, fill: .white), metadata: nil)
+        #expect(plain == "A bright, tall photo in mostly white tones.")
+    }
+
+    @Test("the generator is labelled as not a model and keeps pixels on the device")
+    func label() async throws {
+        let generator = BasicDescriptionGenerator()
+        #expect(generator.modelInfo.provider == .basicDescription)
+        #expect(!generator.modelInfo.pixelsLeaveDevice)
+        #expect(generator.modelInfo.displayName.contains("not an AI model"))
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let caption = try await generator.generateCaption(for: CaptionRequest(path: try makeCameraJPEG(in: folder)))
+        #expect(caption.description.hasPrefix("A ") && caption.description.contains("taken in July 2019"))
+        await #expect(throws: CaptionError.self) { try await generator.generateCaption(for: CaptionRequest(path: folder + "/missing.jpg")) }
+    }
+}
