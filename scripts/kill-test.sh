@@ -48,3 +48,48 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 echo "kill test: $ROUNDS rounds over $i files: $written completely written, $untouched untouched, $failures damaged; $leftovers temporary files left by killed writers"
 [ "$failures" -eq 0 ]
+
+# The kill test of the captioning queue: `memora caption` over many photos is killed
+# with SIGKILL mid-batch, then run again. Afterwards every photo must be captioned
+# exactly once (one history entry, the caption in the file equal to it) and the queue
+# must hold nothing pending, processing or failed.
+QUEUE_ROUNDS=${QUEUE_ROUNDS:-4}
+queue_failures=0
+killed_at=""
+# Uncaptioned photos: upright re-encodings of the samples (the demo captioned the samples themselves).
+mkdir -p "$work/uncaptioned"
+b=0
+for source in "$work"/originals/*.jpg; do
+  "$MEMORA" image thumbnail "$source" --output "$work/uncaptioned/u-$b.jpg" --size 1200 >/dev/null 2>&1 && b=$((b + 1))
+done
+for round in $(seq 1 "$QUEUE_ROUNDS"); do
+  rm -rf "$work/queue" && mkdir -p "$work/queue/photos"
+  n=0
+  for source in "$work"/uncaptioned/*.jpg; do
+    for copy in 1 2 3 4 5 6; do cp "$source" "$work/queue/photos/q-$n.jpg"; n=$((n + 1)); done
+  done
+  db="$work/queue/memora.sqlite"
+  "$MEMORA" caption --now --db "$db" "$work/queue/photos" >/dev/null 2>&1 &
+  worker=$!
+  sleep "0.$(( RANDOM % 60 + 20 ))"
+  kill -9 "$worker" 2>/dev/null || true
+  wait "$worker" 2>/dev/null || true
+  killed_at="$killed_at $("$MEMORA" queue status --json --db "$db" 2>/dev/null | python3 -c "import json,sys; c=json.load(sys.stdin)['counts']; print('%d/%d' % (c['completed'], sum(c.values())))" 2>/dev/null || echo 'before-the-database')"
+  "$MEMORA" caption --now --db "$db" "$work/queue/photos" >/dev/null 2>&1 || true
+  status=$("$MEMORA" queue status --json --db "$db")
+  for state in pending processing failed; do
+    count=$(echo "$status" | python3 -c "import json,sys; print(json.load(sys.stdin)['counts']['$state'])")
+    if [ "$count" != 0 ]; then echo "queue kill test: $count photos $state after the second run (round $round)" >&2; queue_failures=$((queue_failures + 1)); fi
+  done
+  for file in "$work"/queue/photos/*.jpg; do
+    verdict=$("$MEMORA" history --json --db "$db" "$file" | python3 -c "
+import json, sys
+report = json.load(sys.stdin)
+entries = report['entries']
+ok = len(entries) == 1 and entries[0]['caption'] == report['current']
+print('ok' if ok else 'bad: %d entries, current %r' % (len(entries), report['current']))")
+    if [ "$verdict" != ok ]; then echo "queue kill test: $(basename "$file"): $verdict (round $round)" >&2; queue_failures=$((queue_failures + 1)); fi
+  done
+done
+echo "queue kill test: $QUEUE_ROUNDS rounds over $n photos, killed with these completed:$killed_at; $queue_failures problems"
+[ "$queue_failures" -eq 0 ]

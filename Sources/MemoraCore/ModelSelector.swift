@@ -44,12 +44,13 @@ public actor ModelSelector {
     }
 
     /// The user's mode.
-    public let mode: CaptionMode
+    public nonisolated let mode: CaptionMode
     let generators: [any CaptionGenerator]
     let policy: RetryPolicy
     let clock: any CaptionClock
     let random: @Sendable () -> Double
     var states: [Int: GeneratorState] = [:]
+    var unavailableReasons: [String: String] = [:]
 
     /// Builds the chain for `mode` from the configured generators.
     /// - Parameters:
@@ -83,6 +84,9 @@ public actor ModelSelector {
     /// The generators in the order they are tried.
     public nonisolated var chain: [ModelInfo] { generators.map(\.modelInfo) }
 
+    /// The generators found unavailable so far, with the reason (to tell the user why a model was not used).
+    public var unavailable: [String: String] { unavailableReasons }
+
     /// Captions `request` with the first generator in the chain that succeeds.
     public func caption(_ request: CaptionRequest) async throws(CaptionError) -> Selection {
         var attempts: [Attempt] = []
@@ -99,6 +103,7 @@ public actor ModelSelector {
             }
             if !state.checkedAvailability {
                 if case .unavailable(let reason) = await generator.availability() {
+                    unavailableReasons[generator.modelInfo.displayName] = reason
                     state.coolingDownUntil = clock.now().addingTimeInterval(policy.cooldown)
                     states[index] = state
                     attempts.append(Attempt(model: id, outcome: "skipped", detail: reason, waited: 0))

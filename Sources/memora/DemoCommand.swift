@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import ImageKit
+import MemoraCore
 import MetadataKit
 import VaultCrypto
 
 /// `memora demo`: generates a sample photo library with the real encoders and
 /// runs the main job on it: inspect every photo, make upright thumbnails,
 /// and render a contact-sheet collage. Each module's issue extends this job.
-struct DemoCommand: ParsableCommand {
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Generate a sample photo library and run the main job on it.")
@@ -29,6 +30,8 @@ struct DemoCommand: ParsableCommand {
         var collageWidth: Int
         var collageHeight: Int
         var captioned: Int
+        var captions: [String: String]
+        var captionModels: [String: Int]
         var vault: VaultResult
         var seconds: Double
     }
@@ -53,7 +56,7 @@ struct DemoCommand: ParsableCommand {
         var error: String?
     }
 
-    func run() throws {
+    func run() async throws {
         let start = Date()
         let library = output + "/library"
         let thumbnails = output + "/thumbnails"
@@ -95,13 +98,14 @@ struct DemoCommand: ParsableCommand {
         let collagePath = output + "/collage.jpg"
         try ImageEncoder.write(canvas.image, to: collagePath, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
 
-        let captioned = captionLibrary(files: files, library: library)
+        let captioning = try await captionLibrary(library: library)
         let vaultResult = try encryptIntoVault(files: files, library: library)
 
         let summary = Summary(
             library: library, photos: results, collage: collagePath,
             collageWidth: canvas.image.width, collageHeight: canvas.image.height,
-            captioned: captioned, vault: vaultResult, seconds: Date().timeIntervalSince(start))
+            captioned: captioning.summary.captioned + captioning.summary.recovered, captions: captioning.captions,
+            captionModels: captioning.summary.models, vault: vaultResult, seconds: Date().timeIntervalSince(start))
         if json {
             try printJSON(summary)
             return
@@ -115,7 +119,12 @@ struct DemoCommand: ParsableCommand {
             }
         }
         print("Collage: \(collagePath) (\(canvas.image.width)x\(canvas.image.height), \(min(cells.count, collageTiles.count)) photos)")
-        print("Captions: \(captioned) photos captioned (XMP, EXIF, and IPTC in JPEG; each write verified; HEIC/AVIF and the text file refused)")
+        print("Captions: \(summary.captioned) photos captioned through the durable queue (caption database \(output)/memora.sqlite; XMP, EXIF and IPTC, each write verified):")
+        for (file, caption) in summary.captions.sorted(by: { $0.key < $1.key }) { print("  \(file): \"\(caption)\"") }
+        for (model, count) in summary.captionModels.sorted(by: { $0.key < $1.key }) { print("  model \(model): \(count) photos") }
+        if summary.captionModels.keys.contains("basic:basic-description") {
+            print("  (the basic description is measured by Memora, not an AI model: start Ollama with `ollama pull llava`, or set GEMINI_API_KEY / OPENAI_API_KEY and run `memora caption --mode gemini|gpt`, for real captions)")
+        }
         print("Vault: \(vaultResult.folder) (\(vaultResult.encrypted) photos encrypted with \(vaultResult.algorithm), key file \(vaultResult.keyFile)); "
             + "verify: \(vaultResult.healthy ? "healthy" : "PROBLEMS"); export round trip: \(vaultResult.exportMatches ? "byte-identical" : "DIFFERENT")")
         print(String(format: "Done in %.2f s.", summary.seconds))
@@ -123,19 +132,21 @@ struct DemoCommand: ParsableCommand {
 }
 
 extension DemoCommand {
-    /// Writes a caption and alt text into every sample that can carry them, and reads them back.
-    func captionLibrary(files: [String], library: String) -> Int {
-        var count = 0
-        for file in files {
-            let path = library + "/" + file
-            let update = CaptionUpdate(
-                caption: "A generated landscape: a sun over green hills under a blue sky (\(file)).",
-                altText: "Generated landscape with hills and a sun")
-            guard (try? CaptionWriter.write(update, to: path)) != nil,
-                  (try? MetadataReader.read(contentsOf: path))?.captions.caption == update.caption else { continue }
-            count += 1
+    /// The main job on the sample library: every photo goes through the durable queue,
+    /// the model selector (on-device: Ollama when it runs, else the basic description),
+    /// MetadataKit's verified write and the audit trail, in a database beside the library.
+    func captionLibrary(library: String) async throws -> (summary: CaptionScheduler.Summary, captions: [String: String]) {
+        let databasePath = output + "/memora.sqlite"
+        for suffix in ["", "-wal", "-shm", ".worker-lock"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+        let database = try CaptionDatabase(path: databasePath)
+        let models = try ModelOptions.parse(["--mode", "on-device"])
+        let report = try await CaptionCommand.caption(paths: [library], database: database, models: models, force: false, now: true,
+                                                      maxWait: 0, quiet: true)
+        var captions: [String: String] = [:]
+        for item in try ProcessingQueue(database: database).items(status: .completed) {
+            if let caption = item.caption { captions[(item.assetURI as NSString).lastPathComponent] = caption }
         }
-        return count
+        return (report.summary, captions)
     }
 
     /// Encrypts the sample photos into a fresh vault (its key file kept beside it, for the

@@ -3,7 +3,7 @@ import MemoraCore
 
 /// `memora`: the command-line front end over Memora's libraries.
 @main
-struct MemoraCommand: ParsableCommand {
+struct MemoraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "memora",
         abstract: "Photo privacy and accessibility tools: captions, encryption, memories.",
@@ -12,5 +12,8 @@ struct MemoraCommand: ParsableCommand {
             diagnostics go to standard error.
             """,
         version: MemoraVersion.string,
-        subcommands: [ImageCommand.self, MetadataCommand.self, VaultCommand.self, DemoCommand.self])
+        subcommands: [
+            CaptionCommand.self, QueueCommand.self, HistoryCommand.self, EditCommand.self, RollbackCommand.self, PrefsCommand.self,
+            ImageCommand.self, MetadataCommand.self, VaultCommand.self, DemoCommand.self,
+        ])
 }
