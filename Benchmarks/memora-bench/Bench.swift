@@ -17,18 +17,19 @@ struct Bench {
         var only: String?
         var megabytes = 256
         var metadataFiles = 200
+        var captionFiles = 1000
     }
 
-    static func main() {
+    static func main() async {
         do {
-            try run()
+            try await run()
         } catch {
             FileHandle.standardError.write(Data("memora-bench: \(error)\n".utf8))
             exit(1)
         }
     }
 
-    static func run() throws {
+    static func run() async throws {
         let arguments = CommandLine.arguments
         if arguments.count == 4 && arguments[1] == "--stream-probe" {
             try VaultBench.streamProbe(input: arguments[2], output: arguments[3])
@@ -40,6 +41,9 @@ struct Bench {
         }
         if settings.only == nil || settings.only == "metadata" {
             try MetadataBench.run(count: settings.metadataFiles)
+        }
+        if settings.only == nil || settings.only == "caption" {
+            try await CaptionBench.run(count: settings.captionFiles)
         }
         if settings.only == nil || settings.only == "vault" {
             try VaultBench.inMemory(megabytes: settings.megabytes, rounds: settings.rounds)
@@ -185,7 +189,8 @@ struct Bench {
             case "--only": settings.only = value
             case "--megabytes": settings.megabytes = Int(value) ?? settings.megabytes
             case "--metadata-files": settings.metadataFiles = Int(value) ?? settings.metadataFiles
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|vault, --megabytes, --metadata-files")
+            case "--caption-files": settings.captionFiles = Int(value) ?? settings.captionFiles
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|caption|vault, --megabytes, --metadata-files, --caption-files")
             }
         }
         return settings

@@ -42,6 +42,11 @@ public struct OriginalCaption: Sendable, Hashable, Codable {
     public var savedAt: Date
 }
 
+extension Optional<Bool> {
+    /// True only for `.some(true)`.
+    var isTrue: Bool { self == true }
+}
+
 /// The audit trail: every caption ever written to each photo, and the original metadata
 /// (saved before the first write) that a rollback to 0 restores byte for byte.
 public struct CaptionHistory: Sendable {
@@ -92,25 +97,22 @@ public struct CaptionHistory: Sendable {
             arguments: [asset, caption, altText, modelUsed, kind != .generated, kind.rawValue, CaptionDatabase.timestamp(Date())])
     }
 
-    /// Writes a caption into the photo through MetadataKit (surgical, verified, atomic).
-    /// Before the first write to a photo, its original metadata is saved, inside the
-    /// writer's `beforeReplacing` step, so it exists before the file changes.
-    func writeToFile(asset: String, caption: String, altText: String) throws(MetadataError) {
-        let before = try MetadataReader.read(contentsOf: asset).captions
+    /// Writes a caption into the photo through MetadataKit (surgical, verified against the
+    /// full before/after metadata, fsync'd and renamed into place). Before the first write to
+    /// a photo, its original metadata is saved, inside the writer's `beforeReplacing` step, so
+    /// it exists before the file changes. `before` is the photo's current captions when the
+    /// caller has just read them (saves a read).
+    func writeToFile(asset: String, caption: String, altText: String, before: CaptionReading? = nil) throws(MetadataError) {
+        let before = if let before { before } else { try MetadataReader.read(contentsOf: asset).captions }
         let options = CaptionWriteOptions(beforeReplacing: { [database] snapshot in
-            let data = try JSONEncoder().encode(snapshot)
             try database.pool.write { db in
+                guard try !Bool.fetchOne(db, sql: "SELECT 1 FROM original_metadata WHERE asset_id = ?", arguments: [asset]).isTrue else { return }
                 try db.execute(
-                    sql: "INSERT INTO original_metadata (asset_id, snapshot, caption, alt_text, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(asset_id) DO NOTHING",
-                    arguments: [asset, data, before.caption, before.altText, CaptionDatabase.timestamp(Date())])
+                    sql: "INSERT INTO original_metadata (asset_id, snapshot, caption, alt_text, created_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [asset, try JSONEncoder().encode(snapshot), before.caption, before.altText, CaptionDatabase.timestamp(Date())])
             }
         })
         try CaptionWriter.write(CaptionUpdate(caption: caption, altText: altText), to: asset, options: options)
-        // The writer verified its own change; read it back through the public reader too.
-        let after = try MetadataReader.read(contentsOf: asset).captions
-        guard after.caption == caption else {
-            throw .verificationFailed(source: asset, differences: ["the caption read back is \(after.caption.map { "'\($0)'" } ?? "missing")"])
-        }
     }
 
     /// The saved original metadata of `asset`.

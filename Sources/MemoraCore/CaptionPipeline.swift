@@ -78,7 +78,7 @@ public struct CaptionPipeline: Sendable {
             }
             try queue.recordIntent(item.id, caption: selection.caption)
             return try finish(item, caption: selection.caption.description, altText: selection.caption.altText,
-                              model: selection.caption.model.identifier, recovered: false)
+                              model: selection.caption.model.identifier, recovered: false, current: metadata.captions)
         } catch {
             // Only the database can fail here; the item stays as it is and is recovered later.
             database.logError(asset: asset, type: "database", message: "\(error)")
@@ -86,12 +86,14 @@ public struct CaptionPipeline: Sendable {
         }
     }
 
-    /// Writes the caption when the file does not hold it yet, then records the history and completes, in one transaction.
-    private func finish(_ item: QueueItem, caption: String, altText: String, model: String, recovered: Bool) throws(CaptionDatabaseError) -> PipelineOutcome {
+    /// Writes the caption when the file does not hold it yet, then records the history and
+    /// completes, in one transaction. `current` is the captions just read, when known.
+    private func finish(_ item: QueueItem, caption: String, altText: String, model: String, recovered: Bool,
+                        current: CaptionReading? = nil) throws(CaptionDatabaseError) -> PipelineOutcome {
         let asset = item.assetID
-        let current = try? MetadataReader.read(contentsOf: asset).captions
+        let current = current ?? (try? MetadataReader.read(contentsOf: asset).captions)
         if current?.caption != caption {
-            do { try history.writeToFile(asset: asset, caption: caption, altText: altText) } catch {
+            do { try history.writeToFile(asset: asset, caption: caption, altText: altText, before: current) } catch {
                 return try failure(item, type: "write", message: "\(error)")
             }
         }

@@ -1,13 +1,14 @@
 import Foundation
 import GRDB
 import ImageKit
-import MetadataKit
 
 /// Finds photos in folders and queues them, following the preferences:
 /// `process_existing` queues the photos that were there at the folder's first scan,
 /// `auto_process_new` those that appear later (modified after the previous scan).
-/// Photos that already have a caption are not queued unless forced; hidden files and
-/// XMP sidecars are skipped; files are recognised by their content, not their name.
+/// The scanner does not open the photos beyond their first bytes: whether a photo already
+/// has a caption is decided by the pipeline, which records the skip in the queue, so a
+/// later scan does not look at it again. Hidden files and XMP sidecars are skipped; files
+/// are recognised by their content, not their name.
 public struct GalleryScanner: Sendable {
     /// What a scan found.
     public struct Result: Sendable, Hashable, Codable {
@@ -15,8 +16,6 @@ public struct GalleryScanner: Sendable {
         public var photos = 0
         /// Photos newly queued.
         public var queued = 0
-        /// Photos with a caption already (not queued).
-        public var alreadyCaptioned = 0
         /// Photos left out by the preferences (existing photos without `process_existing`, new ones without `auto_process_new`).
         public var leftByPreferences = 0
         /// Photos already in the queue.
@@ -34,7 +33,8 @@ public struct GalleryScanner: Sendable {
 
     /// Scans `paths` (files or folders, walked recursively). With `explicit`, every photo
     /// found is queued whatever the preferences say (the user named them); with `force`,
-    /// photos with a caption are queued too (a person's manual edit is still never replaced).
+    /// photos already processed are queued again and their captions may be replaced (a
+    /// person's manual edit is still never replaced).
     public func scan(_ paths: [String], explicit: Bool, force: Bool) throws(CaptionDatabaseError) -> Result {
         let preferences = try database.preferences()
         let queue = ProcessingQueue(database: database)
@@ -53,10 +53,6 @@ public struct GalleryScanner: Sendable {
                     let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? now
                     let isNew = lastScan.map { modified > $0 } ?? false
                     if isNew ? !preferences.autoProcessNew : !preferences.processExisting { result.leftByPreferences += 1; continue }
-                }
-                if !force, (try? MetadataReader.read(contentsOf: file))?.captions.hasCaption == true {
-                    result.alreadyCaptioned += 1
-                    continue
                 }
                 if try queue.enqueue(path: file, force: force) { result.queued += 1 } else { result.alreadyQueued += 1 }
             }

@@ -61,7 +61,7 @@ enum FileAccess {
         var status = stat()
         guard stat(path, &status) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
         // The file must still be the one we read: someone may have replaced it meanwhile.
-        guard (try? read(path)) == original else {
+        guard let current = try? read(path), sameBytes(current[...], original[...]) else {
             throw .io(path: path, reason: "the file changed while it was being captioned")
         }
         let url = URL(fileURLWithPath: path)

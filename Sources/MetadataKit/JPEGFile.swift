@@ -24,8 +24,8 @@ struct JPEGFile {
     static let maximumPayload = 65533
 
     var segments: [Segment]
-    /// SOS and everything after it, byte for byte.
-    var tail: [UInt8]
+    /// SOS and everything after it, byte for byte: a slice of the parsed file (no copy of the image data).
+    var tail: ArraySlice<UInt8>
 
     /// Splits `bytes`; fails on anything that is not a well-formed JPEG header sequence.
     init(_ bytes: [UInt8], source: String) throws(MetadataError) {
@@ -54,7 +54,7 @@ struct JPEGFile {
             offset += 2 + length
         }
         self.segments = segments
-        self.tail = Array(bytes[offset...])
+        self.tail = bytes[offset...]
     }
 
     /// The file's bytes.
@@ -140,15 +140,21 @@ struct JPEGFile {
     /// sure a restore lands on the same picture.
     var imageDataDigest: [UInt8] {
         var crc: UInt32 = 0
-        for segment in segments where !Self.isMetadata(segment) { crc = CRC32.checksum(segment.bytes, initial: crc) }
+        for segment in segments where !Self.isMetadata(segment) {
+            let length = segment.payload.count + 2
+            crc = CRC32.checksum([0xFF, segment.marker, UInt8(length >> 8), UInt8(length & 0xFF)], initial: crc)
+            crc = CRC32.checksum(segment.payload, initial: crc)
+        }
         crc = CRC32.checksum(tail, initial: crc)
         return [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
     }
 
-    /// Whether `other` holds exactly the same coded image (byte comparison, no hashing).
+    /// Whether `other` holds exactly the same coded image (byte comparison with memcmp, no hashing).
     func hasSameImageData(as other: JPEGFile) -> Bool {
-        tail == other.tail
-            && segments.filter { !Self.isMetadata($0) }.map(\.bytes) == other.segments.filter { !Self.isMetadata($0) }.map(\.bytes)
+        let mine = segments.filter { !Self.isMetadata($0) }
+        let theirs = other.segments.filter { !Self.isMetadata($0) }
+        return sameBytes(tail, other.tail) && mine.count == theirs.count
+            && zip(mine, theirs).allSatisfy { $0.marker == $1.marker && sameBytes($0.payload[...], $1.payload[...]) }
     }
 
     /// EXIF, main XMP and Photoshop segments: what a caption write may touch (extended XMP is not).

@@ -164,7 +164,7 @@ struct CaptionCommand: AsyncParsableCommand {
                             summary: summary, failures: failures, unavailable: await selector.unavailable)
         if !quiet {
             print("Captioned \(summary.captioned) photo(s)" + (summary.recovered > 0 ? ", finished \(summary.recovered) interrupted" : "")
-                  + ", skipped \(summary.skipped + scan.alreadyCaptioned) already captioned, \(summary.failed) failed tries, \(scan.notPhotos) files not photos.")
+                  + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(summary.failed) failed tries, \(scan.notPhotos) files not photos.")
             for (model, count) in summary.models.sorted(by: { $0.key < $1.key }) { print("  \(model): \(count)") }
             for (model, reason) in report.unavailable.sorted(by: { $0.key < $1.key }) { print("Not used: \(model): \(reason)") }
             if let stopped = summary.stoppedEarly { print("Stopped early: \(stopped); run again to continue.") }
