@@ -8,6 +8,7 @@
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours)
 //   composition     PhotoIndex (MetadataKit, ImageKit)
 //                   MemoraCore (everything above)
+//   test support    MemoraTesting (MemoraCore, FlyingFox)
 //   front ends      memora (CLI), memora-bench
 //
 // `scripts/check-layering.sh` enforces these rules in `make test`.
