@@ -74,6 +74,8 @@ public struct CaptionPipeline: Sendable {
                     try queue.release(item.id)
                     return .interrupted
                 }
+                // An unreadable photo will not become readable by trying again.
+                if case .imageUnreadable = error { return try failure(item, type: "read", message: error.description, final: true) }
                 return try failure(item, type: "generation", message: error.description)
             }
             try queue.recordIntent(item.id, caption: selection.caption)
@@ -104,9 +106,9 @@ public struct CaptionPipeline: Sendable {
         return recovered ? .recovered(caption: caption) : .captioned(caption: caption, model: model)
     }
 
-    private func failure(_ item: QueueItem, type: String, message: String) throws(CaptionDatabaseError) -> PipelineOutcome {
+    private func failure(_ item: QueueItem, type: String, message: String, final: Bool = false) throws(CaptionDatabaseError) -> PipelineOutcome {
         database.logError(asset: item.assetID, type: type, message: message, context: ["attempt": String(item.retryCount + 1)])
-        let status = try queue.fail(item.id, error: message, maxRetries: maxRetries)
+        let status = try queue.fail(item.id, error: message, maxRetries: final ? 1 : maxRetries)
         return .failed(error: message, willRetry: status == .pending)
     }
 }

@@ -20,7 +20,7 @@ public struct GalleryScanner: Sendable {
         public var leftByPreferences = 0
         /// Photos already in the queue.
         public var alreadyQueued = 0
-        /// Files that are not photos Memora can caption.
+        /// Files that are not photos Memora can caption in place (not JPEG, PNG, TIFF/DNG or WebP).
         public var notPhotos = 0
     }
 

@@ -6,7 +6,8 @@ import Foundation
 ///   supply with `online` = 1 also means on power. No battery means always on power.
 /// - network: `/sys/class/net/*` except `lo`, with `operstate` `up` (or `unknown` with
 ///   `carrier` 1): a `wireless` or `phy80211` entry is Wi-Fi, `DEVTYPE=wwan` in `uevent` is
-///   cellular, `type` 1 is Ethernet; virtual interfaces (`/sys/devices/virtual`) are ignored.
+///   cellular, `type` 1 is Ethernet; virtual interfaces (`/sys/devices/virtual`: bridges,
+///   tunnels, a container's veth) count only when no physical interface is up.
 /// - thermal: the hottest `/sys/class/thermal/thermal_zone*/temp` (millidegrees Celsius):
 ///   below 70 °C nominal, below 80 fair, below 90 serious, else critical.
 ///
@@ -61,22 +62,28 @@ public struct LinuxConstraintMonitor: ConstraintMonitor {
 
     func readNetwork() -> NetworkType {
         let base = root + "/class/net"
-        var found: [NetworkType] = []
+        var physical: [NetworkType] = []
+        var virtual: [NetworkType] = []
         for interface in entries(base) where interface != "lo" {
             let path = base + "/" + interface
             let state = text(path + "/operstate")
             guard state == "up" || (state == "unknown" && text(path + "/carrier") == "1") else { continue }
-            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path), target.contains("/devices/virtual/") { continue }
+            let kind: NetworkType
             if FileManager.default.fileExists(atPath: path + "/wireless") || FileManager.default.fileExists(atPath: path + "/phy80211") {
-                found.append(.wifi)
+                kind = .wifi
             } else if text(path + "/uevent")?.contains("DEVTYPE=wwan") == true {
-                found.append(.cellular)
+                kind = .cellular
             } else if text(path + "/type") == "1" {
-                found.append(.ethernet)
+                kind = .ethernet
             } else {
-                found.append(.unknown)
+                kind = .unknown
             }
+            // Bridges, VPN tunnels and container veths sit on top of a real link; they count
+            // only when no physical interface is up (inside a container, the veth is the link).
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? ""
+            if target.contains("/devices/virtual/") { virtual.append(kind) } else { physical.append(kind) }
         }
+        let found = physical.isEmpty ? virtual : physical
         // The best link wins: an unmetered one if any is up.
         for preferred in [NetworkType.ethernet, .wifi, .cellular, .unknown] where found.contains(preferred) { return preferred }
         return .none

@@ -101,7 +101,7 @@ struct CaptionCommand: AsyncParsableCommand {
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
-    @Argument(help: "Photos or folders to caption (folders are walked; hidden files and sidecars are skipped).")
+    @Argument(help: "Photos or folders to caption (folders are walked; hidden files and sidecars are skipped). Without any, the photos already queued are processed.")
     var paths: [String] = []
 
     struct Report: Encodable {
@@ -129,10 +129,10 @@ struct CaptionCommand: AsyncParsableCommand {
         if recovered > 0 && !quiet { StandardError.write("resuming \(recovered) photo(s) interrupted by an earlier run\n") }
         let preferences = try database.preferences()
         let selector = try models.selector(preferences: preferences)
-        let scan = try GalleryScanner(database: database).scan(paths, explicit: true, force: force)
-        for path in paths where !FileManager.default.fileExists(atPath: path) {
-            StandardError.write("error: \(path) does not exist\n")
+        if let missing = paths.first(where: { !FileManager.default.fileExists(atPath: $0) }) {
+            throw ValidationError("\(missing) does not exist")
         }
+        let scan = try GalleryScanner(database: database).scan(paths, explicit: true, force: force)
         let chain = selector.chain
         if !quiet {
             StandardError.write("mode \(selector.mode.rawValue): " + chain.map(\.displayName).joined(separator: " -> ") + "\n")
@@ -164,7 +164,7 @@ struct CaptionCommand: AsyncParsableCommand {
                             summary: summary, failures: failures, unavailable: await selector.unavailable)
         if !quiet {
             print("Captioned \(summary.captioned) photo(s)" + (summary.recovered > 0 ? ", finished \(summary.recovered) interrupted" : "")
-                  + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(summary.failed) failed tries, \(scan.notPhotos) files not photos.")
+                  + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(summary.failed) failed tries, \(scan.notPhotos) files skipped (Memora writes captions into JPEG, PNG, TIFF/DNG and WebP; HEIC/AVIF are not written yet).")
             for (model, count) in summary.models.sorted(by: { $0.key < $1.key }) { print("  \(model): \(count)") }
             for (model, reason) in report.unavailable.sorted(by: { $0.key < $1.key }) { print("Not used: \(model): \(reason)") }
             if let stopped = summary.stoppedEarly { print("Stopped early: \(stopped); run again to continue.") }

@@ -45,6 +45,14 @@ struct LinuxConstraintMonitorTests {
         try write("95000", root + "/class/thermal/thermal_zone0/temp")
         let conditions = await LinuxConstraintMonitor(root: root).currentConditions()
         #expect(conditions == DeviceConditions(hasBattery: false, batteryLevel: nil, isCharging: true, network: .ethernet, thermal: .critical))
+        // Inside a container the only link is a virtual veth: it counts when nothing physical is up.
+        let container = try temporaryFolder("sysfs")
+        defer { try? FileManager.default.removeItem(atPath: container) }
+        try write("up", container + "/devices/virtual/net/eth0/operstate")
+        try write("1", container + "/devices/virtual/net/eth0/type")
+        try FileManager.default.createDirectory(atPath: container + "/class/net", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: container + "/class/net/eth0", withDestinationPath: "../../devices/virtual/net/eth0")
+        #expect(await LinuxConstraintMonitor(root: container).currentConditions().network == .ethernet)
         let empty = try temporaryFolder("sysfs")
         defer { try? FileManager.default.removeItem(atPath: empty) }
         #expect(await LinuxConstraintMonitor(root: empty).currentConditions().network == NetworkType.none)
