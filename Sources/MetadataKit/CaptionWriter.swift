@@ -151,7 +151,7 @@ public enum CaptionWriter {
 
     /// Reads, edits, verifies and atomically replaces one file.
     static func perform(_ operation: MetadataOperation, on path: String, options: CaptionWriteOptions) throws(MetadataError) -> MetadataSnapshot {
-        let original = try FileAccess.read(path)
+        let (original, identity) = try FileAccess.readWithIdentity(path)
         guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
         try FileAccess.requireWritable(path)
         let updated: [UInt8]
@@ -189,7 +189,7 @@ public enum CaptionWriter {
         } catch {
             throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
         }
-        try FileAccess.replace(path, with: updated, expected: original, keepModificationTime: options.keepModificationTime)
+        try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime)
         return result
     }
 
@@ -197,9 +197,9 @@ public enum CaptionWriter {
     public static func restore(_ snapshot: MetadataSnapshot, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) {
         // The snapshot of a write that changed nothing (a strip with no location to remove).
         if snapshot.segments.isEmpty && snapshot.imageDigest.isEmpty { return }
-        let current = try FileAccess.read(path)
+        let (current, identity) = try FileAccess.readWithIdentity(path)
         if current.starts(with: PNGFile.signature) {
-            try PNGCaptionEditor.restore(snapshot, current: current, path: path, options: options)
+            try PNGCaptionEditor.restore(snapshot, current: current, identity: identity, path: path, options: options)
             return
         }
         if current.starts(with: [0x49, 0x49, 0x2A, 0x00]) || current.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) || current.starts(with: Array("RIFF".utf8)) {
@@ -208,7 +208,7 @@ public enum CaptionWriter {
                   Data(CaptionWriter.fingerprint(current)) == snapshot.imageDigest else {
                 throw .verificationFailed(source: path, differences: ["the file (it changed since the caption was written, or the snapshot belongs to another file)"])
             }
-            try FileAccess.replace(path, with: [UInt8](whole.payload), expected: current, keepModificationTime: options.keepModificationTime)
+            try FileAccess.replace(path, with: [UInt8](whole.payload), expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
             return
         }
         var jpeg = try JPEGFile(current, source: path)
@@ -224,7 +224,7 @@ public enum CaptionWriter {
             let segment = JPEGFile.Segment(marker: saved.marker, payload: [UInt8](saved.payload))
             jpeg.segments.insert(segment, at: min(saved.position ?? jpeg.segments.count, jpeg.segments.count))
         }
-        try FileAccess.replace(path, with: jpeg.bytes, expected: current, keepModificationTime: options.keepModificationTime)
+        try FileAccess.replace(path, with: jpeg.bytes, expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
     }
 
     /// Compares every tag before and after, and the image data: only the intended fields may differ.
@@ -415,7 +415,8 @@ enum PNGCaptionEditor {
         return (png.bytes, snapshot)
     }
 
-    static func restore(_ snapshot: MetadataSnapshot, current: [UInt8], path: String, options: CaptionWriteOptions) throws(MetadataError) {
+    static func restore(_ snapshot: MetadataSnapshot, current: [UInt8], identity: FileAccess.Identity, path: String,
+                        options: CaptionWriteOptions) throws(MetadataError) {
         var png = try PNGFile(current, source: path)
         guard Data(png.imageDataDigest) == snapshot.imageDigest else {
             throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
@@ -428,7 +429,7 @@ enum PNGCaptionEditor {
         } else if let index = png.xmpIndex {
             png.chunks.remove(at: index)
         }
-        try FileAccess.replace(path, with: png.bytes, expected: current, keepModificationTime: options.keepModificationTime)
+        try FileAccess.replace(path, with: png.bytes, expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
     }
 }
 

@@ -7,18 +7,59 @@ import Darwin
 
 /// Reading a file whole, and replacing it atomically while keeping its permissions.
 enum FileAccess {
+    /// What identifies one version of a file: device, inode, size, and the modification and
+    /// status-change times to the nanosecond. Any write to the file, or a replacement of it,
+    /// changes at least one of them (the kernel sets the status-change time; no program can).
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+        var changed: timespec
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            size = Int64(status.st_size)
+            modified = status.st_mtim
+            changed = status.st_ctim
+        }
+
+        static func == (lhs: Identity, rhs: Identity) -> Bool {
+            lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+                && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+                && lhs.changed.tv_sec == rhs.changed.tv_sec && lhs.changed.tv_nsec == rhs.changed.tv_nsec
+        }
+    }
+
     /// The whole file at `path`.
     static func read(_ path: String) throws(MetadataError) -> [UInt8] {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        try readWithIdentity(path).bytes
+    }
+
+    /// The whole file at `path`, read straight into one array, and the identity of the version read.
+    static func readWithIdentity(_ path: String) throws(MetadataError) -> (bytes: [UInt8], identity: Identity) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw errno == ENOENT ? .io(path: path, reason: "no such file") : .io(path: path, reason: String(cString: strerror(errno)))
         }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw .io(path: path, reason: "not a regular file") }
-        do {
-            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw .io(path: path, reason: "cannot be read (\(error.localizedDescription))")
+        let size = Int(status.st_size)
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let got = Foundation.read(descriptor, buffer.baseAddress! + count, size - count)
+                if got < 0 && errno == EINTR { continue }
+                if got <= 0 { failure = got < 0 ? errno : EIO; break }
+                count += got
+            }
         }
+        guard failure == 0 else { throw .io(path: path, reason: "cannot be read (\(String(cString: strerror(failure))))") }
+        return (bytes, Identity(status))
     }
 
     /// How old a temporary file must be before a later write treats it as left by a killed writer.
@@ -28,12 +69,20 @@ enum FileAccess {
     /// (SIGKILL, power loss) could not remove; recent ones may belong to a running writer.
     static func removeStaleTemporaryFiles(of url: URL, now: Date = Date()) {
         let folder = url.deletingLastPathComponent().path
-        let prefix = "." + url.lastPathComponent + ".memora-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix(prefix) && name.count == prefix.count + 6 {
-            let path = folder + "/" + name
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                  now.timeIntervalSince(modified) > staleTemporaryAge else { continue }
+        let prefix = Array(("." + url.lastPathComponent + ".memora-").utf8)
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        // readdir and a byte comparison: no String per entry, so a folder of thousands of photos stays cheap.
+        while let entry = readdir(directory) {
+            let matches = withUnsafeBytes(of: entry.pointee.d_name) { name -> Bool in
+                guard let length = name.firstIndex(of: 0), length == prefix.count + 6 else { return false }
+                return name.starts(with: prefix)
+            }
+            guard matches else { continue }
+            let path = folder + "/" + withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            var status = stat()
+            guard stat(path, &status) == 0,
+                  now.timeIntervalSince1970 - Double(status.st_mtim.tv_sec) > staleTemporaryAge else { continue }
             unlink(path)
         }
     }
@@ -50,8 +99,9 @@ enum FileAccess {
     /// Replaces `path` with `bytes`: a temporary file in the same folder with the
     /// original's permission bits (and, when asked, its modification time), fsync,
     /// rename, fsync of the folder. On failure the original is untouched and the
-    /// temporary file is removed. Fails if the file changed since `expected` was read.
-    static func replace(_ requestedPath: String, with bytes: [UInt8], expected original: [UInt8], keepModificationTime: Bool) throws(MetadataError) {
+    /// temporary file is removed. Fails if the file is no longer the version that was read
+    /// (`expected`, identified by `identity`).
+    static func replace(_ requestedPath: String, with bytes: [UInt8], expected: [UInt8], identity: Identity, keepModificationTime: Bool) throws(MetadataError) {
         // A symbolic link is written through: its target is replaced and the link kept.
         var path = requestedPath
         if let resolved = realpath(requestedPath, nil) {
@@ -60,8 +110,13 @@ enum FileAccess {
         }
         var status = stat()
         guard stat(path, &status) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        // The file must still be the one we read: someone may have replaced it meanwhile.
-        guard let current = try? read(path), sameBytes(current[...], original[...]) else {
+        // The file must still be the version we read: someone may have changed or replaced it meanwhile.
+        // File times come from a coarse clock (a few milliseconds), so a change made within the same
+        // tick as the version we read keeps its times: as git does for "racily clean" files, a file
+        // modified in the last two seconds is compared byte for byte instead.
+        let recentlyModified = Double(time(nil)) - Double(status.st_mtim.tv_sec) < 2
+        guard Identity(status) == identity,
+              !recentlyModified || (try? read(path)).map({ sameBytes($0[...], expected[...]) }) == true else {
             throw .io(path: path, reason: "the file changed while it was being captioned")
         }
         let url = URL(fileURLWithPath: path)

@@ -477,3 +477,26 @@ struct StaleTemporaryFileTests {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["photo.jpg", ".photo.jpg.memora-XyZ789"])
     }
 }
+
+@Suite("Concurrent changes")
+struct ConcurrentChangeTests {
+    @Test("a file changed by someone else while the caption is prepared is not replaced, and keeps their change")
+    func changedMeanwhile() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        // Another program rewrites the photo after Memora read it (same size, one byte changed).
+        var theirs = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        theirs[theirs.count - 3] ^= 0xFF
+        let change = theirs
+        let options = CaptionWriteOptions(beforeReplacing: { _ in try Data(change).write(to: URL(fileURLWithPath: path)) })
+        do {
+            try CaptionWriter.write(CaptionUpdate(caption: "Not this one"), to: path, options: options)
+            Issue.record("the write must notice the change")
+        } catch {
+            guard case .io(_, let reason) = error else { Issue.record("expected an I/O error, got \(error)"); return }
+            #expect(reason.contains("changed"))
+        }
+        #expect(try MetadataReader.read(contentsOf: path).captions.caption == nil)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == theirs)
+    }
+}
