@@ -35,6 +35,10 @@ struct Bench {
             try VaultBench.streamProbe(input: arguments[2], output: arguments[3])
             return
         }
+        if arguments.count == 2 && arguments[1] == "--model-server" {
+            try await CaptionBench.serveModel()
+            return
+        }
         let settings = try parse(arguments.dropFirst())
         if settings.only == nil || settings.only == "image" {
             try imageScenarios(settings)
