@@ -39,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"4.0.0"),
     ],
     targets: [
         // MARK: C bridges: each library is wrapped once, thinly.
@@ -81,7 +82,11 @@ let package = Package(
         // MARK: Composition.
         .target(
             name: "PhotoIndex",
-            dependencies: ["MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift"),
+                // SHA-256 of photo contents (the seed's image_hash); CryptoKit's API on Apple platforms.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSwift),
         .target(
             name: "MemoraCore",
@@ -120,7 +125,7 @@ let package = Package(
         .testTarget(name: "ImageKitTests", dependencies: ["ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MetadataKitTests", dependencies: ["MetadataKit", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], swiftSettings: strictSwift),
-        .testTarget(name: "PhotoIndexTests", dependencies: ["PhotoIndex", "ImageKit"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoIndexTests", dependencies: ["PhotoIndex", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraCoreTests", dependencies: ["MemoraCore", "MemoraTesting", "MetadataKit", "ImageKit"],
             swiftSettings: strictSwift),

@@ -1,0 +1,80 @@
+public import Foundation
+
+/// A face (or other named region) in a photo, normalised to 0...1 with the origin at the
+/// top left of the image as stored (MWG regions; a `FaceDetector` can add more later).
+public struct FaceBox: Sendable, Hashable, Codable {
+    /// The person's name, when known.
+    public var name: String?
+    /// Left edge.
+    public var x: Double
+    /// Top edge.
+    public var y: Double
+    /// Width.
+    public var width: Double
+    /// Height.
+    public var height: Double
+
+    /// Creates a box.
+    public init(name: String?, x: Double, y: Double, width: Double, height: Double) {
+        self.name = name
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The share of the image the box covers.
+    public var area: Double { max(0, width) * max(0, height) }
+}
+
+/// One photo in the index.
+public struct IndexedPhoto: Sendable, Hashable, Codable {
+    /// A stable identifier (a UUID), kept when the file is renamed or edited.
+    public var id: String
+    /// The file's path.
+    public var path: String
+    /// Its size in bytes and modification time when indexed (the change check).
+    public var size: Int64
+    /// See ``size``.
+    public var modified: Date
+    /// SHA-256 of the file's bytes, lower-case hex (the seed's `image_hash`).
+    public var imageHash: String
+    /// The format, by content.
+    public var kind: PhotoFileKind?
+    /// When it was taken: EXIF `DateTimeOriginal` (+ `OffsetTimeOriginal`), XMP or IPTC dates, else the file date.
+    public var takenAt: Date?
+    /// The UTC offset of ``takenAt`` in seconds, when the photo says.
+    public var utcOffset: Int?
+    /// False when ``takenAt`` is only the file's modification date.
+    public var dateTrusted: Bool
+    /// The position, when the photo has one.
+    public var latitude: Double?
+    /// See ``latitude``.
+    public var longitude: Double?
+    /// The place name the photo carries (IPTC location fields), when any.
+    public var place: String?
+    /// The upright pixel size.
+    public var width: Int?
+    /// See ``width``.
+    public var height: Int?
+    /// The EXIF orientation (1...8).
+    public var orientation: Int
+    /// Keywords and scene labels.
+    public var keywords: [String]
+    /// People named in the photo (`PersonInImage` and region names).
+    public var people: [String]
+    /// Face boxes.
+    public var faces: [FaceBox]
+    /// ``QualityScore`` value in 0...1.
+    public var quality: Double?
+    /// The 64-bit ``PerceptualHash``.
+    public var perceptualHash: UInt64?
+    /// The rating (0...5, -1 for rejected) when set.
+    public var rating: Int?
+    /// Whether the photo is a favourite (rated 5).
+    public var favorite: Bool
+    /// An optional embedding (stored as half floats).
+    public var embedding: [Float]?
+    /// Why the photo could not be indexed, when it could not (the other fields are then partly empty).
+    public var error: String?
+}

@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+public import ImageKit
+public import MetadataKit
+
+/// Finds faces in a photo. ``MetadataFaceDetector`` reads the MWG face regions already in
+/// the metadata; a pixel-based detector can conform later.
+public protocol FaceDetector: Sendable {
+    /// Face boxes for a photo, given the regions its metadata declares and a small upright thumbnail.
+    func faces(regions: [FaceRegion], thumbnail: Image) -> [FaceBox]
+}
+
+/// The faces the photo's metadata declares: MWG regions of type `Face` (or without a type).
+public struct MetadataFaceDetector: FaceDetector {
+    /// Creates the detector.
+    public init() {}
+
+    public func faces(regions: [FaceRegion], thumbnail: Image) -> [FaceBox] {
+        regions.filter { ($0.type ?? "Face").caseInsensitiveCompare("Face") == .orderedSame }
+            .map { FaceBox(name: $0.name, x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+    }
+}
+
+/// Reads one photo into an ``IndexedPhoto``: hash, metadata (and its sidecar's), a 256-px
+/// thumbnail for the quality score and the perceptual hash.
+struct PhotoAnalyzer: Sendable {
+    let faceDetector: any FaceDetector
+    static let thumbnailSize = 256
+
+    /// The SHA-256 of `bytes`, lower-case hex.
+    static func sha256(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Analyses `asset`; a file that cannot be read or decoded gives an entry with its error.
+    func analyze(_ asset: PhotoAsset, id: String) -> IndexedPhoto {
+        var photo = IndexedPhoto(
+            id: id, path: asset.path, size: asset.size, modified: asset.modified, imageHash: "", kind: nil, takenAt: asset.modified,
+            utcOffset: nil, dateTrusted: false, latitude: nil, longitude: nil, place: nil, width: nil, height: nil, orientation: 1,
+            keywords: [], people: [], faces: [], quality: nil, perceptualHash: nil, rating: nil, favorite: false, embedding: nil, error: nil)
+        guard let data = FileManager.default.contents(atPath: asset.path) else {
+            photo.error = "the file cannot be read"
+            return photo
+        }
+        let bytes = [UInt8](data)
+        photo.imageHash = Self.sha256(bytes)
+        photo.kind = PhotoFileKind.detect(Array(bytes.prefix(32)))
+        var metadata = try? MetadataReader.read(bytes, source: asset.path)
+        if let sidecar = asset.sidecarPath, let extra = try? MetadataReader.read(contentsOf: sidecar) {
+            metadata = metadata.map { Self.merge($0, sidecar: extra) } ?? extra
+        }
+        if let metadata {
+            if let taken = metadata.dateTaken {
+                photo.takenAt = taken.date
+                photo.utcOffset = taken.utcOffsetSeconds
+                photo.dateTrusted = true
+            }
+            photo.latitude = metadata.gps?.latitude
+            photo.longitude = metadata.gps?.longitude
+            photo.place = metadata.place?.displayName
+            photo.keywords = metadata.keywords
+            photo.people = metadata.people
+            photo.rating = metadata.rating
+            photo.favorite = (metadata.rating ?? 0) >= 5
+        }
+        do {
+            let info = try ImageDecoder.info(of: bytes, source: asset.path)
+            photo.width = info.uprightWidth
+            photo.height = info.uprightHeight
+            photo.orientation = info.orientation.rawValue
+            let thumbnail = try ImageDecoder.thumbnail(bytes, source: asset.path, maxPixelSize: Self.thumbnailSize, options: DecodingOptions(applyOrientation: true))
+            photo.faces = faceDetector.faces(regions: metadata?.regions ?? [], thumbnail: thumbnail)
+            for name in photo.faces.compactMap(\.name) where !photo.people.contains(name) { photo.people.append(name) }
+            photo.quality = QualityScore(thumbnail: thumbnail, pixelWidth: info.width, pixelHeight: info.height, faceCount: photo.faces.count).value
+            photo.perceptualHash = PerceptualHash.hash(thumbnail)
+        } catch {
+            photo.error = "\(error)"
+        }
+        return photo
+    }
+
+    /// The photo's metadata completed by its XMP sidecar: lists are joined, missing fields filled.
+    static func merge(_ photo: PhotoMetadata, sidecar: PhotoMetadata) -> PhotoMetadata {
+        var merged = photo
+        merged.keywords += sidecar.keywords.filter { !photo.keywords.contains($0) }
+        merged.people += sidecar.people.filter { !photo.people.contains($0) }
+        if merged.regions.isEmpty { merged.regions = sidecar.regions }
+        merged.dateTaken = merged.dateTaken ?? sidecar.dateTaken
+        merged.gps = merged.gps ?? sidecar.gps
+        merged.place = merged.place ?? sidecar.place
+        merged.rating = merged.rating ?? sidecar.rating
+        return merged
+    }
+}

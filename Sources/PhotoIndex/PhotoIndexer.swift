@@ -1,0 +1,147 @@
+public import Foundation
+import GRDB
+
+/// Brings the index in line with a library, incrementally:
+///
+/// - a file whose size and modification time match its row is unchanged and not opened;
+/// - a file whose size or time changed is hashed: same hash, only the row's size and time
+///   are updated; a new hash, the photo is analysed again (keeping its id);
+/// - a new path whose hash matches a row whose file disappeared is a rename: the row moves;
+/// - rows whose file disappeared otherwise are deleted.
+///
+/// Photos are analysed on every core (a task group as wide as the processor count) and
+/// saved in small transactions as they finish, so an interrupted run loses at most the
+/// photos in flight and the next run resumes where it stopped. Unreadable files are saved
+/// with their error, never fatal, and are not retried until they change.
+public struct PhotoIndexer: Sendable {
+    /// What a run did.
+    public struct Summary: Sendable, Hashable, Codable {
+        /// Photos the library holds.
+        public var total = 0
+        /// Photos analysed (new or changed).
+        public var indexed = 0
+        /// Photos unchanged since the last run.
+        public var unchanged = 0
+        /// Photos whose file moved (same content, new path).
+        public var renamed = 0
+        /// Rows removed because their file is gone.
+        public var removed = 0
+        /// Photos recorded with an error.
+        public var failed = 0
+    }
+
+    let database: PhotoIndexDatabase
+    let analyzer: PhotoAnalyzer
+    let concurrency: Int
+
+    /// An indexer writing into `database`.
+    public init(database: PhotoIndexDatabase, faceDetector: any FaceDetector = MetadataFaceDetector(),
+                concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.database = database
+        self.analyzer = PhotoAnalyzer(faceDetector: faceDetector)
+        self.concurrency = max(1, concurrency)
+    }
+
+    struct Known: Sendable {
+        var id: String
+        var size: Int64
+        var modifiedNanoseconds: Int64
+        var hash: String
+    }
+
+    /// Indexes `library`; `progress` gets (done, to do, path) after each analysed photo.
+    public func index(_ library: any PhotoLibrary, progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }) async throws(PhotoIndexError) -> Summary {
+        let assets = try library.assets()
+        var summary = Summary(total: assets.count)
+        var known = try database.read { db in
+            var rows: [String: Known] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, path, size, modified_ns, image_hash FROM photos") {
+                rows[row["path"]] = Known(id: row["id"], size: row["size"], modifiedNanoseconds: row["modified_ns"], hash: row["image_hash"])
+            }
+            return rows
+        }
+        let present = Set(assets.map(\.path))
+        // Rows whose file is gone: candidates for renames, deleted at the end otherwise.
+        var vanished: [String: (path: String, known: Known)] = [:]
+        for (path, row) in known where !present.contains(path) { vanished[row.hash] = (path, row) }
+
+        var work: [(PhotoAsset, String)] = []
+        for asset in assets {
+            if let row = known[asset.path] {
+                if row.size == asset.size && row.modifiedNanoseconds == PhotoIndexDatabase.nanoseconds(asset.modified) {
+                    summary.unchanged += 1
+                    continue
+                }
+                // Changed on disk: if the bytes are the same (a touch, a copy back), only the row's stamp moves.
+                if let data = FileManager.default.contents(atPath: asset.path), PhotoAnalyzer.sha256([UInt8](data)) == row.hash {
+                    try updateStamp(id: row.id, path: asset.path, asset: asset)
+                    summary.unchanged += 1
+                    continue
+                }
+                work.append((asset, row.id))
+                continue
+            }
+            if !vanished.isEmpty, let data = FileManager.default.contents(atPath: asset.path) {
+                let hash = PhotoAnalyzer.sha256([UInt8](data))
+                if let moved = vanished.removeValue(forKey: hash) {
+                    try updateStamp(id: moved.known.id, path: asset.path, asset: asset)
+                    known[moved.path] = nil
+                    summary.renamed += 1
+                    continue
+                }
+            }
+            work.append((asset, UUID().uuidString.lowercased()))
+        }
+        let gone = vanished.values.map(\.path)
+        if !gone.isEmpty {
+            try database.write { db in
+                for path in gone { try db.execute(sql: "DELETE FROM photos WHERE path = ?", arguments: [path]) }
+            }
+            summary.removed = gone.count
+        }
+
+        let analyzer = self.analyzer
+        let total = work.count
+        var done = 0
+        var pending: [IndexedPhoto] = []
+        func flush() throws(PhotoIndexError) {
+            guard !pending.isEmpty else { return }
+            let batch = pending
+            pending.removeAll()
+            try database.write { db in for photo in batch { try PhotoIndexDatabase.save(photo, in: db) } }
+        }
+        var iterator = work.makeIterator()
+        var failure: PhotoIndexError?
+        await withTaskGroup(of: IndexedPhoto.self) { group in
+            for _ in 0..<concurrency {
+                guard let (asset, id) = iterator.next() else { break }
+                group.addTask { analyzer.analyze(asset, id: id) }
+            }
+            while let photo = await group.next() {
+                pending.append(photo)
+                done += 1
+                summary.indexed += 1
+                if photo.error != nil { summary.failed += 1 }
+                progress(done, total, photo.path)
+                if pending.count >= 8 {
+                    do throws(PhotoIndexError) { try flush() } catch { failure = error; group.cancelAll(); break }
+                }
+                // Cancellation stops taking new photos; those in flight finish and are saved.
+                if !Task.isCancelled, let (asset, id) = iterator.next() {
+                    group.addTask { analyzer.analyze(asset, id: id) }
+                }
+            }
+        }
+        if let failure { throw failure }
+        try flush()
+        return summary
+    }
+
+    private func updateStamp(id: String, path: String, asset: PhotoAsset) throws(PhotoIndexError) {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM photos WHERE path = ? AND id != ?", arguments: [path, id])
+            try db.execute(sql: "UPDATE photos SET path = ?, size = ?, modified_ns = ? WHERE id = ?",
+                           arguments: [path, asset.size, PhotoIndexDatabase.nanoseconds(asset.modified), id])
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import PhotoIndex
+
+/// `memora index DIR` and `memora index stats`.
+struct IndexCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index", abstract: "Index a photo library (incremental), or show what the index holds.",
+        subcommands: [Build.self, Stats.self], defaultSubcommand: Build.self)
+
+    /// The index database option.
+    struct IndexDatabaseOptions: ParsableArguments {
+        @Option(help: "The photo index (default: $XDG_DATA_HOME/memora/index.sqlite).")
+        var db: String?
+
+        func open() throws -> PhotoIndexDatabase {
+            try PhotoIndexDatabase(path: db ?? PhotoIndexDatabase.defaultPath)
+        }
+    }
+
+    struct Build: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "build", abstract: "Index the photos under a folder; only new and changed files are read again.")
+        @OptionGroup var database: IndexDatabaseOptions
+        @Argument(help: "The library's folder.") var folder: String
+        @Flag(help: "Print the summary as JSON.") var json = false
+
+        func run() async throws {
+            let db = try database.open()
+            let library = DirectoryPhotoLibrary(root: folder)
+            let summary = try await PhotoIndexer(database: db).index(library) { done, total, path in
+                if !json { ProgressReporter(title: "index", total: total).update(completed: done, item: (path as NSString).lastPathComponent) }
+            }
+            if json { try printJSON(summary); return }
+            print("\(summary.total) photos: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.renamed) moved, "
+                  + "\(summary.removed) removed, \(summary.failed) unreadable (recorded with their error). Index: \(db.path)")
+        }
+    }
+
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Years, places and people with their photo counts.")
+        @OptionGroup var database: IndexDatabaseOptions
+        @Option(help: "The fewest photos a person needs to be listed.") var minimumPhotos = PersonCache.defaultMinimumPhotos
+        @Flag(help: "Print as JSON.") var json = false
+
+        func run() throws {
+            let cache = try PersonCache(database: database.open(), minimumPhotosPerPerson: minimumPhotos)
+            if json { try printJSON(cache); return }
+            print("\(cache.photos) photos (\(cache.unreadable) unreadable, \(cache.untrustedDates) dated by their file only)")
+            print("Years: " + cache.years.map { "\($0.value) (\($0.count))" }.joined(separator: ", "))
+            print("Places: " + (cache.places.isEmpty ? "none named" : cache.places.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
+            print("People with \(cache.minimumPhotosPerPerson)+ photos: "
+                  + (cache.people.isEmpty ? "none" : cache.people.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
+        }
+    }
+}
