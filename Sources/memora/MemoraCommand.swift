@@ -13,7 +13,7 @@ struct MemoraCommand: AsyncParsableCommand {
             """,
         version: MemoraVersion.string,
         subcommands: [
-            CaptionCommand.self, QueueCommand.self, IndexCommand.self, HistoryCommand.self, EditCommand.self, RollbackCommand.self, PrefsCommand.self,
+            CaptionCommand.self, QueueCommand.self, IndexCommand.self, CollageCommand.self, HistoryCommand.self, EditCommand.self, RollbackCommand.self, PrefsCommand.self,
             ImageCommand.self, MetadataCommand.self, VaultCommand.self, DemoCommand.self,
         ])
 }

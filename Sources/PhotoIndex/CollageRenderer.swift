@@ -1,0 +1,117 @@
+import Foundation
+public import ImageKit
+
+/// A rendered collage.
+public struct RenderedCollage: Sendable {
+    /// The JPEG (quality 0.9, no metadata).
+    public var jpeg: [UInt8]
+    /// The canvas.
+    public var image: Image
+    /// Each cell and the photo drawn in it, in cell order.
+    public var cells: [(cell: PixelRect, path: String)]
+    /// Photos that could not be loaded (each replaced by the next backup).
+    public var failed: [RejectedPhoto]
+}
+
+/// Draws a ``CollageSelection`` into a ``CollageLayout``. Each photo is decoded only as far
+/// as its cell needs (JPEGs at 1/2, 1/4 or 1/8 DCT scale when the crop still covers the
+/// cell), upright, cropped around its faces (``FaceAwareCrop``) to the cell's aspect ratio,
+/// resized to the cell and drawn with the layout's rounded corners. Photos are decoded in
+/// parallel; one that cannot be read gives its cell to the next backup.
+public enum CollageRenderer {
+    /// The JPEG quality of collages (the seed's 0.9).
+    public static let quality = 0.9
+    /// The canvas colour around and between the photos.
+    public static let background = RGBAColor.white
+
+    /// Renders `selection` in `layout` at `scale` (1 or 2).
+    public static func render(_ selection: CollageSelection, layout: CollageLayout, scale: Int = 1) async throws(PhotoIndexError) -> RenderedCollage {
+        guard scale == 1 || scale == 2 else { throw .invalidRequest("the scale is 1 or 2, not \(scale)") }
+        guard !selection.photos.isEmpty else { throw .invalidRequest("there are no photos to put in a collage") }
+        let cells: [PixelRect]
+        let (width, height) = layout.canvasSize(scale: scale)
+        var canvas: Canvas
+        do {
+            cells = try layout.cells(count: selection.photos.count, scale: scale)
+            canvas = try Canvas(width: width, height: height, background: background)
+        } catch {
+            throw .invalidRequest("\(error)")
+        }
+        // Decode the chosen photos in parallel.
+        var tiles = [Image?](repeating: nil, count: cells.count)
+        var paths = [String](repeating: "", count: cells.count)
+        var failed: [RejectedPhoto] = []
+        await withTaskGroup(of: (Int, Result<Image, PhotoIndexError>).self) { group in
+            for (index, cell) in cells.enumerated() {
+                let photo = selection.photos[index]
+                group.addTask { (index, Result { () throws(PhotoIndexError) -> Image in try tile(for: photo, cell: cell) }) }
+            }
+            for await (index, result) in group {
+                switch result {
+                case .success(let image): tiles[index] = image; paths[index] = selection.photos[index].path
+                case .failure(let error): failed.append(RejectedPhoto(path: selection.photos[index].path, reason: "\(error)"))
+                }
+            }
+        }
+        // Backups for the photos that could not be read.
+        var backups = selection.extras.makeIterator()
+        for index in cells.indices where tiles[index] == nil {
+            while let backup = backups.next() {
+                do {
+                    tiles[index] = try tile(for: backup, cell: cells[index])
+                    paths[index] = backup.path
+                    break
+                } catch {
+                    failed.append(RejectedPhoto(path: backup.path, reason: "\(error)"))
+                }
+            }
+        }
+        var placed: [(cell: PixelRect, path: String)] = []
+        for (index, cell) in cells.enumerated() {
+            guard let tile = tiles[index] else { continue }
+            canvas.draw(tile, x: cell.x, y: cell.y, cornerRadius: layout.cornerRadius(scale: scale))
+            placed.append((cell, paths[index]))
+        }
+        guard !placed.isEmpty else { throw .invalidRequest("none of the photos could be read: " + failed.map(\.reason).joined(separator: "; ")) }
+        do {
+            let jpeg = try ImageEncoder.encode(canvas.image, as: .jpeg(JPEGEncodingOptions(quality: quality)))
+            return RenderedCollage(jpeg: jpeg, image: canvas.image, cells: placed, failed: failed)
+        } catch {
+            throw .invalidRequest("the collage could not be encoded: \(error)")
+        }
+    }
+
+    /// One photo decoded, cropped and resized for `cell`.
+    static func tile(for photo: ChosenPhoto, cell: PixelRect) throws(PhotoIndexError) -> Image {
+        do {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: photo.path)))
+            let info = try ImageDecoder.info(of: bytes, source: photo.path)
+            let faces = photo.faces.map { FaceAwareCrop.upright($0, orientation: info.orientation.rawValue) }
+            let aspect = Double(cell.width) / Double(cell.height)
+            let crop = FaceAwareCrop.crop(width: info.uprightWidth, height: info.uprightHeight, uprightFaces: faces, aspectRatio: aspect)
+            // The smallest DCT scale whose crop still covers the cell.
+            var scale = JPEGScale.full
+            if info.format == .jpeg {
+                for candidate in JPEGScale.allCases.sorted(by: { $0.rawValue > $1.rawValue })
+                where crop.width / candidate.rawValue >= cell.width && crop.height / candidate.rawValue >= cell.height {
+                    scale = candidate
+                    break
+                }
+            }
+            let decoded = info.format == .jpeg
+                ? try ImageDecoder.decode(bytes, source: photo.path, scale: scale, options: DecodingOptions(applyOrientation: true))
+                : try ImageDecoder.decode(bytes, source: photo.path, options: DecodingOptions(applyOrientation: true))
+            let ratioX = Double(decoded.width) / Double(info.uprightWidth), ratioY = Double(decoded.height) / Double(info.uprightHeight)
+            let x = min(decoded.width - 1, Int((Double(crop.x) * ratioX).rounded()))
+            let y = min(decoded.height - 1, Int((Double(crop.y) * ratioY).rounded()))
+            let scaled = PixelRect(x: x, y: y,
+                                   width: max(1, min(decoded.width - x, Int((Double(crop.width) * ratioX).rounded()))),
+                                   height: max(1, min(decoded.height - y, Int((Double(crop.height) * ratioY).rounded()))))
+            return try decoded.cropped(to: scaled).resized(width: cell.width, height: cell.height)
+        } catch let error as PhotoIndexError {
+            throw error
+        } catch {
+            throw .unreadable(path: photo.path, reason: "\(error)")
+        }
+    }
+}

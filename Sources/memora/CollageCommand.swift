@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import PhotoIndex
+
+/// `memora collage`: a memory collage from the index.
+struct CollageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "collage",
+        abstract: "Make a memory collage by year, place or person from the photo index (`memora index` first).")
+
+    @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+    @Option(help: "Photos taken in this year.") var year: Int?
+    @Option(help: "Photos whose place name matches (\"Lyon\" matches \"Lyon, France\").") var place: String?
+    @Option(help: "Photos within --radius km of LAT,LON.") var near: String?
+    @Option(help: "The radius for --near, in kilometres.") var radius: Double = 25
+    @Option(help: "Photos showing this person (their face must cover more than 15% of the photo).") var person: String?
+    @Option(help: "Only photos from: all-time, last-year, last-5-years.") var range = "all-time"
+    @Option(help: "How many photos (1-10).") var count = 6
+    @Option(help: "The shuffle seed: the same seed gives the same collage; shuffle with the next one.") var seed: UInt64 = 0
+    @Option(help: "grid2x3 (1200x1500, 2x3) or dynamic (square, 2 or 3 columns).") var layout = "grid2x3"
+    @Option(help: "1 or 2.") var scale = 1
+    @Option(help: "The JPEG to write.") var out: String
+    @Flag(help: "Explain why each photo was chosen and why close candidates were not.") var explain = false
+    @Flag(help: "Print the selection as JSON.") var json = false
+
+    func run() async throws {
+        let sources = [year != nil, place != nil, near != nil, person != nil].filter { $0 }.count
+        guard sources == 1 else { throw ValidationError("give exactly one of --year, --place, --near or --person") }
+        guard let preset = DateRangePreset(rawValue: range) else { throw ValidationError("--range is all-time, last-year or last-5-years") }
+        guard let collageLayout = CollageLayout(rawValue: layout) else { throw ValidationError("--layout is grid2x3 or dynamic") }
+        if collageLayout == .grid2x3 && count > 6 { throw ValidationError("the grid2x3 layout holds 6 photos; use --layout dynamic for up to 10") }
+        let source: CollageSource
+        if let year { source = .year(year) } else if let place { source = .place(place) } else if let person { source = .person(person) } else {
+            let parts = near!.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
+                throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84")
+            }
+            source = .area(latitude: parts[0], longitude: parts[1], radiusKilometres: radius)
+        }
+        let index = try database.open()
+        let selection = try CollageSelector(database: index).select(CollageRequest(source: source, range: preset, count: count, seed: seed))
+        for note in selection.notes { StandardError.write("note: \(note)\n") }
+        guard !selection.photos.isEmpty else {
+            throw PhotoIndexError.invalidRequest("no photo to make a collage from: " + selection.notes.joined(separator: "; ")
+                + " (see `memora index stats` for the years, places and people in the index)")
+        }
+        let rendered = try await CollageRenderer.render(selection, layout: collageLayout, scale: scale)
+        try Data(rendered.jpeg).write(to: URL(fileURLWithPath: out), options: .atomic)
+        if json { try printJSON(selection); return }
+        print("\(out): \(rendered.image.width)x\(rendered.image.height), \(rendered.cells.count) photos (seed \(seed); --seed \(seed &+ 1) shuffles)")
+        for failure in rendered.failed { print("  could not load \(failure.path): \(failure.reason)") }
+        if explain {
+            for photo in selection.photos { print("  chosen \(photo.path): \(photo.reason)") }
+            for photo in selection.extras { print("  backup \(photo.path)") }
+            for photo in selection.rejected.prefix(20) { print("  not chosen \(photo.path): \(photo.reason)") }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import ImageKit
+import Testing
+@testable import PhotoIndex
+
+/// Index rows written directly, for the selection rules.
+struct Rows {
+    let root: String
+    let database: PhotoIndexDatabase
+
+    init() throws {
+        root = NSTemporaryDirectory() + "collage-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        database = try PhotoIndexDatabase(path: root + "/index.sqlite")
+    }
+
+    func add(_ name: String, taken: String, quality: Double, hash: UInt64, place: String? = nil, position: (Double, Double)? = nil,
+             people: [String] = [], faces: [FaceBox] = [], path: String? = nil) throws {
+        let photo = IndexedPhoto(
+            id: name, path: path ?? root + "/" + name + ".jpg", size: 1, modified: Date(), imageHash: name, kind: .jpeg,
+            takenAt: ISO8601DateFormatter().date(from: taken), utcOffset: 0, dateTrusted: true, latitude: position?.0, longitude: position?.1,
+            place: place, width: 4000, height: 3000, orientation: 1, keywords: [], people: people, faces: faces, quality: quality,
+            perceptualHash: hash, rating: nil, favorite: false,
+            embedding: nil, error: nil)
+        try database.pool.write { db in try PhotoIndexDatabase.save(photo, in: db) }
+    }
+
+    func select(_ request: CollageRequest) throws -> CollageSelection {
+        try CollageSelector(database: database).select(request)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: root) }
+}
+
+/// Distinct perceptual hashes: far apart in Hamming distance.
+func distinctHash(_ index: Int) -> UInt64 {
+    var random = SeededRandom(seed: UInt64(index) &* 7919 &+ 1)
+    return random.next()
+}
+
+@Suite("Collage selection")
+struct SelectionTests {
+    @Test("spread across the year, one photo per period, oldest first, with backups")
+    func dateSpread() throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        for month in 1...12 {
+            try rows.add("m\(month)", taken: String(format: "2019-%02d-15T12:00:00Z", month), quality: 0.6 + Double(month % 3) * 0.1, hash: distinctHash(month))
+        }
+        try rows.add("other-year", taken: "2020-03-01T00:00:00Z", quality: 0.99, hash: distinctHash(99))
+        let selection = try rows.select(CollageRequest(source: .year(2019), count: 6, seed: 1))
+        #expect(selection.photos.count == 6 && selection.extras.count == 4)
+        let months = selection.photos.map { Calendar(identifier: .gregorian).component(.month, from: $0.takenAt!) }
+        #expect(months == months.sorted())
+        // Six periods of two months each: one photo from each.
+        #expect(Set(months.map { ($0 - 1) / 2 }).count == 6, "\(months)")
+        #expect(!selection.photos.contains { $0.id == "other-year" })
+        #expect(selection.photos.allSatisfy { $0.reason.contains("period") })
+        #expect(selection.rejected.count == 2)
+    }
+
+    @Test("the same seed gives the same photos; the next seed shuffles")
+    func determinism() throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        for index in 0..<30 { try rows.add("p\(index)", taken: "2018-06-01T12:00:00Z", quality: 0.7, hash: distinctHash(index)) }
+        let first = try rows.select(CollageRequest(source: .year(2018), seed: 42)).photos.map(\.id)
+        let again = try rows.select(CollageRequest(source: .year(2018), seed: 42)).photos.map(\.id)
+        let next = try rows.select(CollageRequest(source: .year(2018), seed: 43)).photos.map(\.id)
+        #expect(first == again && first.count == 6)
+        #expect(first != next)
+    }
+
+    @Test("quality above 0.5, relaxed and said so when too few pass")
+    func qualityThreshold() throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        for (index, quality) in [0.9, 0.8, 0.45, 0.35, 0.2, 0.1, 0.05].enumerated() {
+            try rows.add("q\(index)", taken: "2017-0\(index + 1)-01T00:00:00Z", quality: quality, hash: distinctHash(index))
+        }
+        let strict = try rows.select(CollageRequest(source: .year(2017), count: 2))
+        #expect(strict.qualityThreshold == 0.5 && Set(strict.photos.map(\.id)) == ["q0", "q1"] && strict.notes.isEmpty)
+        let relaxed = try rows.select(CollageRequest(source: .year(2017), count: 4))
+        #expect(relaxed.qualityThreshold == 0.3 && relaxed.photos.count == 4)
+        #expect(relaxed.notes.contains { $0.contains("relaxed to 0.3") })
+        #expect(relaxed.rejected.contains { $0.reason.contains("quality 0.20") })
+        let tooFew = try rows.select(CollageRequest(source: .year(2017), count: 10))
+        #expect(tooFew.photos.count == 7 && tooFew.notes.contains { $0.contains("only 7") })
+    }
+
+    @Test("a person's face must cover more than 15% of the photo")
+    func personFaceShare() throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        try rows.add("big", taken: "2016-01-01T00:00:00Z", quality: 0.8, hash: distinctHash(1), people: ["Ana"],
+                     faces: [FaceBox(name: "Ana", x: 0.3, y: 0.2, width: 0.4, height: 0.5)])
+        try rows.add("small", taken: "2016-02-01T00:00:00Z", quality: 0.9, hash: distinctHash(2), people: ["Ana"],
+                     faces: [FaceBox(name: "Ana", x: 0.3, y: 0.2, width: 0.1, height: 0.1)])
+        try rows.add("named", taken: "2016-03-01T00:00:00Z", quality: 0.9, hash: distinctHash(3), people: ["Ana"])
+        try rows.add("someone", taken: "2016-04-01T00:00:00Z", quality: 0.9, hash: distinctHash(4), people: ["Ben"],
+                     faces: [FaceBox(name: "Ben", x: 0, y: 0, width: 0.9, height: 0.9)])
+        let selection = try rows.select(CollageRequest(source: .person("ana")))
+        #expect(selection.photos.map(\.id) == ["big"])
+        #expect(selection.rejected.contains { $0.path.hasSuffix("small.jpg") && $0.reason.contains("covers 1%") })
+        #expect(selection.rejected.contains { $0.path.hasSuffix("named.jpg") && $0.reason.contains("no face box") })
+        #expect(try rows.select(CollageRequest(source: .person("Nobody"))).photos.isEmpty)
+    }
+
+    @Test("no two near-duplicates in one collage")
+    func nearDuplicates() throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        let base: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+        try rows.add("original", taken: "2015-01-01T00:00:00Z", quality: 0.9, hash: base)
+        try rows.add("burst", taken: "2015-01-01T00:00:01Z", quality: 0.85, hash: base ^ 0b1011)  // 3 bits apart
+        try rows.add("different", taken: "2015-06-01T00:00:00Z", quality: 0.6, hash: ~base)
+        for seed in UInt64(0)..<8 {
+            let selection = try rows.select(CollageRequest(source: .year(2015), count: 3, seed: seed))
+            let ids = Set(selection.photos.map(\.id))
+            // One of the pair (the seeded jitter may prefer either), never both.
+            #expect(ids.count == 2 && ids.contains("different") && ids.intersection(["original", "burst"]).count == 1)
+            let left = ids.contains("original") ? "burst.jpg" : "original.jpg"
+            #expect(selection.rejected.contains { $0.path.hasSuffix(left) && $0.reason.contains("near-duplicate") })
+        }
+    }
+
+    @Test("places by name or by distance, and the date-range presets")
+    func placesAndRanges() throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        try rows.add("lyon", taken: "2026-03-01T00:00:00Z", quality: 0.8, hash: distinctHash(1), place: "Lyon, France", position: (45.76, 4.84))
+        try rows.add("villeurbanne", taken: "2022-03-01T00:00:00Z", quality: 0.8, hash: distinctHash(2), place: "Villeurbanne, France", position: (45.77, 4.88))
+        try rows.add("paris", taken: "2010-03-01T00:00:00Z", quality: 0.8, hash: distinctHash(3), place: "Paris, France", position: (48.86, 2.35))
+        #expect(try rows.select(CollageRequest(source: .place("lyon"))).photos.map(\.id) == ["lyon"])
+        #expect(try rows.select(CollageRequest(source: .place("France"))).photos.count == 3)
+        let near = try rows.select(CollageRequest(source: .area(latitude: 45.76, longitude: 4.84, radiusKilometres: 10)))
+        #expect(Set(near.photos.map(\.id)) == ["lyon", "villeurbanne"])
+        let now = ISO8601DateFormatter().date(from: "2026-11-22T00:00:00Z")!
+        #expect(try rows.select(CollageRequest(source: .place("France"), range: .lastYear, now: now)).photos.map(\.id) == ["lyon"])
+        #expect(try rows.select(CollageRequest(source: .place("France"), range: .lastFiveYears, now: now)).photos.count == 2)
+        #expect(throws: PhotoIndexError.self) { try rows.select(CollageRequest(source: .everything, count: 11)) }
+    }
+}
+
+@Suite("Face-aware crop and rendering")
+struct CropAndRenderTests {
+    @Test("the crop has the cell's aspect exactly, holds every face with its margin, and stays inside the photo")
+    func cropGeometry() {
+        let faces = [FaceBox(name: nil, x: 0.70, y: 0.10, width: 0.1, height: 0.15), FaceBox(name: nil, x: 0.85, y: 0.2, width: 0.1, height: 0.12)]
+        let crop = FaceAwareCrop.crop(width: 4000, height: 3000, uprightFaces: faces, aspectRatio: 597.0 / 496.0)
+        #expect(abs(Double(crop.width) / Double(crop.height) - 597.0 / 496.0) < 0.002)
+        #expect(crop.x >= 0 && crop.y >= 0 && crop.x + crop.width <= 4000 && crop.y + crop.height <= 3000)
+        for face in faces {
+            #expect(Double(crop.x) <= face.x * 4000 && face.x * 4000 + face.width * 4000 <= Double(crop.x + crop.width))
+            #expect(Double(crop.y) <= face.y * 3000 && face.y * 3000 + face.height * 3000 <= Double(crop.y + crop.height))
+        }
+        #expect(crop.x > 2000 - crop.width / 2, "moved toward the faces on the right")
+        let centred = FaceAwareCrop.crop(width: 4000, height: 3000, uprightFaces: [], aspectRatio: 1)
+        #expect(centred == PixelRect(x: 500, y: 0, width: 3000, height: 3000))
+        // Orientation 6 (rotate 90° clockwise): a face at the stored top-left ends up at the top-right.
+        let turned = FaceAwareCrop.upright(FaceBox(name: nil, x: 0.1, y: 0.1, width: 0.2, height: 0.3), orientation: 6)
+        #expect(abs(turned.x - 0.6) < 1e-12 && abs(turned.y - 0.1) < 1e-12 && turned.width == 0.3 && turned.height == 0.2)
+    }
+
+    @Test("six solid-colour photos land in their cells, oldest first; an unreadable one gives its cell to a backup")
+    func renderCells() async throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        let colours: [RGBAColor] = [
+            RGBAColor(red: 220, green: 30, blue: 30), RGBAColor(red: 30, green: 200, blue: 30), RGBAColor(red: 30, green: 30, blue: 220),
+            RGBAColor(red: 230, green: 220, blue: 30), RGBAColor(red: 200, green: 30, blue: 200), RGBAColor(red: 30, green: 200, blue: 210),
+            RGBAColor(red: 120, green: 60, blue: 20),
+        ]
+        for (index, colour) in colours.enumerated() {
+            let path = rows.root + "/c\(index).jpg"
+            try ImageEncoder.write(try Image(width: 800, height: 600, fill: colour), to: path, as: .jpeg(JPEGEncodingOptions(quality: 0.95)))
+            try rows.add("c\(index)", taken: "2014-0\(index + 1)-01T00:00:00Z", quality: index == 6 ? 0.55 : 0.9, hash: distinctHash(index), path: path)
+        }
+        try FileManager.default.removeItem(atPath: rows.root + "/c2.jpg")  // indexed, then lost
+        let selection = try rows.select(CollageRequest(source: .year(2014), count: 6, extraCandidates: 1))
+        #expect(selection.extras.map(\.id) == ["c6"])
+        let collage = try await CollageRenderer.render(selection, layout: .grid2x3)
+        #expect(collage.image.width == 1200 && collage.image.height == 1500)
+        #expect(collage.failed.count == 1 && collage.failed[0].path.hasSuffix("c2.jpg"))
+        let decoded = try ImageDecoder.decode(collage.jpeg)
+        #expect(decoded.width == 1200 && decoded.height == 1500)
+        let expected = [0, 1, 6, 3, 4, 5]
+        for (slot, cell) in collage.cells.enumerated() {
+            let pixel = decoded.pixel(x: cell.cell.x + cell.cell.width / 2, y: cell.cell.y + cell.cell.height / 2)
+            let colour = colours[expected[slot]]
+            #expect(abs(Int(pixel.red) - Int(colour.red)) < 12 && abs(Int(pixel.green) - Int(colour.green)) < 12 && abs(Int(pixel.blue) - Int(colour.blue)) < 12,
+                    "cell \(slot): \(pixel) instead of \(colour)")
+        }
+        // The grid's 6:5 cells with the minimal spacing; the gap between cells stays background.
+        #expect(collage.cells[0].cell.width == 597 && collage.cells[0].cell.height == 496)
+        #expect(collage.image.pixel(x: 599, y: 100) == RGBAColor.white)
+    }
+
+    @Test("the dynamic layout: square, 2 columns up to 4 photos, 3 from 5, at 2x")
+    func dynamicLayout() throws {
+        #expect(CollageLayout.dynamic.canvasSize(scale: 2) == (2400, 2400))
+        let four = try CollageLayout.dynamic.cells(count: 4, scale: 1)
+        let five = try CollageLayout.dynamic.cells(count: 5, scale: 1)
+        #expect(Set(four.map(\.x)).count == 2 && Set(five.map(\.x)).count == 3)
+        #expect(four[1].x - (four[0].x + four[0].width) == 6)
+        #expect(CollageLayout.dynamic.cornerRadius(scale: 2) == 16)
+    }
+}
