@@ -2,12 +2,14 @@ import ArgumentParser
 import Foundation
 import ImageKit
 import MemoraCore
+import PhotoIndex
 import MetadataKit
 import VaultCrypto
 
 /// `memora demo`: generates a sample photo library with the real encoders and
 /// runs the main job on it: inspect every photo, make upright thumbnails,
-/// and render a contact-sheet collage. Each module's issue extends this job.
+/// caption every photo through the queue, index the library and render a memory
+/// collage from the index, and encrypt the library into a vault.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -29,6 +31,7 @@ struct DemoCommand: AsyncParsableCommand {
         var collage: String
         var collageWidth: Int
         var collageHeight: Int
+        var indexed: Int
         var captioned: Int
         var captions: [String: String]
         var captionModels: [String: Int]
@@ -67,7 +70,6 @@ struct DemoCommand: AsyncParsableCommand {
 
         let progress = ProgressReporter(title: "thumbnails", total: files.count)
         var results: [PhotoResult] = []
-        var collageTiles: [Image] = []
         for (index, file) in files.enumerated() {
             let path = library + "/" + file
             var result = PhotoResult(file: file)
@@ -81,7 +83,6 @@ struct DemoCommand: AsyncParsableCommand {
                 let name = thumbnails + "/" + (file as NSString).deletingPathExtension + ".jpg"
                 try ImageEncoder.write(thumbnail, to: name, as: .jpeg())
                 result.thumbnail = name
-                collageTiles.append(thumbnail)
             } catch {
                 result.error = error.description
             }
@@ -89,21 +90,22 @@ struct DemoCommand: AsyncParsableCommand {
             progress.update(completed: index + 1, item: file)
         }
 
-        // A 2-column by 3-row contact sheet on a 4:5 canvas, like a memory collage.
-        var canvas = try Canvas(width: 1200, height: 1500, background: RGBAColor(red: 250, green: 247, blue: 240))
-        let cells = try Canvas.gridCells(width: 1200, height: 1500, columns: 2, rows: 3, spacing: 24, padding: 48)
-        for (cell, tile) in zip(cells, collageTiles) {
-            try canvas.draw(tile, filling: cell, cornerRadius: 28)
-        }
-        let collagePath = output + "/collage.jpg"
-        try ImageEncoder.write(canvas.image, to: collagePath, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
-
         let captioning = try await captionLibrary(library: library)
+
+        // The library indexed, and a memory collage chosen and rendered from the index.
+        let indexPath = output + "/index.sqlite"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: indexPath + suffix) }
+        let index = try PhotoIndexDatabase(path: indexPath)
+        let indexed = try await PhotoIndexer(database: index).index(DirectoryPhotoLibrary(root: library))
+        let selection = try CollageSelector(database: index).select(CollageRequest(source: .everything, count: 6, seed: 0))
+        let collage = try await CollageRenderer.render(selection, layout: .grid2x3)
+        let collagePath = output + "/collage.jpg"
+        try Data(collage.jpeg).write(to: URL(fileURLWithPath: collagePath), options: .atomic)
         let vaultResult = try encryptIntoVault(files: files, library: library)
 
         let summary = Summary(
             library: library, photos: results, collage: collagePath,
-            collageWidth: canvas.image.width, collageHeight: canvas.image.height,
+            collageWidth: collage.image.width, collageHeight: collage.image.height, indexed: indexed.indexed,
             captioned: captioning.summary.captioned + captioning.summary.recovered, captions: captioning.captions,
             captionModels: captioning.summary.models, vault: vaultResult, seconds: Date().timeIntervalSince(start))
         if json {
@@ -118,7 +120,8 @@ struct DemoCommand: AsyncParsableCommand {
                 print("  \(photo.file): \(photo.format ?? "?") \(photo.width ?? 0)x\(photo.height ?? 0) -> \(photo.thumbnail ?? "")")
             }
         }
-        print("Collage: \(collagePath) (\(canvas.image.width)x\(canvas.image.height), \(min(cells.count, collageTiles.count)) photos)")
+        print("Index: \(indexPath) (\(indexed.indexed) photos, \(indexed.failed) unreadable recorded with their error)")
+        print("Collage: \(collagePath) (\(collage.image.width)x\(collage.image.height), \(collage.cells.count) photos chosen by quality and date spread, cropped to their 6:5 cells)")
         print("Captions: \(summary.captioned) photos captioned through the durable queue (caption database \(output)/memora.sqlite; XMP, EXIF and IPTC, each write verified):")
         for (file, caption) in summary.captions.sorted(by: { $0.key < $1.key }) { print("  \(file): \"\(caption)\"") }
         for (model, count) in summary.captionModels.sorted(by: { $0.key < $1.key }) { print("  model \(model): \(count) photos") }

@@ -197,6 +197,23 @@ struct CropAndRenderTests {
         #expect(collage.image.pixel(x: 599, y: 100) == RGBAColor.white)
     }
 
+    @Test("the same seed renders the same bytes")
+    func sameBytes() async throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        for index in 0..<8 {
+            let path = rows.root + "/s\(index).jpg"
+            try ImageEncoder.write(try SyntheticPhoto.landscape(width: 900, height: 600, seed: UInt64(index + 1)), to: path, as: .jpeg())
+            try rows.add("s\(index)", taken: "2013-0\(index + 1)-01T00:00:00Z", quality: 0.8, hash: distinctHash(index),
+                         faces: index == 2 ? [FaceBox(name: nil, x: 0.7, y: 0.1, width: 0.2, height: 0.3)] : [], path: path)
+        }
+        let request = CollageRequest(source: .year(2013), count: 5, seed: 11)
+        let first = try await CollageRenderer.render(try rows.select(request), layout: .dynamic, scale: 1)
+        let second = try await CollageRenderer.render(try rows.select(request), layout: .dynamic, scale: 1)
+        #expect(first.jpeg == second.jpeg)
+        #expect(first.image.width == 1200 && first.image.height == 1200 && first.cells.count == 5)
+    }
+
     @Test("the dynamic layout: square, 2 columns up to 4 photos, 3 from 5, at 2x")
     func dynamicLayout() throws {
         #expect(CollageLayout.dynamic.canvasSize(scale: 2) == (2400, 2400))
