@@ -18,6 +18,8 @@ struct Bench {
         var megabytes = 256
         var metadataFiles = 200
         var captionFiles = 1000
+        var indexFiles = 2000
+        var indexRows = 100_000
     }
 
     static func main() async {
@@ -45,6 +47,9 @@ struct Bench {
         }
         if settings.only == nil || settings.only == "metadata" {
             try MetadataBench.run(count: settings.metadataFiles)
+        }
+        if settings.only == nil || settings.only == "index" {
+            try await CollageBench.run(settings)
         }
         if settings.only == nil || settings.only == "caption" {
             try await CaptionBench.run(count: settings.captionFiles)
@@ -142,9 +147,14 @@ struct Bench {
     }
 
     static func runPillow(paths: [String], settings: Settings) throws -> Double {
+        try runPython(settings.peerScript, [String(settings.thumbnailSize)] + paths, settings: settings)
+    }
+
+    /// Runs a Python peer script that prints the seconds it measured.
+    static func runPython(_ script: String, _ arguments: [String], settings: Settings) throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [settings.python, settings.peerScript, String(settings.thumbnailSize)] + paths
+        process.arguments = [settings.python, script] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -194,7 +204,9 @@ struct Bench {
             case "--megabytes": settings.megabytes = Int(value) ?? settings.megabytes
             case "--metadata-files": settings.metadataFiles = Int(value) ?? settings.metadataFiles
             case "--caption-files": settings.captionFiles = Int(value) ?? settings.captionFiles
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|caption|vault, --megabytes, --metadata-files, --caption-files")
+            case "--index-files": settings.indexFiles = Int(value) ?? settings.indexFiles
+            case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|index|caption|vault, --megabytes, --metadata-files, --caption-files, --index-files, --index-rows")
             }
         }
         return settings

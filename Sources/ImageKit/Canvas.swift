@@ -25,8 +25,29 @@ public struct Canvas: Sendable {
         let targetHasAlpha = image.pixelFormat.hasAlpha
         picture.pixels.withUnsafeBufferPointer { source in
             image.pixels.withUnsafeMutableBufferPointer { target in
+                let opaqueCopy = sourceChannels == 3 && targetChannels == 3
+                let band = Int(radius.rounded(.up))
                 for row in rows {
-                    for column in columns {
+                    // An opaque RGB picture onto an RGB canvas: the fully covered middle of the row is
+                    // copied in one go; only the columns of a rounded corner are blended pixel by pixel.
+                    var blended = columns
+                    if opaqueCopy {
+                        let inCornerRows = row < band || row >= picture.height - band
+                        let edge = inCornerRows ? band : 0
+                        let middle = max(columns.lowerBound, edge)..<min(columns.upperBound, picture.width - edge)
+                        if !middle.isEmpty {
+                            let from = (row * picture.width + middle.lowerBound) * 3
+                            let to = ((row + y) * canvasWidth + middle.lowerBound + x) * 3
+                            (target.baseAddress! + to).update(from: source.baseAddress! + from, count: middle.count * 3)
+                            blended = columns.lowerBound..<middle.lowerBound
+                            for column in middle.upperBound..<columns.upperBound {
+                                Canvas.blendOpaque(source, from: (row * picture.width + column) * 3, into: target,
+                                                   to: ((row + y) * canvasWidth + column + x) * 3, coverage: radius > 0
+                                                       ? Canvas.cornerCoverage(x: column, y: row, width: picture.width, height: picture.height, radius: radius) : 1)
+                            }
+                        }
+                    }
+                    for column in blended {
                         let from = (row * picture.width + column) * sourceChannels
                         var coverage = sourceChannels == 4 ? Double(source[from + 3]) / 255 : 1
                         if radius > 0 {
@@ -53,6 +74,16 @@ public struct Canvas: Sendable {
                     }
                 }
             }
+        }
+    }
+
+    /// Blends one RGB pixel over an RGB canvas pixel with `coverage` in 0...1.
+    @inline(__always)
+    static func blendOpaque(_ source: UnsafeBufferPointer<UInt8>, from: Int, into target: UnsafeMutableBufferPointer<UInt8>, to: Int, coverage: Double) {
+        guard coverage > 0 else { return }
+        for channel in 0..<3 {
+            let blended = Double(source[from + channel]) * coverage + Double(target[to + channel]) * (1 - coverage)
+            target[to + channel] = UInt8(min(255, max(0, blended.rounded())))
         }
     }
 

@@ -47,9 +47,12 @@ public enum ImageDecoder {
     }
 
     /// Decodes a JPEG at a DCT scale (1/2, 1/4, 1/8), much faster than a full decode and resize.
-    /// Other formats are decoded at full size and then reduced by the same factor.
-    public static func decode(_ bytes: [UInt8], source: String = "image", scale: JPEGScale, options: DecodingOptions = DecodingOptions()) throws(ImageError) -> Image {
-        let image = try decode(bytes, source: source, options: options, jpegScale: scale, fast: false)
+    /// Other formats are decoded at full size and then reduced by the same factor. With `fast`,
+    /// libjpeg-turbo's fast integer DCT and upsampling are used: slightly less exact pixels,
+    /// invisible once the image is reduced further (thumbnails, collage cells).
+    public static func decode(_ bytes: [UInt8], source: String = "image", scale: JPEGScale, options: DecodingOptions = DecodingOptions(),
+                              fast: Bool = false) throws(ImageError) -> Image {
+        let image = try decode(bytes, source: source, options: options, jpegScale: scale, fast: fast)
         guard scale != .full, ImageFormat.detect(bytes) != .jpeg else { return image }
         return try image.resized(width: scale.scaled(image.width), height: scale.scaled(image.height))
     }

@@ -99,7 +99,7 @@ public enum CollageRenderer {
                 }
             }
             let decoded = info.format == .jpeg
-                ? try ImageDecoder.decode(bytes, source: photo.path, scale: scale, options: DecodingOptions(applyOrientation: true))
+                ? try ImageDecoder.decode(bytes, source: photo.path, scale: scale, options: DecodingOptions(applyOrientation: true), fast: true)
                 : try ImageDecoder.decode(bytes, source: photo.path, options: DecodingOptions(applyOrientation: true))
             let ratioX = Double(decoded.width) / Double(info.uprightWidth), ratioY = Double(decoded.height) / Double(info.uprightHeight)
             let x = min(decoded.width - 1, Int((Double(crop.x) * ratioX).rounded()))

@@ -78,6 +78,17 @@ public struct ChosenPhoto: Sendable, Hashable, Codable {
     public var orientation: Int
     /// Why it was chosen.
     public var reason: String
+
+    /// Creates a chosen photo (for a front end that picks photos itself).
+    public init(id: String, path: String, takenAt: Date?, quality: Double, faces: [FaceBox], orientation: Int, reason: String) {
+        self.id = id
+        self.path = path
+        self.takenAt = takenAt
+        self.quality = quality
+        self.faces = faces
+        self.orientation = orientation
+        self.reason = reason
+    }
 }
 
 /// A candidate that was not chosen, with why.
@@ -100,6 +111,15 @@ public struct CollageSelection: Sendable, Hashable, Codable {
     public var qualityThreshold: Double
     /// Notes for the user ("only 4 photos; the collage has 4").
     public var notes: [String]
+
+    /// Creates a selection (for a front end that picks photos itself).
+    public init(photos: [ChosenPhoto], extras: [ChosenPhoto] = [], rejected: [RejectedPhoto] = [], qualityThreshold: Double = CollageSelector.qualityThreshold, notes: [String] = []) {
+        self.photos = photos
+        self.extras = extras
+        self.rejected = rejected
+        self.qualityThreshold = qualityThreshold
+        self.notes = notes
+    }
 }
 
 /// The seed's selection algorithm over the index:

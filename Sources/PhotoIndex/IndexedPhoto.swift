@@ -77,4 +77,35 @@ public struct IndexedPhoto: Sendable, Hashable, Codable {
     public var embedding: [Float]?
     /// Why the photo could not be indexed, when it could not (the other fields are then partly empty).
     public var error: String?
+
+    /// Creates an entry (to import rows from another catalogue, or for tests and benchmarks).
+    public init(id: String, path: String, size: Int64, modified: Date, imageHash: String, kind: PhotoFileKind?, takenAt: Date?,
+                utcOffset: Int?, dateTrusted: Bool, latitude: Double?, longitude: Double?, place: String?, width: Int?, height: Int?,
+                orientation: Int, keywords: [String], people: [String], faces: [FaceBox], quality: Double?, perceptualHash: UInt64?,
+                rating: Int?, favorite: Bool, embedding: [Float]?, error: String?) {
+        self.id = id
+        self.path = path
+        self.size = size
+        self.modified = modified
+        self.imageHash = imageHash
+        self.kind = kind
+        self.takenAt = takenAt
+        self.utcOffset = utcOffset
+        self.dateTrusted = dateTrusted
+        self.latitude = latitude
+        self.longitude = longitude
+        self.place = place
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.keywords = keywords
+        self.people = people
+        self.faces = faces
+        self.quality = quality
+        self.perceptualHash = perceptualHash
+        self.rating = rating
+        self.favorite = favorite
+        self.embedding = embedding
+        self.error = error
+    }
 }

@@ -121,6 +121,16 @@ public final class PhotoIndexDatabase: Sendable {
         }
     }
 
+    /// Saves `photos` (inserted, or replacing the rows with the same id or path), in one transaction.
+    public func save(_ photos: [IndexedPhoto]) throws(PhotoIndexError) {
+        try write { db in for photo in photos { try Self.save(photo, in: db) } }
+    }
+
+    /// Moves the write-ahead log into the database file, so the file's size is the index's size.
+    public func checkpoint() throws(PhotoIndexError) {
+        do { _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } } catch { throw .database(path: path, reason: "\(error)") }
+    }
+
     /// The photo stored at `path`, if indexed.
     public func photo(atPath path: String) throws(PhotoIndexError) -> IndexedPhoto? {
         try read { db in try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE path = ?", arguments: [path]).map { try Self.photo(from: $0, db: db) } }
