@@ -142,6 +142,8 @@ public struct CollageSelector: Sendable {
     public static let qualityThreshold = 0.5
     /// The most a seeded jitter moves a score.
     public static let jitter = 0.1
+    /// How many close candidates of each kind the result explains (the rest are counted in a note).
+    public static let explainedRejections = 20
 
     let database: PhotoIndexDatabase
 
@@ -200,9 +202,12 @@ public struct CollageSelector: Sendable {
             notes.append(String(format: "only %d photos score above 0.5; the quality threshold was relaxed to %.1f", candidates.filter { $0.quality > Self.qualityThreshold }.count, threshold))
         }
         let passingIDs = Set(passing.map(\.id))
-        for candidate in candidates where !passingIDs.contains(candidate.id) {
+        // The candidates just below the threshold are the close ones worth explaining.
+        let belowThreshold = candidates.filter { !passingIDs.contains($0.id) }.sorted { $0.quality > $1.quality }
+        for candidate in belowThreshold.prefix(Self.explainedRejections) {
             rejected.append(RejectedPhoto(path: candidate.path, reason: String(format: "quality %.2f is not above %.1f", candidate.quality, threshold)))
         }
+        var unexplained = max(0, belowThreshold.count - Self.explainedRejections)
         let ranked = passing.sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
 
         // Periods across the candidates' time span.
@@ -248,7 +253,9 @@ public struct CollageSelector: Sendable {
             extras.append(chosenPhoto(candidate, reason: "a backup in case a chosen photo cannot be loaded"))
             // Candidates kept as backups are not reported as rejected.
         }
-        for candidate in ranked where !used.contains(candidate.id) {
+        let remaining = ranked.filter { !used.contains($0.id) }
+        unexplained += max(0, remaining.count - Self.explainedRejections)
+        for candidate in remaining.prefix(Self.explainedRejections) {
             let rival = chosen.first { period($0.0) == period(candidate) }
             rejected.append(RejectedPhoto(path: candidate.path, reason: rival.map { String(format: "its period's chosen photo scores higher (%.2f against %.2f)", $0.0.score, candidate.score) }
                 ?? String(format: "ranked below the chosen photos (score %.2f)", candidate.score)))
@@ -256,6 +263,7 @@ public struct CollageSelector: Sendable {
         if chosen.count < request.count {
             notes.append("only \(chosen.count) suitable photos; the collage has \(chosen.count)")
         }
+        if unexplained > 0 { notes.append("\(unexplained) further candidates scored lower and are not listed") }
         let photos = chosen.sorted { ($0.0.takenAt ?? .distantFuture, $0.0.id) < ($1.0.takenAt ?? .distantFuture, $1.0.id) }
             .map { chosenPhoto($0.0, reason: $0.1) }
         return CollageSelection(photos: photos, extras: extras, rejected: rejected, qualityThreshold: threshold, notes: notes)
@@ -276,8 +284,13 @@ public struct CollageSelector: Sendable {
             conditions.append("p.year = ?")
             arguments.append(year)
         case .place(let name):
-            conditions.append("(',' || REPLACE(LOWER(p.place), ', ', ',') || ',') LIKE ?")
-            arguments.append("%," + name.lowercased().replacingOccurrences(of: ", ", with: ",") + ",%")
+            // Every part of the query must be a part of the photo's place ("Lyon" or "Lyon, France").
+            let parts = PhotoIndexDatabase.placeParts(name)
+            guard !parts.isEmpty else { throw .invalidRequest("the place name is empty") }
+            for (index, part) in parts.enumerated() {
+                join += " JOIN place_parts pp\(index) ON pp\(index).photo_id = p.id AND pp\(index).part = ?"
+                arguments.append(part)
+            }
         case .area(let latitude, let longitude, let radius):
             // A bounding box in SQL, the exact distance below.
             let latitudeDelta = radius / 111.2
@@ -286,7 +299,7 @@ public struct CollageSelector: Sendable {
             arguments += [latitude - latitudeDelta, latitude + latitudeDelta, longitude - longitudeDelta, longitude + longitudeDelta]
         case .person(let name):
             join = "JOIN people n ON n.photo_id = p.id AND n.name = ? COLLATE NOCASE"
-            arguments.insert(name, at: 0)
+            arguments.append(name)
         case .everything:
             break
         }

@@ -55,19 +55,29 @@ public final class PhotoIndexDatabase: Sendable {
                     phash INTEGER,
                     rating INTEGER,
                     favorite INTEGER NOT NULL DEFAULT 0,
-                    embedding BLOB,
                     error TEXT,
                     indexed_at REAL NOT NULL
                 );
                 CREATE INDEX idx_photos_year ON photos(year);
                 CREATE INDEX idx_photos_place ON photos(place);
                 CREATE INDEX idx_photos_hash ON photos(image_hash);
+                CREATE INDEX idx_photos_latitude ON photos(latitude);
+                CREATE TABLE place_parts (
+                    photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+                    part TEXT NOT NULL,
+                    PRIMARY KEY (part, photo_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX idx_place_parts_photo ON place_parts(photo_id);
+                CREATE TABLE embeddings (
+                    photo_id TEXT PRIMARY KEY REFERENCES photos(id) ON DELETE CASCADE,
+                    vector BLOB NOT NULL
+                );
                 CREATE TABLE people (
                     photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
                     name TEXT NOT NULL,
                     PRIMARY KEY (photo_id, name)
                 ) WITHOUT ROWID;
-                CREATE INDEX idx_people_name ON people(name);
+                CREATE INDEX idx_people_name ON people(name COLLATE NOCASE);
                 CREATE TABLE faces (
                     photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
                     ordinal INTEGER NOT NULL,
@@ -101,15 +111,26 @@ public final class PhotoIndexDatabase: Sendable {
         try db.execute(sql: "DELETE FROM photos WHERE path = ? AND id != ?", arguments: [photo.path, photo.id])
         try db.execute(sql: """
             INSERT OR REPLACE INTO photos (id, path, size, modified_ns, image_hash, kind, taken_at, utc_offset, date_trusted, year,
-                latitude, longitude, place, width, height, orientation, keywords, quality, phash, rating, favorite, embedding, error, indexed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                latitude, longitude, place, width, height, orientation, keywords, quality, phash, rating, favorite, error, indexed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 photo.id, photo.path, photo.size, nanoseconds(photo.modified), photo.imageHash, photo.kind?.rawValue,
                 photo.takenAt?.timeIntervalSince1970, photo.utcOffset, photo.dateTrusted, year,
                 photo.latitude, photo.longitude, photo.place, photo.width, photo.height, photo.orientation, keywords, photo.quality,
-                photo.perceptualHash.map { Int64(bitPattern: $0) }, photo.rating, photo.favorite,
-                photo.embedding.map { Data(HalfFloat.encode($0)) }, photo.error, Date().timeIntervalSince1970,
+                photo.perceptualHash.map { Int64(bitPattern: $0) }, photo.rating, photo.favorite, photo.error, Date().timeIntervalSince1970,
             ])
+        // Embeddings live in their own table, so scans of the photos table stay small.
+        if let embedding = photo.embedding {
+            try db.execute(sql: "INSERT OR REPLACE INTO embeddings (photo_id, vector) VALUES (?, ?)",
+                           arguments: [photo.id, Data(HalfFloat.encode(embedding))])
+        } else {
+            try db.execute(sql: "DELETE FROM embeddings WHERE photo_id = ?", arguments: [photo.id])
+        }
+        // Each comma-separated part of the place name, lower-cased, for indexed place lookups.
+        try db.execute(sql: "DELETE FROM place_parts WHERE photo_id = ?", arguments: [photo.id])
+        for part in Set(placeParts(photo.place ?? "")) {
+            try db.execute(sql: "INSERT INTO place_parts (photo_id, part) VALUES (?, ?)", arguments: [photo.id, part])
+        }
         try db.execute(sql: "DELETE FROM people WHERE photo_id = ?", arguments: [photo.id])
         for name in Set(photo.people) {
             try db.execute(sql: "INSERT INTO people (photo_id, name) VALUES (?, ?)", arguments: [photo.id, name])
@@ -131,6 +152,11 @@ public final class PhotoIndexDatabase: Sendable {
         do { _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } } catch { throw .database(path: path, reason: "\(error)") }
     }
 
+    /// The lower-cased, trimmed comma-separated parts of a place name.
+    static func placeParts(_ place: String) -> [String] {
+        place.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
     /// The photo stored at `path`, if indexed.
     public func photo(atPath path: String) throws(PhotoIndexError) -> IndexedPhoto? {
         try read { db in try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE path = ?", arguments: [path]).map { try Self.photo(from: $0, db: db) } }
@@ -148,7 +174,7 @@ public final class PhotoIndexDatabase: Sendable {
             FaceBox(name: $0["name"], x: $0["x"], y: $0["y"], width: $0["w"], height: $0["h"])
         }
         let keywordsText: String = row["keywords"]
-        let embedding: Data? = row["embedding"]
+        let embedding = try Data.fetchOne(db, sql: "SELECT vector FROM embeddings WHERE photo_id = ?", arguments: [id])
         let phash: Int64? = row["phash"]
         let taken: Double? = row["taken_at"]
         let modified: Int64 = row["modified_ns"]
