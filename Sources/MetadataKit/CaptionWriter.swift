@@ -154,6 +154,30 @@ public enum CaptionWriter {
         let (original, identity) = try FileAccess.readWithIdentity(path)
         guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
         try FileAccess.requireWritable(path)
+        guard let (updated, result) = try edit(operation, original, source: path) else {
+            // Nothing to remove: the file is not touched at all.
+            return MetadataSnapshot(path: path, segments: [], imageDigest: Data(), date: Date())
+        }
+        do {
+            try options.beforeReplacing?(result)
+        } catch {
+            throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
+        }
+        try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime)
+        return result
+    }
+
+    /// The photo in `bytes` without its location (EXIF GPS, XMP and IPTC location fields),
+    /// edited and verified in memory like a file write: for adding a photo to a vault or
+    /// sharing it without ever writing a second plaintext copy to disk. Returns `bytes`
+    /// unchanged when there is no location to remove.
+    public static func strippingLocation(from bytes: [UInt8], source: String = "image") throws(MetadataError) -> [UInt8] {
+        guard !bytes.isEmpty else { throw .unsupportedFormat(source: source, reason: "the file is empty") }
+        return try edit(.stripLocation(.init(exif: true, xmp: true, iptc: true)), bytes, source: source)?.updated ?? bytes
+    }
+
+    /// Edits and verifies `original` in memory; nil when a location strip finds nothing to remove.
+    static func edit(_ operation: MetadataOperation, _ original: [UInt8], source path: String) throws(MetadataError) -> (updated: [UInt8], snapshot: MetadataSnapshot)? {
         let updated: [UInt8]
         let snapshot: MetadataSnapshot
         // Read once: the editors need the old captions, the verification every old tag.
@@ -166,8 +190,7 @@ public enum CaptionWriter {
             let plan = MetadataOperation.StripPlan(
                 exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" },
                 xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc })
-            // Nothing to remove: the file is not touched at all.
-            guard !plan.isEmpty else { return MetadataSnapshot(path: path, segments: [], imageDigest: Data(), date: Date()) }
+            guard !plan.isEmpty else { return nil }
             operation = .stripLocation(plan)
         }
         if original.starts(with: [0xFF, 0xD8, 0xFF]) {
@@ -184,13 +207,7 @@ public enum CaptionWriter {
         try verify(original: original, updated: updated, operation: operation, source: path, before: beforeTags)
         var result = snapshot
         if snapshot.segments.first?.marker == 0xFF { result.imageDigest = Data(fingerprint(updated)) }
-        do {
-            try options.beforeReplacing?(result)
-        } catch {
-            throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
-        }
-        try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime)
-        return result
+        return (updated, result)
     }
 
     /// Puts back the metadata a write replaced. Refuses when the image itself changed since.

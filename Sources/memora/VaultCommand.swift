@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageKit
+import MetadataKit
 import VaultCrypto
 
 /// `memora vault`: an encrypted photo vault (LOCA files, per-photo keys).
@@ -159,6 +160,8 @@ struct VaultCommand: ParsableCommand {
         @OptionGroup var options: VaultOptions
         @Argument(help: "Photo files.") var files: [String]
         @Option(help: "A tag to attach (repeatable).") var tag: [String] = []
+        @Flag(help: "Remove the location (EXIF GPS, XMP and IPTC location fields) from the encrypted copy, in memory; the original file is left as it is.")
+        var stripLocation = false
         @Flag(help: "Print the added records as JSON.") var json = false
 
         func run() throws {
@@ -175,7 +178,14 @@ struct VaultCommand: ParsableCommand {
                     let details = VaultPhotoDetails(
                         format: info?.format.rawValue ?? URL(fileURLWithPath: file).pathExtension.lowercased(),
                         width: info?.uprightWidth, height: info?.uprightHeight, tags: tag, thumbnail: thumbnail)
-                    added.append(try vault.add(fileAt: file, details: details))
+                    if stripLocation {
+                        // Stripped in memory: no second plaintext copy of the photo is ever written.
+                        guard let original = FileManager.default.contents(atPath: file) else { throw VaultCryptoError.readFailed(path: file, reason: "cannot be read") }
+                        let stripped = try CaptionWriter.strippingLocation(from: [UInt8](original), source: file)
+                        added.append(try vault.add(contents: stripped, originalFilename: (file as NSString).lastPathComponent, details: details))
+                    } else {
+                        added.append(try vault.add(fileAt: file, details: details))
+                    }
                 } catch {
                     failures += 1
                     StandardError.write("error: \(error)\n")

@@ -453,6 +453,23 @@ struct StripLocationTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     }
 
+    @Test("in memory: the bytes come back without any location, the file and the pixels untouched; no location, same bytes")
+    func inMemory() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(try CaptionWriter.strippingLocation(from: plain, source: path) == plain)
+        try exiftool(["-q", "-overwrite_original", "-GPSLatitude=48.8584", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
+                      "-GPSLongitudeRef=E", "-XMP-photoshop:City=Paris", "-EXIF:Make=Memora", path])
+        let located = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let stripped = try CaptionWriter.strippingLocation(from: located, source: path)
+        let metadata = try MetadataReader.read(stripped)
+        #expect(metadata.gps == nil && metadata.place == nil && metadata.make == "Memora")
+        #expect(try ImageDecoder.decode(stripped) == ImageDecoder.decode(located))
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == located, "the file is not touched")
+        #expect(throws: MetadataError.self) { try CaptionWriter.strippingLocation(from: Array("not a photo".utf8)) }
+    }
+
     @Test("a photo without location is left byte for byte as it was")
     func nothingToStrip() throws {
         let path = try makeJPEG()
