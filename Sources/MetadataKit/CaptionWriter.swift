@@ -202,7 +202,7 @@ public enum CaptionWriter {
         } else if original.starts(with: Array("RIFF".utf8)) {
             (updated, snapshot) = try WebPCaptionEditor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
         } else {
-            throw .unsupportedFormat(source: path, reason: "writing metadata into \(formatName(original)) files is not supported yet (JPEG, PNG, TIFF/DNG and WebP are written; HEIC/AVIF are read only)")
+            throw .unsupportedFormat(source: path, reason: "writing metadata into \(formatName(original)) files is not supported yet (JPEG, PNG, TIFF/DNG and WebP are written; for HEIC/AVIF write an XMP sidecar: `CaptionWriter.writeSidecar`, `memora metadata write --sidecar`)")
         }
         try verify(original: original, updated: updated, operation: operation, source: path, before: beforeTags)
         var result = snapshot

@@ -87,6 +87,28 @@ enum FileAccess {
         }
     }
 
+    /// Creates `path` with `bytes`, atomically and without replacing anything: a temporary file
+    /// beside it, fsync, then a hard link to the final name (which fails if the name exists).
+    static func create(_ path: String, with bytes: [UInt8]) throws(MetadataError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary = (folder.isEmpty ? "." : folder) + "/." + (path as NSString).lastPathComponent + ".memora-new-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .io(path: path, reason: "cannot create a file beside it (\(String(cString: strerror(errno))))") }
+        defer { unlink(temporary) }
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor)
+        close(descriptor)
+        guard written == bytes.count, synced == 0 else { throw .io(path: path, reason: "writing failed (\(String(cString: strerror(errno))))") }
+        guard link(temporary, path) == 0 else {
+            throw .io(path: path, reason: errno == EEXIST ? "it appeared while it was being written; nothing was changed" : String(cString: strerror(errno)))
+        }
+        let directory = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+    }
+
     /// Refuses a file its owner marked read-only (no write bit at all), even when running as root.
     static func requireWritable(_ path: String) throws(MetadataError) {
         var status = stat()

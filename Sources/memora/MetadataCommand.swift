@@ -75,10 +75,17 @@ struct MetadataCommand: ParsableCommand {
         @Option(help: "The caption.") var caption: String
         @Option(help: "Short alternative text for screen readers.") var altText: String?
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
-        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP).") var files: [String]
+        @Flag(help: "Write an XMP sidecar (photo.heic.xmp, or an existing photo.xmp) and leave the photo untouched: for HEIC/AVIF, or any photo.")
+        var sidecar = false
+        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP; any format with --sidecar).") var files: [String]
 
         func run() throws {
             try MetadataCommand.forEach(files) { file in
+                if sidecar {
+                    let written = try CaptionWriter.writeSidecar(CaptionUpdate(caption: caption, altText: altText), for: file)
+                    StandardError.write("\(file): caption written to the sidecar \(written)\n")
+                    return
+                }
                 try CaptionWriter.write(
                     CaptionUpdate(caption: caption, altText: altText), to: file,
                     options: MetadataCommand.options(for: file, keepModificationTime: keepMtime))
