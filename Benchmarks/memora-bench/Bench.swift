@@ -181,8 +181,12 @@ struct Bench {
     static func seconds(_ body: () throws -> Void) throws -> Double {
         let start = ContinuousClock.now
         try body()
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return seconds(ContinuousClock.now - start)
+    }
+
+    /// A duration in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     static func median(_ values: [Double]) -> Double {

@@ -36,7 +36,7 @@ enum CollageBench {
             cpu.append(CaptionBench.cpuSeconds() - cpuStart)
             try Data(collage.jpeg).write(to: URL(fileURLWithPath: folder + "/ours.jpg"))
             let elapsed = ContinuousClock.now - start
-            ours.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            ours.append(Bench.seconds(elapsed))
             peer.append(try Bench.runPython(script, [folder + "/pillow.jpg"] + sources, settings: settings))
         }
         let ratio = Bench.median(peer) / Bench.median(ours)
@@ -58,7 +58,7 @@ enum CollageBench {
         let start = ContinuousClock.now
         let summary = try await PhotoIndexer(database: database).index(DirectoryPhotoLibrary(root: library))
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = Bench.seconds(elapsed)
         guard summary.indexed == count, summary.failed == 0 else { throw BenchError("indexed \(summary.indexed) of \(count), \(summary.failed) failed") }
         // The limit: the same reduced decode of every file, on as many cores.
         let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -70,7 +70,7 @@ enum CollageBench {
             }
         }
         let decodeElapsed = ContinuousClock.now - decodeStart
-        let decodeSeconds = Double(decodeElapsed.components.seconds) + Double(decodeElapsed.components.attoseconds) / 1e18
+        let decodeSeconds = Bench.seconds(decodeElapsed)
         print(String(format: "9. indexing %d generated 12 MP JPEGs (%.1f MB each) on %d cores", count,
                      Double((try? FileManager.default.attributesOfItem(atPath: sources[0])[.size] as? Int) ?? 0) / 1_048_576, cores))
         print(String(format: "   %.0f photos/s; the reduced decode alone: %.0f photos/s, so the decode is %.0f%% of the indexing time\n",
@@ -116,7 +116,7 @@ enum CollageBench {
                 let start = ContinuousClock.now
                 chosen = try selector.select(CollageRequest(source: source, seed: UInt64(seed))).photos.count
                 let elapsed = ContinuousClock.now - start
-                times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                times.append(Bench.seconds(elapsed))
             }
             worst = max(worst, Bench.median(times))
             lines.append(String(format: "%@ %.1f ms (%d photos)", name, Bench.median(times) * 1000, chosen))

@@ -42,11 +42,6 @@ public struct OriginalCaption: Sendable, Hashable, Codable {
     public var savedAt: Date
 }
 
-extension Optional<Bool> {
-    /// True only for `.some(true)`.
-    var isTrue: Bool { self == true }
-}
-
 /// The audit trail: every caption ever written to each photo, and the original metadata
 /// (saved before the first write) that a rollback to 0 restores byte for byte.
 public struct CaptionHistory: Sendable {
@@ -106,7 +101,7 @@ public struct CaptionHistory: Sendable {
         let before = if let before { before } else { try MetadataReader.read(contentsOf: asset).captions }
         let options = CaptionWriteOptions(beforeReplacing: { [database] snapshot in
             try database.pool.write { db in
-                guard try !Bool.fetchOne(db, sql: "SELECT 1 FROM original_metadata WHERE asset_id = ?", arguments: [asset]).isTrue else { return }
+                guard try Int.fetchOne(db, sql: "SELECT 1 FROM original_metadata WHERE asset_id = ?", arguments: [asset]) == nil else { return }
                 try db.execute(
                     sql: "INSERT INTO original_metadata (asset_id, snapshot, caption, alt_text, created_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [asset, try JSONEncoder().encode(snapshot), before.caption, before.altText, CaptionDatabase.timestamp(Date())])

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ImageKit
+import PhotoIndex
 
 /// Finds photos in folders and queues them, following the preferences:
 /// `process_existing` queues the photos that were there at the folder's first scan,
@@ -82,13 +82,12 @@ public struct GalleryScanner: Sendable {
         return found.sorted()
     }
 
-    /// Whether the file's first bytes are a format Memora can caption in place (JPEG, PNG, TIFF/DNG, WebP).
+    /// Whether the file's first bytes are a format Memora can caption in place (JPEG, PNG, TIFF/DNG, WebP;
+    /// not HEIC/AVIF until they can be written).
     static func isPhoto(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        let head = [UInt8](handle.readData(ofLength: 16))
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) || head.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return true }
-        if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return true }
-        return head.count >= 12 && head.starts(with: Array("RIFF".utf8)) && Array(head[8..<12]) == Array("WEBP".utf8)
+        guard let kind = PhotoFileKind.detect([UInt8](handle.readData(ofLength: 32))) else { return false }
+        return kind != .heif
     }
 }

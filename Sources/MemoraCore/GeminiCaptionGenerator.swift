@@ -46,13 +46,9 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
         guard apiKey != nil else {
             return .unavailable(reason: "no Gemini API key; set \(SecretName.geminiAPIKey.rawValue) or add it to the secrets file")
         }
-        do {
-            let reply = try await transport.send(Endpoint.get(ProviderReply.url(endpoint, "v1beta/models/\(model)"), headers: headers, timeout: 10))
-            try ProviderReply.check(reply, provider: modelInfo.displayName)
-            return .available
-        } catch {
-            return .unavailable(reason: "\(error)")
-        }
+        return await ProviderReply.availability(
+            probing: Endpoint.get(ProviderReply.url(endpoint, "v1beta/models/\(model)"), headers: headers, timeout: 10),
+            transport: transport, provider: modelInfo.displayName)
     }
 
     public func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {

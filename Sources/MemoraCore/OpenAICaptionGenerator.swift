@@ -47,13 +47,9 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
         if apiKey == nil && !Endpoint.isLoopback(endpoint) {
             return .unavailable(reason: "no API key for \(endpoint.host ?? "the server"); set \(SecretName.openAIAPIKey.rawValue) or add it to the secrets file")
         }
-        do {
-            let reply = try await transport.send(Endpoint.get(ProviderReply.url(endpoint, "models"), headers: headers, timeout: 10))
-            try ProviderReply.check(reply, provider: modelInfo.displayName)
-            return .available
-        } catch {
-            return .unavailable(reason: "\(error)")
-        }
+        return await ProviderReply.availability(
+            probing: Endpoint.get(ProviderReply.url(endpoint, "models"), headers: headers, timeout: 10),
+            transport: transport, provider: modelInfo.displayName)
     }
 
     public func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {

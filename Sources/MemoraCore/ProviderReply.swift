@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Shared handling of provider replies: JSON bodies, error classification and
 /// the servers' "retry after" hints.
@@ -81,6 +84,16 @@ enum ProviderReply {
             }
         }
         return false
+    }
+
+    /// Available when `request` (a listing or model description) answers with a 2xx reply.
+    static func availability(probing request: URLRequest, transport: any HTTPTransport, provider: String) async -> GeneratorAvailability {
+        do {
+            try check(try await transport.send(request), provider: provider)
+            return .available
+        } catch {
+            return .unavailable(reason: "\(error)")
+        }
     }
 
     /// Turns model text into a caption, or throws ``CaptionError/emptyCaption(provider:)``.
