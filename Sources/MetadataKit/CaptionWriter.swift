@@ -128,8 +128,8 @@ public struct CaptionWriteOptions: Sendable {
 
 /// Writes captions and alt text into photos, surgically, verified, atomically (Docs/Metadata.md).
 ///
-/// JPEG, PNG, TIFF/DNG and WebP are written in place; HEIC and AVIF are refused with a
-/// clear error for now. Nothing is ever half-written.
+/// JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written in place; other formats are
+/// refused with a clear error. Nothing is ever half-written.
 public enum CaptionWriter {
     /// The XMP key of IPTC's accessibility alt text (libexiv2's prefix for Iptc4xmpCore is `iptc`).
     static let altTextKey = "Xmp.iptc.AltTextAccessibility"
@@ -201,8 +201,10 @@ public enum CaptionWriter {
             (updated, snapshot) = try TIFFCaptionEditor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
         } else if original.starts(with: Array("RIFF".utf8)) {
             (updated, snapshot) = try WebPCaptionEditor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
+        } else if HEIFFile.looksLikeBMFF(original) {
+            (updated, snapshot) = try HEIFCaptionEditor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
         } else {
-            throw .unsupportedFormat(source: path, reason: "writing metadata into \(formatName(original)) files is not supported yet (JPEG, PNG, TIFF/DNG and WebP are written; for HEIC/AVIF write an XMP sidecar: `CaptionWriter.writeSidecar`, `memora metadata write --sidecar`)")
+            throw .unsupportedFormat(source: path, reason: "writing metadata into \(formatName(original)) files is not supported (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written; for other formats write an XMP sidecar: `CaptionWriter.writeSidecar`, `memora metadata write --sidecar`)")
         }
         try verify(original: original, updated: updated, operation: operation, source: path, before: beforeTags)
         var result = snapshot
@@ -219,8 +221,9 @@ public enum CaptionWriter {
             try PNGCaptionEditor.restore(snapshot, current: current, identity: identity, path: path, options: options)
             return
         }
-        if current.starts(with: [0x49, 0x49, 0x2A, 0x00]) || current.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) || current.starts(with: Array("RIFF".utf8)) {
-            // A TIFF or WebP snapshot is the whole original file.
+        if current.starts(with: [0x49, 0x49, 0x2A, 0x00]) || current.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) || current.starts(with: Array("RIFF".utf8))
+            || HEIFFile.looksLikeBMFF(current) {
+            // A TIFF, WebP or HEIF snapshot is the whole original file.
             guard let whole = snapshot.segments.first, whole.marker == 0xFF,
                   Data(CaptionWriter.fingerprint(current)) == snapshot.imageDigest else {
                 throw .verificationFailed(source: path, differences: ["the file (it changed since the caption was written, or the snapshot belongs to another file)"])
@@ -320,6 +323,15 @@ public enum CaptionWriter {
                 if let canvas = before.canvas, canvas != after.canvas { differences.append("the canvas size") }
             } else {
                 differences.append("the WebP structure")
+            }
+        } else if HEIFFile.looksLikeBMFF(original) {
+            do {
+                let before = try HEIFFile(original, source: source)
+                let after = try HEIFFile(updated, source: source)
+                let metadataItems = Set(HEIFFile.MetadataKind.allCases.flatMap(before.metadataItemIDs))
+                differences += HEIFFile.differences(before: before, after: after, metadataItems: metadataItems)
+            } catch {
+                differences.append("the HEIF structure (\(error))")
             }
         } else if let beforePNG = try? PNGFile(original, source: source), let afterPNG = try? PNGFile(updated, source: source) {
             if beforePNG.imageChunks != afterPNG.imageChunks { differences.append("the image data") }

@@ -1,0 +1,31 @@
+import Foundation
+
+/// The HEIC/HEIF/AVIF part of the writer: the primary image's `Exif` item (its TIFF block
+/// edited surgically, like a JPEG's) and XMP `mime` item replaced or added; image items,
+/// their properties and references untouched. HEIF has no IPTC IIM block.
+enum HEIFCaptionEditor {
+    /// What precedes the TIFF header in a new `Exif` item: `exif_tiff_header_offset` = 6,
+    /// then `Exif\0\0`, as iPhones and exiftool write it.
+    static let newEXIFPrefix: [UInt8] = [0, 0, 0, 6] + JPEGFile.exifSignature
+
+    static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+        let heif = try HEIFFile(original, source: source)
+        let exifItem = try heif.metadataItem(.exif)
+        let split = try exifItem.map { item throws(MetadataError) in
+            guard let split = HEIFFile.splitEXIFItem(item.data) else {
+                throw .corrupt(source: source, reason: "its EXIF item does not hold a TIFF header where it says")
+            }
+            return split
+        }
+        let exif = try operation.editEXIF(split?.tiff, source: source, oldCaptions: oldCaptions)
+            .map { (split?.prefix ?? newEXIFPrefix) + $0.bytes }
+        let xmpItem = try heif.metadataItem(.xmp)
+        let xmp = try operation.xmpEdits(hasPacket: xmpItem != nil).map { edits throws(MetadataError) in
+            try Exiv2.applyXMP(xmpItem?.data ?? [], edits: edits, source: source)
+        }
+        let updated = try heif.settingMetadata(exif: exif, xmp: xmp)
+        let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
+                                        imageDigest: Data(), date: Date())
+        return (updated, snapshot)
+    }
+}
