@@ -172,6 +172,37 @@ cexiv2_tag_list *cexiv2_read_memory(const uint8_t *bytes, size_t length, cexiv2_
     });
 }
 
+cexiv2_tag_list *cexiv2_read_blocks(const uint8_t *tiff, size_t tiff_length, const char *xmp, size_t xmp_length,
+                                    const char *mime_type, cexiv2_error *error) {
+    if (tiff_length > 0x7FFFFFFF) {
+        setError(error, CEXIV2_ERROR_ARGUMENT, 0, "the EXIF block is too large");
+        return nullptr;
+    }
+    return guarded<cexiv2_tag_list *>(error, nullptr, [&]() -> cexiv2_tag_list * {
+        std::lock_guard<std::mutex> guard(xmpMutex());
+        resetNamespaces();
+        auto *list = new cexiv2_tag_list();
+        list->mimeType = mime_type != nullptr ? mime_type : "";
+        if (tiff != nullptr && tiff_length > 0) {
+            Exiv2::ExifData exifData;
+            Exiv2::ExifParser::decode(exifData, tiff, static_cast<uint32_t>(tiff_length));
+            for (const auto &datum : exifData) {
+                list->tags.push_back({CEXIV2_FAMILY_EXIF, datum.key(), datum.typeName() ? datum.typeName() : "", datum.toString(), rawBytes(datum.value()), ""});
+            }
+        }
+        if (xmp != nullptr && xmp_length > 0) {
+            Exiv2::XmpData xmpData;
+            if (Exiv2::XmpParser::decode(xmpData, std::string(xmp, xmp_length)) != 0) {
+                delete list;
+                setError(error, CEXIV2_ERROR_EXIV2, 0, "the XMP packet is not valid XMP (the toolkit rejected it)");
+                return nullptr;
+            }
+            appendXmp(list, xmpData);
+        }
+        return list;
+    });
+}
+
 size_t cexiv2_tag_count(const cexiv2_tag_list *list) {
     return list != nullptr ? list->tags.size() : 0;
 }

@@ -181,7 +181,12 @@ public enum CaptionWriter {
         let updated: [UInt8]
         let snapshot: MetadataSnapshot
         // Read once: the editors need the old captions, the verification every old tag.
-        let beforeTags = try Exiv2.readTags(bytes: original, source: path).tags
+        let beforeTags: [MetadataTag]
+        do {
+            beforeTags = try MetadataTagReader.read(original, source: path).tags
+        } catch .unreadable(let source, let reason) {
+            throw .corrupt(source: source, reason: "its metadata cannot be read (\(reason))")
+        }
         let old = MetadataReader.interpret(beforeTags, mimeType: "", iptcDigestMatches: nil).captions
         let oldCaptions = Set([old.exif, old.xmp, old.iptc].compactMap { $0 })
         var operation = operation
@@ -251,7 +256,7 @@ public enum CaptionWriter {
     static func verify(original: [UInt8], updated: [UInt8], operation: MetadataOperation, source: String, before: [MetadataTag]) throws(MetadataError) {
         let after: [MetadataTag]
         do {
-            after = try Exiv2.readTags(bytes: updated, source: source).tags
+            after = try MetadataTagReader.read(updated, source: source).tags
         } catch {
             throw .verificationFailed(source: source, differences: ["the result is not readable (\(error))"])
         }

@@ -54,6 +54,22 @@ enum Exiv2 {
         return try collect(list, error: error, source: source)
     }
 
+    /// The tags of a bare EXIF TIFF block and XMP packet (from a HEIF or AVIF file, whose
+    /// container MetadataKit parses itself), reported with `mimeType`.
+    static func readTags(tiff: [UInt8]?, xmp: [UInt8]?, mimeType: String, source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
+        var error = cexiv2_error()
+        let tiff = tiff ?? []
+        let xmp = xmp ?? []
+        let list = tiff.withUnsafeBufferPointer { tiffBuffer in
+            xmp.withUnsafeBufferPointer { xmpBuffer in
+                xmpBuffer.withMemoryRebound(to: CChar.self) {
+                    cexiv2_read_blocks(tiffBuffer.baseAddress, tiffBuffer.count, $0.baseAddress, $0.count, mimeType, &error)
+                }
+            }
+        }
+        return try collect(list, error: error, source: source)
+    }
+
     /// The properties of an XMP packet.
     static func readXMP(_ packet: [UInt8], source: String) throws(MetadataError) -> [MetadataTag] {
         var error = cexiv2_error()

@@ -90,6 +90,16 @@ struct HEIFFile {
         }
     }
 
+    /// The MIME type by the major brand, as libexiv2 names it: `image/avif`, `image/heic` or `image/heif`.
+    var mimeType: String {
+        let major = String(decoding: bytes[(topLevel[0].payloadStart)..<(topLevel[0].payloadStart + 4)], as: UTF8.self)
+        switch major {
+        case "avif", "avis", "avio": return "image/avif"
+        case "heic", "heix", "heim", "heis": return "image/heic"
+        default: return "image/heif"
+        }
+    }
+
     // MARK: Reading items
 
     /// Where an item's data is, as ranges of `bytes`; nil when it lies elsewhere (in another
@@ -192,6 +202,18 @@ struct HEIFFile {
             kept += try ranges(of: entry) ?? []
         }
         var nextID = (locations.entries.map(\.itemID) + infos.entries.map(\.itemID)).max().map { $0 + 1 } ?? 1
+        // The last box is an `mdat` of our own (an earlier write's) when it holds nothing but
+        // the items being replaced and zeros: it is dropped and rebuilt, so files do not grow.
+        var changingRanges: [Range<Int>] = []
+        for entry in self.locations.entries where changing.contains(entry.itemID) {
+            changingRanges += try ranges(of: entry) ?? []
+        }
+        var tailEnd = bytes.count
+        if let last = topLevel.last, last.typeName == "mdat", last.start >= meta.end, !last.payload.isEmpty,
+           !kept.contains(where: { $0.overlaps(last.payload) }), changingRanges.contains(where: { $0.overlaps(last.payload) }),
+           last.payload.allSatisfy({ position in bytes[position] == 0 || changingRanges.contains { $0.contains(position) } }) {
+            tailEnd = last.start
+        }
 
         for kind in MetadataKind.allCases {
             guard let data = kind == .exif ? exif : xmp else { continue }
@@ -202,7 +224,8 @@ struct HEIFFile {
                 }
                 var entry = locations.entries[index]
                 let exclusive = !old.contains { range in kept.contains { $0.overlaps(range) } }
-                if entry.constructionMethod == 0, old.count == 1, old[0].count >= data.count, exclusive, locations.lengthSize > 0 {
+                if entry.constructionMethod == 0, old.count == 1, old[0].count >= data.count, old[0].upperBound <= tailEnd,
+                   exclusive, locations.lengthSize > 0 {
                     out.replaceSubrange(old[0].lowerBound..<(old[0].lowerBound + data.count), with: data)
                     out.replaceSubrange((old[0].lowerBound + data.count)..<old[0].upperBound, with: repeatElement(0, count: old[0].count - data.count))
                     entry.extents = [ItemLocations.Extent(index: entry.extents[0].index, offset: entry.extents[0].offset, length: UInt64(data.count))]
@@ -232,13 +255,6 @@ struct HEIFFile {
             throw .unsupportedFormat(source: source, reason: "its item location box has no room for the position or length of new data")
         }
 
-        // The last box is dropped when it is an `mdat` that only held data being replaced.
-        var tailEnd = bytes.count
-        if let last = topLevel.last, last.typeName == "mdat", last.start >= meta.end, !last.payload.isEmpty,
-           !kept.contains(where: { $0.overlaps(last.payload) }),
-           last.payload.allSatisfy({ position in released.contains { $0.contains(position) } }) {
-            tailEnd = last.start
-        }
         for range in released where range.upperBound <= tailEnd {
             out.replaceSubrange(range, with: repeatElement(0, count: range.count))
         }

@@ -12,7 +12,7 @@ public enum MetadataReader {
     /// Reads the metadata of a file held in memory; `source` names it in errors.
     public static func read(_ bytes: [UInt8], source: String = "image") throws(MetadataError) -> PhotoMetadata {
         guard !bytes.isEmpty else { throw .unreadable(source: source, reason: "the file is empty") }
-        let (mimeType, tags) = try Exiv2.readTags(bytes: bytes, source: source)
+        let (mimeType, tags) = try MetadataTagReader.read(bytes, source: source)
         // MWG trusts XMP over IPTC only when the stored IPTCDigest matches (JPEG only here).
         var digestMatches: Bool?
         if bytes.starts(with: [0xFF, 0xD8]), let jpeg = try? JPEGFile(bytes, source: source), let resources = jpeg.photoshopResources,

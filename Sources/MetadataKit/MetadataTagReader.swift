@@ -8,12 +8,25 @@ public enum MetadataTagReader {
 
     /// Every tag in the file at `path`.
     public static func tags(contentsOf path: String) throws(MetadataError) -> [MetadataTag] {
-        try Exiv2.readTags(path: path).tags
+        try read(FileAccess.read(path), source: path).tags
     }
 
     /// Every tag in an image held in memory; `source` names it in errors.
     public static func tags(in bytes: [UInt8], source: String = "image") throws(MetadataError) -> [MetadataTag] {
-        try Exiv2.readTags(bytes: bytes, source: source).tags
+        try read(bytes, source: source).tags
+    }
+
+    /// Every tag and the MIME type. HEIF and AVIF items are found by MetadataKit's own box
+    /// parser (libexiv2 0.27.6 misreads item locations that use base offsets with
+    /// `iloc` version 1, as libheif writes them) and only their contents go to libexiv2;
+    /// everything else, and any HEIF-like file the parser declines, goes to libexiv2 whole.
+    static func read(_ bytes: [UInt8], source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
+        if HEIFFile.looksLikeBMFF(bytes), let heif = try? HEIFFile(bytes, source: source),
+           let (tiff, xmp) = try? (heif.exifTIFF(), heif.metadataItem(.xmp)?.data) {
+            return try Exiv2.readTags(tiff: tiff, xmp: xmp, mimeType: heif.mimeType, source: source)
+        }
+        guard !bytes.isEmpty else { throw .unreadable(source: source, reason: "the file is empty") }
+        return try Exiv2.readTags(bytes: bytes, source: source)
     }
 }
 

@@ -162,9 +162,16 @@ struct TIFFBlock {
             let oldOffset = Int(readUInt32(start + 8))
             // The old value's own bytes are reused (or zeroed) only when they belong to it alone:
             // inside the original block, clear of the IFD0 table, other IFD0 values and image strips.
-            let reusable = oldSize > 4 && isPrivate(oldOffset..<(oldOffset + oldSize), of: tag)
+            var reusable = oldSize > 4 && isPrivate(oldOffset..<(oldOffset + oldSize), of: tag)
             write16(start + 2, type)
             write32(start + 4, count)
+            if reusable, oldOffset + oldSize >= bytes.count - 1 {
+                // The old value ends the block (an earlier write appended it): the block is cut
+                // back to where it starts, so writing captions again and again does not grow it.
+                touched.append(oldOffset..<originalCount)
+                bytes.removeSubrange(oldOffset...)
+                reusable = false
+            }
             if value.count <= 4 {
                 replace(start + 8, with: value + [UInt8](repeating: 0, count: 4 - value.count))
                 if reusable { replace(oldOffset, with: [UInt8](repeating: 0, count: oldSize)) }
@@ -289,10 +296,9 @@ struct TIFFBlock {
     /// Whether every byte of `original` outside the touched ranges is unchanged, i.e. the
     /// edit only rewrote what it meant to and appended the rest.
     func preservesUntouchedBytes(of original: [UInt8]) -> Bool {
-        guard bytes.count >= original.count else { return false }
         var allowed = [Bool](repeating: false, count: original.count)
-        for range in touched { for index in range { allowed[index] = true } }
-        for index in 0..<original.count where !allowed[index] && bytes[index] != original[index] { return false }
+        for range in touched { for index in range where index < original.count { allowed[index] = true } }
+        for index in 0..<original.count where !allowed[index] && (index >= bytes.count || bytes[index] != original[index]) { return false }
         return true
     }
 }

@@ -79,6 +79,12 @@ const char *cexiv2_tag_list_mime_type(const cexiv2_tag_list *list);
 /// Releases a list returned by a `cexiv2_read_*` function. NULL is allowed.
 void cexiv2_tag_list_free(cexiv2_tag_list *list);
 
+/// Reads the metadata blocks of a container libexiv2 does not parse well itself (HEIF and
+/// AVIF): an EXIF TIFF block (from its byte-order mark) and an XMP packet, either may be
+/// NULL. The list reports `mime_type`. Returns NULL and fills `error` when a block is rejected.
+cexiv2_tag_list *cexiv2_read_blocks(const uint8_t *tiff, size_t tiff_length, const char *xmp, size_t xmp_length,
+                                    const char *mime_type, cexiv2_error *error);
+
 /// Reads the properties of an XMP packet (UTF-8 or UTF-16, with or without its
 /// wrapper), as `cexiv2_read_*` lists them. Returns NULL and fills `error` when
 /// the XMP toolkit rejects the packet.
