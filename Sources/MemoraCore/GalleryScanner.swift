@@ -82,12 +82,11 @@ public struct GalleryScanner: Sendable {
         return found.sorted()
     }
 
-    /// Whether the file's first bytes are a format Memora can caption in place (JPEG, PNG, TIFF/DNG, WebP;
-    /// not HEIC/AVIF until they can be written).
+    /// Whether the file's first bytes are a format Memora can caption in place (JPEG, PNG, TIFF/DNG,
+    /// WebP, HEIC/HEIF/AVIF).
     static func isPhoto(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        guard let kind = PhotoFileKind.detect([UInt8](handle.readData(ofLength: 32))) else { return false }
-        return kind != .heif
+        return PhotoFileKind.detect([UInt8](handle.readData(ofLength: 32))) != nil
     }
 }

@@ -164,7 +164,7 @@ struct CaptionCommand: AsyncParsableCommand {
                             summary: summary, failures: failures, unavailable: await selector.unavailable)
         if !quiet {
             print("Captioned \(summary.captioned) photo(s)" + (summary.recovered > 0 ? ", finished \(summary.recovered) interrupted" : "")
-                  + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(summary.failed) failed tries, \(scan.notPhotos) files skipped (Memora writes captions into JPEG, PNG, TIFF/DNG and WebP; HEIC/AVIF are not written yet).")
+                  + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(summary.failed) failed tries, \(scan.notPhotos) files skipped (not JPEG, PNG, TIFF/DNG, WebP, HEIC or AVIF photos).")
             for (model, count) in summary.models.sorted(by: { $0.key < $1.key }) { print("  \(model): \(count)") }
             for (model, reason) in report.unavailable.sorted(by: { $0.key < $1.key }) { print("Not used: \(model): \(reason)") }
             if let stopped = summary.stoppedEarly { print("Stopped early: \(stopped); run again to continue.") }

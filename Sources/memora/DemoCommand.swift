@@ -122,7 +122,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         print("Index: \(indexPath) (\(indexed.indexed) photos, \(indexed.failed) unreadable recorded with their error)")
         print("Collage: \(collagePath) (\(collage.image.width)x\(collage.image.height), \(collage.cells.count) photos chosen by quality and date spread, cropped to their 6:5 cells)")
-        print("Captions: \(summary.captioned) photos captioned through the durable queue (caption database \(output)/memora.sqlite; XMP, EXIF and IPTC, each write verified):")
+        print("Captions: \(summary.captioned) photos captioned through the durable queue (caption database \(output)/memora.sqlite; XMP, EXIF and, where the format has it, IPTC; each write verified):")
         for (file, caption) in summary.captions.sorted(by: { $0.key < $1.key }) { print("  \(file): \"\(caption)\"") }
         for (model, count) in summary.captionModels.sorted(by: { $0.key < $1.key }) { print("  model \(model): \(count) photos") }
         if summary.captionModels.keys.contains("basic:basic-description") {

@@ -75,9 +75,9 @@ struct MetadataCommand: ParsableCommand {
         @Option(help: "The caption.") var caption: String
         @Option(help: "Short alternative text for screen readers.") var altText: String?
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
-        @Flag(help: "Write an XMP sidecar (photo.heic.xmp, or an existing photo.xmp) and leave the photo untouched: for HEIC/AVIF, or any photo.")
+        @Flag(help: "Write an XMP sidecar (photo.heic.xmp, or an existing photo.xmp) and leave the photo untouched (any format).")
         var sidecar = false
-        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP; any format with --sidecar).") var files: [String]
+        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF, AVIF; any format with --sidecar).") var files: [String]
 
         func run() throws {
             try MetadataCommand.forEach(files) { file in

@@ -220,18 +220,23 @@ struct QueueAndPipelineTests {
         // A photo that appears later is new: auto_process_new (on by default) queues it.
         let later = try makeCameraJPEG(in: library, name: "new.jpg", seed: 5)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: later)
+        let phone = library + "/IMG_0002.heic"  // an iPhone photo: HEIC is captioned in place too
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 96, height: 64, seed: 6), to: phone, as: .heif())
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: phone)
         let second = try scanner.scan([library], explicit: false, force: false)
-        #expect(second.queued == 1)
-        #expect(try fixture.queue.item(forPath: later) != nil)
+        #expect(second.queued == 2)
+        #expect(try fixture.queue.item(forPath: later) != nil && fixture.queue.item(forPath: phone) != nil)
 
         try fixture.database.setPreference("process_existing", to: "true")
         let third = try scanner.scan([library], explicit: false, force: false)
-        #expect(third.queued == 2 && third.alreadyQueued == 1)
+        #expect(third.queued == 2 && third.alreadyQueued == 2)
         #expect(try fixture.queue.item(forPath: old) != nil)
         // The captioned photo is queued, and the pipeline leaves it alone, remembering why.
         let pipeline = fixture.pipeline()
         while let item = try fixture.queue.claimNext() { _ = await pipeline.process(item) }
         #expect(try fixture.queue.item(forPath: captioned)?.modelUsed == "skipped:existing-caption")
         #expect(try MetadataReader.read(contentsOf: captioned).captions.caption == "Written by a person.")
+        let phoneCaption = try MetadataReader.read(contentsOf: phone).captions
+        #expect(phoneCaption.xmp != nil && phoneCaption.xmp == phoneCaption.exif, "the HEIC got its caption in XMP and EXIF")
     }
 }

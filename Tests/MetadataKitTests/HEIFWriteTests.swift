@@ -113,6 +113,11 @@ struct HEIFWriteTests {
                       "-GPSLatitude=51.5", "-GPSLatitudeRef=N", "-GPSLongitude=0.12", "-GPSLongitudeRef=W",
                       "-XMP-exif:GPSLatitude=51.5 N", "-XMP-photoshop:City=London", path])
         #expect(try MetadataReader.read(contentsOf: path).gps != nil)
+        // In memory first (what `memora vault add --strip-location` does): the file is not touched.
+        let original = try contents(path)
+        let stripped = try CaptionWriter.strippingLocation(from: original, source: "IMG_0001.heic")
+        #expect(try MetadataReader.read(stripped).gps == nil && MetadataReader.read(stripped).make == "Memora")
+        #expect(try contents(path) == original)
         try CaptionWriter.stripLocation(from: path)
         #expect(try exiftool(["-s3", "-GPS:all", "-XMP-exif:GPSLatitude", "-XMP-photoshop:City", path]).isEmpty)
         #expect(try exiftoolValue("IFD0:Make", path) == "Memora")
