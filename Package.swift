@@ -117,7 +117,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora-bench",
-            dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraTesting", "CBenchPeers"],
+            dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraTesting", "CBenchPeers", "CExiv2"],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),
 

@@ -48,6 +48,9 @@ struct Bench {
         if settings.only == nil || settings.only == "metadata" {
             try MetadataBench.run(count: settings.metadataFiles)
         }
+        if settings.only == nil || settings.only == "metadata" || settings.only == "heic" {
+            try MetadataBench.runHEIC(count: min(settings.metadataFiles, 100))
+        }
         if settings.only == nil || settings.only == "index" {
             try await CollageBench.run(settings)
         }
@@ -210,7 +213,7 @@ struct Bench {
             case "--caption-files": settings.captionFiles = Int(value) ?? settings.captionFiles
             case "--index-files": settings.indexFiles = Int(value) ?? settings.indexFiles
             case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|index|caption|vault, --megabytes, --metadata-files, --caption-files, --index-files, --index-rows")
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault, --megabytes, --metadata-files, --caption-files, --index-files, --index-rows")
             }
         }
         return settings

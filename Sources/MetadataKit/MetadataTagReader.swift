@@ -19,11 +19,13 @@ public enum MetadataTagReader {
     /// Every tag and the MIME type. HEIF and AVIF items are found by MetadataKit's own box
     /// parser (libexiv2 0.27.6 misreads item locations that use base offsets with
     /// `iloc` version 1, as libheif writes them) and only their contents go to libexiv2;
-    /// everything else, and any HEIF-like file the parser declines, goes to libexiv2 whole.
+    /// everything else, and any HEIF-like file the parser (or a block's parser) declines, goes
+    /// to libexiv2 whole.
     static func read(_ bytes: [UInt8], source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
         if HEIFFile.looksLikeBMFF(bytes), let heif = try? HEIFFile(bytes, source: source),
-           let (tiff, xmp) = try? (heif.exifTIFF(), heif.metadataItem(.xmp)?.data) {
-            return try Exiv2.readTags(tiff: tiff, xmp: xmp, mimeType: heif.mimeType, source: source)
+           let (tiff, xmp) = try? (heif.exifTIFF(), heif.metadataItem(.xmp)?.data),
+           let tags = try? Exiv2.readTags(tiff: tiff, xmp: xmp, mimeType: heif.mimeType, source: source) {
+            return tags
         }
         guard !bytes.isEmpty else { throw .unreadable(source: source, reason: "the file is empty") }
         return try Exiv2.readTags(bytes: bytes, source: source)
