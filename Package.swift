@@ -68,6 +68,7 @@ let package = Package(
         // Swift decoder is measured against. Used by memora-bench only.
         .target(
             name: "CBenchPeers",
+            dependencies: ["CExiv2"],
             path: "Benchmarks/CBenchPeers",
             linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("sodium")]),
 
@@ -117,7 +118,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora-bench",
-            dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraTesting", "CBenchPeers", "CExiv2"],
+            dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraTesting", "CBenchPeers"],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),
 

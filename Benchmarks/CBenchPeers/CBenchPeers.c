@@ -7,6 +7,8 @@
 #include <sodium.h>
 #include <turbojpeg.h>
 
+#include "CExiv2.h"
+
 void *bench_turbojpeg_create(void) {
     return tjInitDecompress();
 }
@@ -100,4 +102,13 @@ int bench_set_single_cpu(int single) {
         }
     }
     return sched_setaffinity(0, sizeof(one), &one);
+}
+
+long bench_libexiv2_tag_count(const uint8_t *bytes, size_t length) {
+    cexiv2_error error;
+    cexiv2_tag_list *list = cexiv2_read_memory(bytes, length, &error);
+    if (list == NULL) return -1;
+    long count = (long)cexiv2_tag_count(list);
+    cexiv2_tag_list_free(list);
+    return count;
 }

@@ -41,6 +41,10 @@ int bench_sodium_open(int algorithm, const uint8_t *ciphertext, size_t length, c
 int bench_sodium_seal_new_buffer(int algorithm, const uint8_t *plaintext, size_t length);
 int bench_sodium_open_new_buffer(int algorithm, const uint8_t *ciphertext, size_t length, const uint8_t *tag);
 
+/// libexiv2 reading every tag of an image in memory, container and all (through CExiv2's
+/// plain libexiv2 path); the number of tags found, or -1 when it fails.
+long bench_libexiv2_tag_count(const uint8_t *bytes, size_t length);
+
 /// Pins this process to its first allowed CPU (`single` != 0) or restores the
 /// original affinity (`single` == 0). Returns 0 on success.
 int bench_set_single_cpu(int single);
