@@ -192,9 +192,13 @@ public enum CaptionWriter {
         var operation = operation
         if case .stripLocation = operation {
             let located = beforeTags.filter { operation.mayChange($0) }
+            // libexiv2 does not read a FotoStation trailer's IPTC copy: it is checked here.
+            let trailerLocated = original.starts(with: [0xFF, 0xD8]) && ((try? JPEGFile(original, source: path))?.fotoStation?.iimBlocks ?? []).contains { iim in
+                (try? IPTCRecord(iim, source: path))?.dataSets.contains { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) } == true
+            }
             let plan = MetadataOperation.StripPlan(
                 exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" },
-                xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc })
+                xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc } || trailerLocated)
             guard !plan.isEmpty else { return nil }
             operation = .stripLocation(plan)
         }
@@ -242,10 +246,17 @@ public enum CaptionWriter {
         }
         // The other segments are the same ones in the same order, so the saved positions rebuild the original layout.
         jpeg.segments.removeAll(where: JPEGFile.isMetadata)
-        guard snapshot.segments.allSatisfy({ $0.payload.count <= JPEGFile.maximumPayload && ($0.position ?? 0) >= 0 }) else {
+        let savedTrailer = snapshot.segments.first { $0.marker == MetadataSnapshot.fotoStationMarker }
+        if let savedTrailer {
+            guard let found = FotoStationTrailer.find(in: [UInt8](savedTrailer.payload)[...]), found.start == 0 else {
+                throw .corrupt(source: path, reason: "the snapshot is damaged")
+            }
+            jpeg.fotoStation = found.trailer
+        }
+        guard snapshot.segments.allSatisfy({ $0.marker == MetadataSnapshot.fotoStationMarker || ($0.payload.count <= JPEGFile.maximumPayload && ($0.position ?? 0) >= 0) }) else {
             throw .corrupt(source: path, reason: "the snapshot is damaged")
         }
-        for saved in snapshot.segments.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) {
+        for saved in snapshot.segments.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) where saved.marker != MetadataSnapshot.fotoStationMarker {
             let segment = JPEGFile.Segment(marker: saved.marker, payload: [UInt8](saved.payload))
             jpeg.segments.insert(segment, at: min(saved.position ?? jpeg.segments.count, jpeg.segments.count))
         }
@@ -317,6 +328,7 @@ public enum CaptionWriter {
         if isJPEG {
             if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
                 if !beforeJPEG.hasSameImageData(as: afterJPEG) { differences.append("the image data") }
+                differences += trailerDifferences(beforeJPEG.fotoStation, afterJPEG.fotoStation, operation: operation)
             } else {
                 differences.append("the JPEG structure")
             }
@@ -346,6 +358,43 @@ public enum CaptionWriter {
         guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
     }
 
+    /// What differs between two FotoStation trailers beyond the operation: libexiv2 does not
+    /// read them, so the IPTC copy is compared here, dataset by dataset and by meaning.
+    static func trailerDifferences(_ before: FotoStationTrailer?, _ after: FotoStationTrailer?, operation: MetadataOperation) -> [String] {
+        guard let before else { return after == nil ? [] : ["the FotoStation trailer (added)"] }
+        guard let after, after.records.map(\.type) == before.records.map(\.type) else { return ["the FotoStation trailer's records"] }
+        var found: [String] = []
+        for (old, new) in zip(before.records, after.records) where old != new {
+            guard old.type == FotoStationTrailer.iptcType,
+                  let oldRecord = try? IPTCRecord(old.data, source: ""), let newRecord = try? IPTCRecord(new.data, source: "") else {
+                found.append("FotoStation record \(old.type)")
+                continue
+            }
+            let changeable: (IPTCRecord.DataSet) -> Bool
+            switch operation {
+            case .caption(let update):
+                changeable = { ($0.record == 1 && $0.number == 90) || ($0.record == 2 && ($0.number == 0 || $0.number == 120)) }
+                let captions = newRecord.envelopes.flatMap { $0.strings(record: 2, number: 120) }
+                if captions.isEmpty || captions.contains(where: { $0 != update.caption }) { found.append("the FotoStation IPTC caption (not written)") }
+            case .stripLocation:
+                changeable = { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) }
+                if newRecord.dataSets.contains(where: changeable) { found.append("the FotoStation IPTC location (still there)") }
+            }
+            func meaning(_ record: IPTCRecord) -> [String] {
+                record.envelopes.flatMap { envelope in
+                    envelope.dataSets.filter { !changeable($0) }.map { dataSet in
+                        let value = IPTCRecord.isText(record: dataSet.record, number: dataSet.number)
+                            ? TextEncodings.decodeIPTCText(dataSet.value, declaredUTF8: envelope.declaresUTF8)
+                            : dataSet.value.map { String($0) }.joined(separator: ",")
+                        return "\(dataSet.record):\(dataSet.number)=\(value)"
+                    }
+                }
+            }
+            if meaning(oldRecord) != meaning(newRecord) { found.append("the FotoStation IPTC datasets") }
+        }
+        return found
+    }
+
     /// A CRC-32 of a whole file, for whole-file snapshots (TIFF, WebP).
     static func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
         let crc = CRC32.checksum(bytes)
@@ -368,8 +417,17 @@ enum JPEGCaptionEditor {
         let snapshot = MetadataSnapshot(
             path: source,
             segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
-                .map { .init(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) },
+                .map { .init(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) }
+                + (jpeg.fotoStation.map { [.init(marker: MetadataSnapshot.fotoStationMarker, payload: Data($0.bytes), position: nil)] } ?? []),
             imageDigest: Data(jpeg.imageDataDigest), date: Date())
+
+        // A FotoStation trailer's IPTC copy is edited like the APP13 one.
+        if var trailer = jpeg.fotoStation {
+            for index in trailer.records.indices where trailer.records[index].type == FotoStationTrailer.iptcType {
+                if let edited = try operation.editIIM(trailer.records[index].data, source: source) { trailer.records[index].data = edited }
+            }
+            jpeg.fotoStation = trailer
+        }
 
         // XMP: parsed and re-serialised by the XMP toolkit; an unparsable packet stops the write.
         if let edits = operation.xmpEdits(hasPacket: jpeg.xmpPacket != nil) {

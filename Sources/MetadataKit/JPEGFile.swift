@@ -1,6 +1,7 @@
 /// A JPEG split into its marker segments, so metadata segments can be replaced
 /// without touching anything else. Everything from the first SOS on (entropy-coded
-/// data, later markers and any trailer after EOI) is kept as one opaque tail.
+/// data, later markers and any trailer after EOI) is kept as one opaque tail, except a
+/// FotoStation trailer at the very end, which holds metadata (an IPTC copy).
 struct JPEGFile {
     /// One marker segment before the first scan.
     struct Segment {
@@ -26,6 +27,8 @@ struct JPEGFile {
     var segments: [Segment]
     /// SOS and everything after it, byte for byte: a slice of the parsed file (no copy of the image data).
     var tail: ArraySlice<UInt8>
+    /// The FotoStation trailer that ends the file, right after an end-of-image marker.
+    var fotoStation: FotoStationTrailer?
 
     /// Splits `bytes`; fails on anything that is not a well-formed JPEG header sequence.
     init(_ bytes: [UInt8], source: String) throws(MetadataError) {
@@ -54,7 +57,17 @@ struct JPEGFile {
             offset += 2 + length
         }
         self.segments = segments
-        self.tail = bytes[offset...]
+        var tailEnd = bytes.count
+        // It must follow an end-of-image marker (a few zero bytes of padding between are seen in the wild).
+        if let found = FotoStationTrailer.find(in: bytes[offset...]) {
+            var end = found.start
+            while end > offset, found.start - end < 16, bytes[end - 1] == 0 { end -= 1 }
+            if end >= offset + 2, bytes[end - 2] == 0xFF, bytes[end - 1] == 0xD9 {
+                fotoStation = found.trailer
+                tailEnd = found.start
+            }
+        }
+        self.tail = bytes[offset..<tailEnd]
     }
 
     /// The file's bytes.
@@ -63,6 +76,7 @@ struct JPEGFile {
         output.reserveCapacity(tail.count + segments.reduce(0) { $0 + $1.payload.count + 4 } + 2)
         for segment in segments { output += segment.bytes }
         output += tail
+        if let fotoStation { output += fotoStation.bytes }
         return output
     }
 
@@ -136,7 +150,7 @@ struct JPEGFile {
     }
 
     /// A CRC-32 fingerprint of the coded image: every segment that is not metadata (tables,
-    /// frame, other application data, extended XMP) and the tail. Snapshots use it to make
+    /// frame, other application data, extended XMP) and the tail (without a FotoStation trailer). Snapshots use it to make
     /// sure a restore lands on the same picture.
     var imageDataDigest: [UInt8] {
         var crc: UInt32 = 0
