@@ -308,10 +308,34 @@ char *cexiv2_xmp_apply(const char *packet, size_t length, const cexiv2_xmp_edit 
             }
             }
         }
+        // XmpParser::encode drops language items whose value is empty ("remove lang specs with
+        // no value"), so an empty dc:title would vanish. They carry a placeholder through the
+        // encoder (a private-use marker no real packet holds) and are emptied again after.
+        static const std::string emptyItem = "\xEE\x80\x80memora-empty-language-item\xEE\x80\x80";
+        const bool canMark = packet == nullptr || std::string(packet, length).find(emptyItem) == std::string::npos;
+        bool marked = false;
+        for (auto &datum : xmpData) {
+            if (!canMark || datum.typeId() != Exiv2::langAlt) continue;
+            Exiv2::LangAltValue alternatives = dynamic_cast<const Exiv2::LangAltValue &>(datum.value());
+            bool changed = false;
+            for (auto &item : alternatives.value_) {
+                if (item.second.empty()) {
+                    item.second = emptyItem;
+                    changed = true;
+                }
+            }
+            if (changed) {
+                datum.setValue(&alternatives);
+                marked = true;
+            }
+        }
         std::string output;
         if (Exiv2::XmpParser::encode(output, xmpData, Exiv2::XmpParser::useCompactFormat, 0) != 0) {
             setError(error, CEXIV2_ERROR_EXIV2, 0, "the XMP toolkit could not serialise the packet");
             return nullptr;
+        }
+        for (size_t at = marked ? output.find(emptyItem) : std::string::npos; at != std::string::npos; at = output.find(emptyItem, at)) {
+            output.erase(at, emptyItem.size());
         }
         char *result = static_cast<char *>(std::malloc(output.size() + 1));
         if (result == nullptr) throw std::bad_alloc();
