@@ -4,7 +4,7 @@
 //
 // The package is layered (see Docs/Architecture.md):
 //
-//   C bridges       CSodium CExif CExiv2 CTurboJPEG CPNG CHeif (+ SQLite through GRDB)
+//   C bridges       CSodium CExif CZlib CExiv2 CTurboJPEG CPNG CHeif (+ SQLite through GRDB)
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours)
 //   composition     PhotoIndex (MetadataKit, ImageKit)
 //                   MemoraCore (everything above)
@@ -50,6 +50,9 @@ let package = Package(
             name: "CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
         .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(
@@ -74,7 +77,7 @@ let package = Package(
 
         // MARK: Leaf modules (they import none of our other modules).
         .target(name: "ImageKit", dependencies: ["CTurboJPEG", "CPNG", "CHeif"], swiftSettings: strictSwift),
-        .target(name: "MetadataKit", dependencies: ["CExiv2", "CExif"], swiftSettings: strictSwift),
+        .target(name: "MetadataKit", dependencies: ["CExiv2", "CExif", "CZlib"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
             dependencies: ["CSodium", .product(name: "GRDB", package: "GRDB.swift")],

@@ -11,6 +11,7 @@ packages=(
   libsqlite3-dev      # GRDB's SQLite
   libsodium-dev       # VaultCrypto
   libexif-dev         # MetadataKit (fast EXIF scan)
+  zlib1g-dev          # MetadataKit (compressed PNG text chunks)
   libexiv2-dev        # MetadataKit (EXIF, IPTC, XMP)
   libturbojpeg0-dev   # ImageKit JPEG
   libpng-dev          # ImageKit PNG

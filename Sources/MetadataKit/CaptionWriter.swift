@@ -490,15 +490,23 @@ enum JPEGCaptionEditor {
 enum PNGCaptionEditor {
     static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var png = try PNGFile(original, source: source)
-        // The snapshot keeps the original eXIf and XMP chunks (marker 0 = eXIf, 1 = XMP iTXt).
+        // The snapshot keeps the original eXIf and XMP chunks (marker 0 = eXIf, 1 = XMP iTXt,
+        // 2 = a legacy XMP profile chunk: its type and data, at its chunk index).
         var saved: [MetadataSnapshot.Segment] = []
         if let exif = png.exif { saved.append(.init(marker: 0, payload: Data(exif))) }
         if let index = png.xmpIndex { saved.append(.init(marker: 1, payload: Data(png.chunks[index].data))) }
+        if let index = png.legacyXMPIndex { saved.append(.init(marker: 2, payload: Data(png.chunks[index].type + png.chunks[index].data), position: index)) }
         let snapshot = MetadataSnapshot(path: source, segments: saved, imageDigest: Data(png.imageDataDigest), date: Date())
 
-        let oldPacket = try png.xmpPacket(source: source)
+        // XMP only in ImageMagick's legacy profile chunk moves into the standard chunk (two copies
+        // would make readers list every property twice).
+        var oldPacket = try png.xmpPacket(source: source)
+        let legacyIndex = oldPacket == nil ? png.legacyXMPIndex : nil
+        if legacyIndex != nil { oldPacket = try png.legacyXMPPacket(source: source) }
         if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
-            png.setXMP(try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source))
+            let packet = try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source)
+            if let legacyIndex { png.chunks.remove(at: legacyIndex) }
+            png.setXMP(packet)
         }
         guard let tiff = try operation.editEXIF(png.exif, source: source, oldCaptions: oldCaptions) else {
             return (png.bytes, snapshot)
@@ -520,6 +528,10 @@ enum PNGCaptionEditor {
             png.setXMPChunkData([UInt8](xmp.payload))
         } else if let index = png.xmpIndex {
             png.chunks.remove(at: index)
+        }
+        if let legacy = snapshot.segments.first(where: { $0.marker == 2 }), legacy.payload.count >= 4, png.legacyXMPIndex == nil {
+            let chunk = PNGFile.Chunk(type: [UInt8](legacy.payload.prefix(4)), data: [UInt8](legacy.payload.dropFirst(4)))
+            png.chunks.insert(chunk, at: min(max(legacy.position ?? 1, 1), png.chunks.count - 1))
         }
         try FileAccess.replace(path, with: png.bytes, expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A PNG split into chunks, so the `eXIf` and XMP `iTXt` chunks can be replaced
 /// without touching any other chunk.
 struct PNGFile {
@@ -55,20 +57,76 @@ struct PNGFile {
         chunks.firstIndex { $0.typeName == "iTXt" && $0.data.starts(with: Self.xmpKeyword + [0]) }
     }
 
-    /// The XMP packet, or nil; throws when it is stored compressed (not handled yet).
+    /// The keyword of ImageMagick's legacy XMP chunk (a tEXt, zTXt or iTXt "raw profile").
+    static let legacyXMPKeyword = Array("Raw profile type xmp".utf8)
+
+    /// The index of a legacy "Raw profile type xmp" text chunk.
+    var legacyXMPIndex: Int? {
+        chunks.firstIndex { ["tEXt", "zTXt", "iTXt"].contains($0.typeName) && $0.data.starts(with: Self.legacyXMPKeyword + [0]) }
+    }
+
+    /// The XMP packet of the standard iTXt chunk (compressed or not), or nil.
     func xmpPacket(source: String) throws(MetadataError) -> [UInt8]? {
         guard let index = xmpIndex else { return nil }
-        let data = chunks[index].data
-        // keyword \0, compression flag, method, language \0, translated keyword \0, text
-        var offset = Self.xmpKeyword.count + 1
-        guard offset + 2 <= data.count else { throw .corrupt(source: source, reason: "the PNG XMP chunk is cut off") }
-        guard data[offset] == 0 else { throw .unsupportedFormat(source: source, reason: "its XMP chunk is compressed, which is not handled yet") }
-        offset += 2
-        for _ in 0..<2 {
-            guard let end = data[offset...].firstIndex(of: 0) else { throw .corrupt(source: source, reason: "the PNG XMP chunk header is damaged") }
-            offset = end + 1
+        return try text(ofChunk: chunks[index], source: source)
+    }
+
+    /// The XMP packet of a legacy raw-profile chunk, or nil. Its text is a newline, the profile
+    /// name, the byte count, then the bytes in hexadecimal over several lines.
+    func legacyXMPPacket(source: String) throws(MetadataError) -> [UInt8]? {
+        guard let index = legacyXMPIndex else { return nil }
+        let lines = try text(ofChunk: chunks[index], source: source).split(separator: 0x0A, omittingEmptySubsequences: true)
+        let damaged = MetadataError.corrupt(source: source, reason: "its legacy XMP profile chunk is damaged")
+        guard lines.count >= 2, let count = Int(String(decoding: lines[1], as: UTF8.self).trimmingCharacters(in: .whitespaces)), count >= 0 else {
+            throw damaged
         }
-        return Array(data[offset...])
+        var packet: [UInt8] = []
+        packet.reserveCapacity(count)
+        var high: UInt8?
+        for byte in lines.dropFirst(2).joined() where packet.count < count {
+            let nibble: UInt8
+            switch byte {
+            case 0x30...0x39: nibble = byte - 0x30
+            case 0x61...0x66: nibble = byte - 0x61 + 10
+            case 0x41...0x46: nibble = byte - 0x41 + 10
+            case 0x20, 0x09, 0x0D: continue
+            default: throw damaged
+            }
+            if let first = high {
+                packet.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard packet.count == count else { throw damaged }
+        return packet
+    }
+
+    /// The text of a tEXt, zTXt or iTXt chunk (after its keyword and, for iTXt, its language
+    /// fields), inflated when it is compressed.
+    func text(ofChunk chunk: Chunk, source: String) throws(MetadataError) -> [UInt8] {
+        let data = chunk.data
+        let damaged = MetadataError.corrupt(source: source, reason: "the PNG \(chunk.typeName) chunk is damaged")
+        guard let keywordEnd = data.firstIndex(of: 0) else { throw damaged }
+        var offset = keywordEnd + 1
+        switch chunk.typeName {
+        case "tEXt":
+            return Array(data[offset...])
+        case "zTXt":
+            guard offset < data.count, data[offset] == 0 else { throw damaged }
+            return try Zlib.inflate(data[(offset + 1)...], source: source)
+        default:  // iTXt: compression flag, method, language \0, translated keyword \0, text
+            guard offset + 2 <= data.count else { throw damaged }
+            let compressed = data[offset] != 0
+            guard !compressed || data[offset + 1] == 0 else { throw damaged }
+            offset += 2
+            for _ in 0..<2 {
+                guard let end = data[offset...].firstIndex(of: 0) else { throw damaged }
+                offset = end + 1
+            }
+            return compressed ? try Zlib.inflate(data[offset...], source: source) : Array(data[offset...])
+        }
     }
 
     /// Sets the XMP chunk (uncompressed iTXt), replacing the existing one or inserting one before IDAT.
@@ -97,10 +155,15 @@ struct PNGFile {
         chunks.firstIndex { $0.typeName == "IDAT" } ?? max(1, chunks.count - 1)
     }
 
-    /// A CRC-32 fingerprint of every chunk a caption write must not touch (all but eXIf and the XMP iTXt).
+    /// Whether a chunk holds metadata a write may change: `eXIf`, the XMP iTXt, a legacy XMP profile.
+    private func isMetadata(_ index: Int) -> Bool {
+        chunks[index].typeName == "eXIf" || index == xmpIndex || index == legacyXMPIndex
+    }
+
+    /// A CRC-32 fingerprint of every chunk a caption write must not touch (all but the metadata chunks).
     var imageDataDigest: [UInt8] {
         var crc: UInt32 = 0
-        for (index, chunk) in chunks.enumerated() where chunk.typeName != "eXIf" && index != xmpIndex {
+        for (index, chunk) in chunks.enumerated() where !isMetadata(index) {
             crc = CRC32.checksum(chunk.bytes, initial: crc)
         }
         crc = CRC32.checksum(trailer, initial: crc)
@@ -109,6 +172,6 @@ struct PNGFile {
 
     /// The chunks a caption write must not touch, for a byte comparison.
     var imageChunks: [[UInt8]] {
-        chunks.enumerated().filter { $0.element.typeName != "eXIf" && $0.offset != xmpIndex }.map(\.element.bytes) + [trailer]
+        chunks.indices.filter { !isMetadata($0) }.map { chunks[$0].bytes } + [trailer]
     }
 }
