@@ -17,6 +17,8 @@ struct Bench {
         var only: String?
         var megabytes = 256
         var metadataFiles = 200
+        /// JPEGs whose EXIF blocks the libexif/libexiv2 comparison uses instead of the generated ones (real camera EXIF).
+        var exifDirectory: String?
         var captionFiles = 1000
         var indexFiles = 2000
         var indexRows = 100_000
@@ -46,7 +48,7 @@ struct Bench {
             try imageScenarios(settings)
         }
         if settings.only == nil || settings.only == "metadata" {
-            try MetadataBench.run(count: settings.metadataFiles)
+            try MetadataBench.run(count: settings.metadataFiles, exifDirectory: settings.exifDirectory)
         }
         if settings.only == nil || settings.only == "metadata" || settings.only == "heic" {
             try MetadataBench.runHEIC(count: min(settings.metadataFiles, 100))
@@ -210,10 +212,11 @@ struct Bench {
             case "--only": settings.only = value
             case "--megabytes": settings.megabytes = Int(value) ?? settings.megabytes
             case "--metadata-files": settings.metadataFiles = Int(value) ?? settings.metadataFiles
+            case "--exif-dir": settings.exifDirectory = value
             case "--caption-files": settings.captionFiles = Int(value) ?? settings.captionFiles
             case "--index-files": settings.indexFiles = Int(value) ?? settings.indexFiles
             case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault, --megabytes, --metadata-files, --caption-files, --index-files, --index-rows")
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows")
             }
         }
         return settings

@@ -13,14 +13,16 @@ public enum MetadataReader {
     public static func read(_ bytes: [UInt8], source: String = "image") throws(MetadataError) -> PhotoMetadata {
         guard !bytes.isEmpty else { throw .unreadable(source: source, reason: "the file is empty") }
         let (mimeType, tags) = try MetadataTagReader.read(bytes, source: source)
-        // MWG trusts XMP over IPTC only when the stored IPTCDigest matches (JPEG only here).
-        var digestMatches: Bool?
-        if bytes.starts(with: [0xFF, 0xD8]), let jpeg = try? JPEGFile(bytes, source: source), let resources = jpeg.photoshopResources,
-           let parsed = try? PhotoshopResources(resources, source: source),
-           let stored = parsed.data(id: PhotoshopResources.iptcDigestID), let iim = parsed.data(id: PhotoshopResources.iptcID) {
-            digestMatches = MD5.digest(iim) == stored
-        }
-        return interpret(tags, mimeType: mimeType, iptcDigestMatches: digestMatches)
+        let jpeg = bytes.starts(with: [0xFF, 0xD8]) ? try? JPEGFile(bytes, source: source) : nil
+        return interpret(tags, mimeType: mimeType, iptcDigestMatches: jpeg.flatMap { iptcDigestMatches($0, source: source) })
+    }
+
+    /// Whether a JPEG's stored IPTCDigest matches its IPTC block (MWG trusts XMP over IPTC only
+    /// then); nil when there is no digest.
+    static func iptcDigestMatches(_ jpeg: JPEGFile, source: String) -> Bool? {
+        guard let resources = jpeg.photoshopResources, let parsed = try? PhotoshopResources(resources, source: source),
+              let stored = parsed.data(id: PhotoshopResources.iptcDigestID), let iim = parsed.data(id: PhotoshopResources.iptcID) else { return nil }
+        return MD5.digest(iim) == stored
     }
 
     /// Builds the reading from libexiv2's tags.

@@ -45,7 +45,7 @@ struct PhotoAnalyzer: Sendable {
         let bytes = [UInt8](data)
         photo.imageHash = Self.sha256(bytes)
         photo.kind = PhotoFileKind.detect(Array(bytes.prefix(32)))
-        var metadata = try? MetadataReader.read(bytes, source: asset.path)
+        var metadata = try? MetadataReader.scan(bytes, source: asset.path)  // libexif for EXIF: the fast scan
         if let sidecar = asset.sidecarPath, let extra = try? MetadataReader.read(contentsOf: sidecar) {
             metadata = metadata.map { Self.merge($0, sidecar: extra) } ?? extra
         }
