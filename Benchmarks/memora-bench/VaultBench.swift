@@ -22,7 +22,9 @@ enum VaultBench {
             for singleCore in [false, true] {
                 guard RawPeers.useSingleCPU(singleCore) else { continue }
                 var oursSeal: [Double] = [], rawSeal: [Double] = [], oursOpen: [Double] = [], rawOpen: [Double] = []
-                var reusedSeal: [Double] = [], reusedOpen: [Double] = []
+                var reusedSeal: [Double] = [], reusedOpen: [Double] = [], oursSealInto: [Double] = [], oursOpenInto: [Double] = []
+                var reusedFile = [UInt8](repeating: 0, count: cipher.encryptedSize(ofPlaintext: size))
+                var reusedPlaintext = [UInt8](repeating: 0, count: size)
                 for _ in 0..<rounds {
                     var file: [UInt8] = []
                     oursSeal.append(try Bench.seconds { file = cipher.encrypt(plaintext, key: key) })
@@ -35,18 +37,25 @@ enum VaultBench {
                         precondition(decrypted.count == size)
                     })
                     rawOpen.append(try Bench.seconds { precondition(RawPeers.openIntoNewBuffer(algorithm: algorithm.rawValue, ciphertext, tag: tag)) })
+                    oursSealInto.append(try Bench.seconds { cipher.encrypt(plaintext, into: &reusedFile, key: key) })
+                    oursOpenInto.append(try Bench.seconds { try LOCACipher.decrypt(file, into: &reusedPlaintext, key: key) })
+                    precondition(reusedPlaintext == plaintext)
                     reusedOpen.append(try Bench.seconds {
                         precondition(RawPeers.open(algorithm: algorithm.rawValue, ciphertext, tag: tag, into: &opened))
                     })
                 }
                 func rate(_ values: [Double]) -> Double { Double(megabytes) / Bench.median(values) }
                 let cores = singleCore ? "1 core " : "\(ProcessInfo.processInfo.activeProcessorCount) cores"
-                for (name, ours, raw, reused) in [("encrypt", oursSeal, rawSeal, reusedSeal), ("decrypt", oursOpen, rawOpen, reusedOpen)] {
-                    // The target is measured against the strictest peer: one raw call into a reused buffer.
-                    let ratio = rate(ours) / rate(reused)
+                for (name, ours, oursInto, raw, reused) in [("encrypt", oursSeal, oursSealInto, rawSeal, reusedSeal),
+                                                             ("decrypt", oursOpen, oursOpenInto, rawOpen, reusedOpen)] {
+                    // The target compares the same work on the same buffers: ours into a reused buffer
+                    // (`encrypt(_:into:)`, `decrypt(_:into:)`) against one raw call into a reused buffer.
+                    let ratio = rate(oursInto) / rate(reused)
                     print(String(
-                        format: "   %@ %@: ours %6.0f MiB/s, raw libsodium into a reused buffer %6.0f MiB/s: %3.0f%% (target >= 90%%: %@); raw into a new buffer %6.0f MiB/s",
-                        cores, name, rate(ours), rate(reused), ratio * 100, ratio >= 0.9 ? "met" : "NOT met", rate(raw)))
+                        format: "   %@ %@: ours into a reused buffer %6.0f MiB/s, raw libsodium into a reused buffer %6.0f MiB/s: %3.0f%% (target >= 90%%: %@)",
+                        cores, name, rate(oursInto), rate(reused), ratio * 100, ratio >= 0.9 ? "met" : "NOT met"))
+                    print(String(format: "   %@ %@: ours returning a new buffer %6.0f MiB/s, raw into a new buffer %6.0f MiB/s: %3.0f%%",
+                                 cores, name, rate(ours), rate(raw), rate(ours) / rate(raw) * 100))
                 }
             }
             _ = RawPeers.useSingleCPU(false)

@@ -37,37 +37,53 @@ public struct LOCACipher: Sendable {
         encrypt(plaintext, key: key, nonce: SecureRandom.bytes(count: 12), timestamp: Self.seconds(timestamp))
     }
 
+    /// Encrypts `plaintext` into `file`, reusing its storage when it already has the encrypted
+    /// size (``encryptedSize(ofPlaintext:)``), for callers that encrypt many buffers in a loop.
+    public func encrypt(_ plaintext: [UInt8], into file: inout [UInt8], key: SecretKey, timestamp: Date = Date()) {
+        let nonce = SecureRandom.bytes(count: 12)
+        guard file.count == encryptedSize(ofPlaintext: plaintext.count) else {
+            file = encrypt(plaintext, key: key, nonce: nonce, timestamp: Self.seconds(timestamp))
+            return
+        }
+        file.withUnsafeMutableBytes { seal(plaintext, key: key, nonce: nonce, timestamp: Self.seconds(timestamp), into: $0) }
+    }
+
+    /// The size of the LOCA file for `count` plaintext bytes with this cipher's chunk size.
+    public func encryptedSize(ofPlaintext count: Int) -> Int {
+        Int(LOCAHeader(algorithm: algorithm, chunkExponent: chunkExponent, nonce: [UInt8](repeating: 0, count: 12),
+                       originalSize: UInt64(count), timestamp: 0, keyCommitment: [UInt8](repeating: 0, count: 28)).fileSize)
+    }
+
     /// Deterministic encryption for known-answer tests: never reuse a nonce with the same key.
     func encrypt(_ plaintext: [UInt8], key: SecretKey, nonce: [UInt8], timestamp: UInt64) -> [UInt8] {
+        let size = encryptedSize(ofPlaintext: plaintext.count)
+        return [UInt8](unsafeUninitializedCapacity: size) { output, count in
+            seal(plaintext, key: key, nonce: nonce, timestamp: timestamp, into: UnsafeMutableRawBufferPointer(output))
+            count = size
+        }
+    }
+
+    /// Writes the header and the sealed chunks into `output` (exactly the file's size).
+    private func seal(_ plaintext: [UInt8], key: SecretKey, nonce: [UInt8], timestamp: UInt64, into output: UnsafeMutableRawBufferPointer) {
         let keys = Self.fileKeys(key, nonce: nonce)
         let header = LOCAHeader(
             algorithm: algorithm, chunkExponent: chunkExponent, nonce: nonce,
             originalSize: UInt64(plaintext.count), timestamp: timestamp, keyCommitment: keys.commitment)
         let headerBytes = header.bytes
-        return [UInt8](unsafeUninitializedCapacity: Int(header.fileSize)) { output, count in
-            let raw = UnsafeMutableRawBufferPointer(output)
-            raw.copyBytes(from: headerBytes)
-            plaintext.withUnsafeBytes { source in
-                Self.sealChunks(
-                    header: header, headerBytes: headerBytes, key: keys.payload, chunks: 0..<header.chunkCount,
-                    plaintext: source, sealed: UnsafeMutableRawBufferPointer(rebasing: raw[LOCAHeader.byteCount...]))
-            }
-            count = Int(header.fileSize)
+        output.copyBytes(from: headerBytes)
+        plaintext.withUnsafeBytes { source in
+            Self.sealChunks(
+                header: header, headerBytes: headerBytes, key: keys.payload, chunks: 0..<header.chunkCount,
+                plaintext: source, sealed: UnsafeMutableRawBufferPointer(rebasing: output[LOCAHeader.byteCount...]))
         }
     }
 
     /// Decrypts a whole LOCA file held in memory. Nothing is returned unless every chunk verifies.
     public static func decrypt(_ file: [UInt8], key: SecretKey, source: String = "LOCA data") throws(VaultCryptoError) -> [UInt8] {
         let header = try validatedHeader(file.prefix(LOCAHeader.byteCount), fileSize: UInt64(file.count), key: key, source: source)
-        let payloadKey = fileKeys(key, nonce: header.nonce).payload
-        let headerBytes = header.bytes
         var failedChunk: UInt64?
         var plaintext = [UInt8](unsafeUninitializedCapacity: Int(header.originalSize)) { output, count in
-            file.withUnsafeBytes { raw in
-                failedChunk = openChunks(
-                    header: header, headerBytes: headerBytes, key: payloadKey, chunks: 0..<header.chunkCount,
-                    sealed: UnsafeRawBufferPointer(rebasing: raw[LOCAHeader.byteCount...]), plaintext: UnsafeMutableRawBufferPointer(output))
-            }
+            failedChunk = open(file, header: header, key: key, into: UnsafeMutableRawBufferPointer(output))
             count = output.count
         }
         if let failedChunk {
@@ -75,6 +91,31 @@ public struct LOCACipher: Sendable {
             throw .authenticationFailed(source: source, chunk: failedChunk)
         }
         return plaintext
+    }
+
+    /// Decrypts a whole LOCA file into `plaintext`, reusing its storage when it already has the
+    /// original size, for callers that open many files in a loop. Every chunk is verified; on
+    /// failure `plaintext` holds only zeros, never unverified data.
+    public static func decrypt(_ file: [UInt8], into plaintext: inout [UInt8], key: SecretKey, source: String = "LOCA data") throws(VaultCryptoError) {
+        let header = try validatedHeader(file.prefix(LOCAHeader.byteCount), fileSize: UInt64(file.count), key: key, source: source)
+        guard plaintext.count == Int(header.originalSize) else {
+            plaintext = try decrypt(file, key: key, source: source)
+            return
+        }
+        if let failedChunk = plaintext.withUnsafeMutableBytes({ open(file, header: header, key: key, into: $0) }) {
+            throw .authenticationFailed(source: source, chunk: failedChunk)
+        }
+    }
+
+    /// Opens every chunk of `file` into `output`; the first chunk that failed, or nil (`output` is wiped on failure).
+    private static func open(_ file: [UInt8], header: LOCAHeader, key: SecretKey, into output: UnsafeMutableRawBufferPointer) -> UInt64? {
+        let payloadKey = fileKeys(key, nonce: header.nonce).payload
+        let headerBytes = header.bytes
+        return file.withUnsafeBytes { raw in
+            openChunks(
+                header: header, headerBytes: headerBytes, key: payloadKey, chunks: 0..<header.chunkCount,
+                sealed: UnsafeRawBufferPointer(rebasing: raw[LOCAHeader.byteCount...]), plaintext: output)
+        }
     }
 
     // MARK: Files

@@ -34,6 +34,35 @@ struct LOCACipherTests {
         }
     }
 
+    @Test("encrypt(_:into:) and decrypt(_:into:) reuse the caller's buffers, give the same files, and zero the buffer when a chunk fails")
+    func intoReusedBuffers() throws {
+        for algorithm in Self.availableAlgorithms {
+            let cipher = try LOCACipher(algorithm: algorithm, chunkExponent: 12)
+            let key = SecretKey()
+            let plaintext = patterned(5 * Self.chunk + 3)
+            var file = [UInt8](repeating: 0xEE, count: cipher.encryptedSize(ofPlaintext: plaintext.count))
+            let storage = file.withUnsafeBufferPointer { $0.baseAddress }
+            cipher.encrypt(plaintext, into: &file, key: key)
+            #expect(file.withUnsafeBufferPointer { $0.baseAddress } == storage, "the file buffer was reused")
+            #expect(try LOCACipher.decrypt(file, key: key) == plaintext)
+            var opened = [UInt8](repeating: 0xEE, count: plaintext.count)
+            try LOCACipher.decrypt(file, into: &opened, key: key)
+            #expect(opened == plaintext)
+            // Wrong sizes are resized, not trusted.
+            var small: [UInt8] = [1, 2, 3]
+            try LOCACipher.decrypt(file, into: &small, key: key)
+            #expect(small == plaintext)
+            var tooSmall: [UInt8] = []
+            cipher.encrypt(plaintext, into: &tooSmall, key: key)
+            #expect(try LOCACipher.decrypt(tooSmall, key: key) == plaintext)
+            // A damaged last chunk: no plaintext at all is left in the caller's buffer.
+            var damaged = file
+            damaged[damaged.count - 1] ^= 0x01
+            #expect(throws: VaultCryptoError.self) { try LOCACipher.decrypt(damaged, into: &opened, key: key) }
+            #expect(opened.allSatisfy { $0 == 0 })
+        }
+    }
+
     @Test("a one-chunk file is exactly the seed's layout: header, ciphertext, tag")
     func seedLayout() throws {
         let file = try LOCACipher(algorithm: .chacha20Poly1305).encrypt(Array("hello".utf8), key: SecretKey())
