@@ -37,9 +37,9 @@ extension MetadataReader {
 }
 
 extension FileAccess {
-    /// A JPEG's bytes up to its first scan (the segments that hold metadata), followed by an
-    /// end-of-image marker, read in 64 KB steps; nil when the file is not a JPEG or its header
-    /// does not parse (the caller then reads the whole file).
+    /// A JPEG's bytes up to its first scan (the segments that hold metadata) and that scan's
+    /// marker, read in 64 KB steps; nil when the file is not a JPEG or its header does not
+    /// parse (the caller then reads the whole file).
     static func readJPEGHeader(_ path: String) -> [UInt8]? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }  // `read` reports why
         defer { try? handle.close() }
@@ -57,7 +57,7 @@ extension FileAccess {
             guard bytes[offset] == 0xFF else { return nil }
             let marker = bytes[offset + 1]
             if marker == 0xFF { offset += 1; continue }
-            if marker == 0xDA { return Array(bytes[..<offset]) + [0xFF, 0xD9] }
+            if marker == 0xDA { return Array(bytes[..<(offset + 2)]) }
             let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
             guard length >= 2 else { return nil }
             offset += 2 + length
