@@ -245,6 +245,30 @@ struct FotoStationTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     }
 
+    @Test("1,000 corrupted or cut FotoStation trailers go through read and write without a crash; a refused write changes nothing")
+    func mutations() throws {
+        let (path, _) = try Self.makeFotoStationJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        var generator = MutationRandom(seed: 7)
+        let target = path + ".mutant.jpg"
+        for round in 0..<1000 {
+            var bytes = original
+            if round % 5 == 0 {
+                bytes.removeLast(1 + generator.next(below: 120))
+            } else {
+                for _ in 0..<(1 + generator.next(below: 3)) { bytes[bytes.count - 1 - generator.next(below: 160)] = UInt8(generator.next(below: 256)) }
+            }
+            _ = try? MetadataReader.read(bytes, source: "mutant")
+            try Data(bytes).write(to: URL(fileURLWithPath: target))
+            do {
+                try CaptionWriter.write(CaptionUpdate(caption: "Mutated"), to: target)
+            } catch {
+                #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: target))) == bytes)
+            }
+        }
+    }
+
     @Test("strip-location removes the city from a FotoStation trailer's IPTC copy")
     func stripLocation() throws {
         let (path, _) = try Self.makeFotoStationJPEG()
@@ -307,6 +331,32 @@ struct PNGTextChunkTests {
         #expect(png.legacyXMPIndex == nil && png.xmpIndex != nil, "one XMP copy, in the standard chunk")
         try CaptionWriter.restore(snapshot, to: path)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+    }
+
+    @Test("1,000 corrupted legacy XMP profiles (hex and zlib damage) are refused or written, never a crash")
+    func legacyMutations() throws {
+        let hex = Self.packet.map { String(format: "%02x", $0) }.joined()
+        let profile = Array("\nxmp\n    \(Self.packet.count)\n\(hex)\n".utf8)
+        let path = try Self.makePNG(with: .init(type: Array("zTXt".utf8), data: PNGFile.legacyXMPKeyword + [0, 0] + Self.storedZlib(profile)))
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let png = try PNGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        let index = try #require(png.legacyXMPIndex)
+        var generator = MutationRandom(seed: 11)
+        let target = path + ".mutant.png"
+        for _ in 0..<1000 {
+            var mutant = png
+            var data = mutant.chunks[index].data
+            for _ in 0..<(1 + generator.next(below: 3)) { data[PNGFile.legacyXMPKeyword.count + 1 + generator.next(below: data.count - PNGFile.legacyXMPKeyword.count - 1)] = UInt8(generator.next(below: 256)) }
+            mutant.chunks[index].data = data  // the chunk CRC is recomputed, so the damage reaches the parsers
+            let bytes = mutant.bytes
+            _ = try? MetadataReader.read(bytes, source: "mutant")
+            try Data(bytes).write(to: URL(fileURLWithPath: target))
+            do {
+                try CaptionWriter.write(CaptionUpdate(caption: "Mutated"), to: target)
+            } catch {
+                #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: target))) == bytes)
+            }
+        }
     }
 
     @Test("a compressed XMP iTXt chunk is read and rewritten")
