@@ -94,6 +94,14 @@ extension MetadataOperation {
         case .stripLocation(let plan):
             if plan.exif { tiff.stripGPS() }
         }
+        // An IPTC block inside IFD0 (tag 33723, IPTC-NAA, as some scanners and old Photoshop
+        // versions put it in a JPEG's EXIF) is one more copy. In TIFF files it is the main IPTC
+        // block, edited by TIFFCaptionEditor. A copy in a character set that cannot be converted
+        // is left as it is rather than refusing the whole write.
+        if !strictOrder, let iim = tiff.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag),
+           let edited = (try? editIIM(iim, source: source)) ?? nil {
+            tiff.setIPTC(edited)
+        }
         return tiff
     }
 
@@ -329,6 +337,18 @@ public enum CaptionWriter {
             if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
                 if !beforeJPEG.hasSameImageData(as: afterJPEG) { differences.append("the image data") }
                 differences += trailerDifferences(beforeJPEG.fotoStation, afterJPEG.fotoStation, operation: operation)
+                // The IPTC-NAA tag in EXIF IFD0 is compared by meaning (libexiv2 reports it as raw bytes here).
+                func embeddedIIM(_ jpeg: JPEGFile) -> [UInt8]? {
+                    jpeg.exifTIFF.flatMap { try? TIFFBlock($0, source: source) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag)
+                }
+                if let old = embeddedIIM(beforeJPEG) {
+                    if let new = embeddedIIM(afterJPEG) {
+                        // A copy that could not be converted is left as it was, which is allowed.
+                        if old != new { differences += iimDifferences(old, new, operation: operation, place: "EXIF IPTC-NAA") }
+                    } else {
+                        differences.append("the EXIF IPTC-NAA block (removed)")
+                    }
+                }
             } else {
                 differences.append("the JPEG structure")
             }
@@ -365,33 +385,44 @@ public enum CaptionWriter {
         guard let after, after.records.map(\.type) == before.records.map(\.type) else { return ["the FotoStation trailer's records"] }
         var found: [String] = []
         for (old, new) in zip(before.records, after.records) where old != new {
-            guard old.type == FotoStationTrailer.iptcType,
-                  let oldRecord = try? IPTCRecord(old.data, source: ""), let newRecord = try? IPTCRecord(new.data, source: "") else {
+            guard old.type == FotoStationTrailer.iptcType else {
                 found.append("FotoStation record \(old.type)")
                 continue
             }
-            let changeable: (IPTCRecord.DataSet) -> Bool
-            switch operation {
-            case .caption(let update):
-                changeable = { ($0.record == 1 && $0.number == 90) || ($0.record == 2 && ($0.number == 0 || $0.number == 120)) }
-                let captions = newRecord.envelopes.flatMap { $0.strings(record: 2, number: 120) }
-                if captions.isEmpty || captions.contains(where: { $0 != update.caption }) { found.append("the FotoStation IPTC caption (not written)") }
-            case .stripLocation:
-                changeable = { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) }
-                if newRecord.dataSets.contains(where: changeable) { found.append("the FotoStation IPTC location (still there)") }
-            }
-            func meaning(_ record: IPTCRecord) -> [String] {
-                record.envelopes.flatMap { envelope in
-                    envelope.dataSets.filter { !changeable($0) }.map { dataSet in
-                        let value = IPTCRecord.isText(record: dataSet.record, number: dataSet.number)
-                            ? TextEncodings.decodeIPTCText(dataSet.value, declaredUTF8: envelope.declaresUTF8)
-                            : dataSet.value.map { String($0) }.joined(separator: ",")
-                        return "\(dataSet.record):\(dataSet.number)=\(value)"
-                    }
+            found += iimDifferences(old.data, new.data, operation: operation, place: "FotoStation IPTC")
+        }
+        return found
+    }
+
+    /// What differs between two IIM blocks that libexiv2 does not decode (a FotoStation copy, the
+    /// IPTC-NAA tag in a JPEG's EXIF) beyond the operation, dataset by dataset and by meaning.
+    static func iimDifferences(_ old: [UInt8], _ new: [UInt8], operation: MetadataOperation, place: String) -> [String] {
+        guard old != new else { return [] }
+        guard let oldRecord = try? IPTCRecord(old, source: ""), let newRecord = try? IPTCRecord(new, source: "") else {
+            return ["the \(place) block"]
+        }
+        var found: [String] = []
+        let changeable: (IPTCRecord.DataSet) -> Bool
+        switch operation {
+        case .caption(let update):
+            changeable = { ($0.record == 1 && $0.number == 90) || ($0.record == 2 && ($0.number == 0 || $0.number == 120)) }
+            let captions = newRecord.envelopes.flatMap { $0.strings(record: 2, number: 120) }
+            if captions.isEmpty || captions.contains(where: { $0 != update.caption }) { found.append("the \(place) caption (not written)") }
+        case .stripLocation:
+            changeable = { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) }
+            if newRecord.dataSets.contains(where: changeable) { found.append("the \(place) location (still there)") }
+        }
+        func meaning(_ record: IPTCRecord) -> [String] {
+            record.envelopes.flatMap { envelope in
+                envelope.dataSets.filter { !changeable($0) }.map { dataSet in
+                    let value = IPTCRecord.isText(record: dataSet.record, number: dataSet.number)
+                        ? TextEncodings.decodeIPTCText(dataSet.value, declaredUTF8: envelope.declaresUTF8)
+                        : dataSet.value.map { String($0) }.joined(separator: ",")
+                    return "\(dataSet.record):\(dataSet.number)=\(value)"
                 }
             }
-            if meaning(oldRecord) != meaning(newRecord) { found.append("the FotoStation IPTC datasets") }
         }
+        if meaning(oldRecord) != meaning(newRecord) { found.append("the \(place) datasets") }
         return found
     }
 
@@ -557,10 +588,7 @@ enum TIFFCaptionEditor {
         }
         // IPTC (tag 33723), and the copy inside Photoshop resources (tag 34377) when there is one.
         if let newIIM = try operation.editIIM(tiff.value(ofIFD0Tag: iptcTag), source: source) {
-            let iptcType = tiff.ifd0Entries.first { $0.tag == iptcTag }?.type ?? 7
-            var padded = newIIM
-            if iptcType == 4 { while padded.count % 4 != 0 { padded.append(0) } }
-            tiff.setIFD0(tag: iptcTag, type: iptcType == 4 ? 4 : 7, value: padded, countOverride: iptcType == 4 ? UInt32(padded.count / 4) : nil)
+            tiff.setIPTC(newIIM)
         }
         if let resourceBytes = tiff.value(ofIFD0Tag: photoshopTag) {
             var resources = try PhotoshopResources(resourceBytes, source: source)

@@ -197,6 +197,15 @@ struct TIFFBlock {
         rewriteIFD0(entries, next: next)
     }
 
+    /// Sets the IPTC-NAA tag (33723) to an IIM block, keeping its type: LONG (padded to whole
+    /// longs, as Photoshop writes it) or UNDEFINED (also when the tag is new).
+    mutating func setIPTC(_ iim: [UInt8]) {
+        let type = ifd0Entries.first { $0.tag == TIFFCaptionEditor.iptcTag }?.type ?? 7
+        var padded = iim
+        if type == 4 { while padded.count % 4 != 0 { padded.append(0) } }
+        setIFD0(tag: TIFFCaptionEditor.iptcTag, type: type == 4 ? 4 : 7, value: padded, countOverride: type == 4 ? UInt32(padded.count / 4) : nil)
+    }
+
     /// Removes the GPS directory: the IFD0 pointer goes, and the GPS IFD and its values are
     /// zeroed where they lie inside the block and belong to nothing else.
     mutating func stripGPS() {

@@ -279,6 +279,35 @@ struct FotoStationTests {
     }
 }
 
+@Suite("IPTC inside EXIF")
+struct IPTCInEXIFTests {
+    @Test("an IPTC block in a JPEG's EXIF IFD0 (tag 33723) gets the caption too, its Latin-1 text transcoded")
+    func iptcInEXIF() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let latin1 = { (text: String) in TextEncodings.windows1252Encode(text)! }
+        let iim = IPTCRecord(dataSets: [
+            .init(record: 2, number: 0, value: [0, 4]),
+            .init(record: 2, number: 120, value: latin1("Alte Beschreibung")),
+            .init(record: 2, number: 25, value: latin1("Café")),
+        ]).bytes
+        let tiff = TIFFBlock.makeNew(ifd0: [(0x010E, 2, 5, Array("Alte\0".utf8)), (0x83BB, 7, UInt32(iim.count), iim)], exifIFD: [])
+        var jpeg = try JPEGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        jpeg.setSegment(marker: 0xE1, signature: JPEGFile.exifSignature, payload: JPEGFile.exifSignature + tiff)
+        try Data(jpeg.bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try exiftool(["-a", "-s3", "-charset", "iptc=latin", "-Caption-Abstract", path]).contains("Alte Beschreibung"))
+
+        try CaptionWriter.write(CaptionUpdate(caption: "Zoë’s café"), to: path)
+        let captions = try exiftool(["-a", "-s3", "-charset", "iptc=utf8", "-Caption-Abstract", path]).split(separator: "\n")
+        #expect(captions.count == 2 && captions.allSatisfy { $0 == "Zoë’s café" }, "both IPTC copies: \(captions)")
+        let written = try JPEGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        let exifTIFF = try #require(written.exifTIFF)
+        let embeddedBytes = try #require(try TIFFBlock(exifTIFF, source: path).value(ofIFD0Tag: 0x83BB))
+        let embedded = try IPTCRecord(embeddedBytes, source: path)
+        #expect(embedded.declaresUTF8 && embedded.strings(record: 2, number: 25) == ["Café"])
+    }
+}
+
 @Suite("Legacy and compressed PNG text chunks")
 struct PNGTextChunkTests {
     /// A zlib stream of stored (uncompressed) deflate blocks: valid for any inflater, no compressor needed.
