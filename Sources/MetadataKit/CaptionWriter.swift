@@ -200,13 +200,16 @@ public enum CaptionWriter {
         var operation = operation
         if case .stripLocation = operation {
             let located = beforeTags.filter { operation.mayChange($0) }
-            // libexiv2 does not read a FotoStation trailer's IPTC copy: it is checked here.
-            let trailerLocated = original.starts(with: [0xFF, 0xD8]) && ((try? JPEGFile(original, source: path))?.fotoStation?.iimBlocks ?? []).contains { iim in
+            // libexiv2 does not decode the IPTC copies in a JPEG's FotoStation trailer or EXIF IFD0: they are checked here.
+            func hasLocation(_ iim: [UInt8]) -> Bool {
                 (try? IPTCRecord(iim, source: path))?.dataSets.contains { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) } == true
             }
+            let jpeg = original.starts(with: [0xFF, 0xD8]) ? try? JPEGFile(original, source: path) : nil
+            let trailerLocated = (jpeg?.fotoStation?.iimBlocks ?? []).contains(where: hasLocation)
+            let embeddedLocated = jpeg?.exifTIFF.flatMap { try? TIFFBlock($0, source: path) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag).map(hasLocation) ?? false
             let plan = MetadataOperation.StripPlan(
-                exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" },
-                xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc } || trailerLocated)
+                exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated,
+                xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
             guard !plan.isEmpty else { return nil }
             operation = .stripLocation(plan)
         }

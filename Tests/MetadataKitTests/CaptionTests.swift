@@ -306,6 +306,22 @@ struct IPTCInEXIFTests {
         let embedded = try IPTCRecord(embeddedBytes, source: path)
         #expect(embedded.declaresUTF8 && embedded.strings(record: 2, number: 25) == ["Café"])
     }
+
+    @Test("strip-location removes the city from an IPTC block inside EXIF")
+    func stripLocation() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let iim = IPTCRecord(dataSets: [.init(record: 2, number: 90, value: Array("Porto".utf8)), .init(record: 2, number: 25, value: Array("river".utf8))]).bytes
+        var jpeg = try JPEGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        jpeg.setSegment(marker: 0xE1, signature: JPEGFile.exifSignature,
+                        payload: JPEGFile.exifSignature + TIFFBlock.makeNew(ifd0: [(0x83BB, 7, UInt32(iim.count), iim)], exifIFD: []))
+        try Data(jpeg.bytes).write(to: URL(fileURLWithPath: path))
+        try CaptionWriter.stripLocation(from: path)
+        let written = try JPEGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        let exifTIFF = try #require(written.exifTIFF)
+        let embedded = try IPTCRecord(try #require(try TIFFBlock(exifTIFF, source: path).value(ofIFD0Tag: 0x83BB)), source: path)
+        #expect(embedded.strings(record: 2, number: 90).isEmpty && embedded.strings(record: 2, number: 25) == ["river"])
+    }
 }
 
 @Suite("Legacy and compressed PNG text chunks")
