@@ -260,6 +260,7 @@ struct FotoStationTests {
                 for _ in 0..<(1 + generator.next(below: 3)) { bytes[bytes.count - 1 - generator.next(below: 160)] = UInt8(generator.next(below: 256)) }
             }
             _ = try? MetadataReader.read(bytes, source: "mutant")
+            _ = try? MetadataReader.scan(bytes, source: "mutant")  // libexif on damaged EXIF too
             try Data(bytes).write(to: URL(fileURLWithPath: target))
             do {
                 try CaptionWriter.write(CaptionUpdate(caption: "Mutated"), to: target)
@@ -395,6 +396,7 @@ struct PNGTextChunkTests {
             mutant.chunks[index].data = data  // the chunk CRC is recomputed, so the damage reaches the parsers
             let bytes = mutant.bytes
             _ = try? MetadataReader.read(bytes, source: "mutant")
+            _ = try? MetadataReader.scan(bytes, source: "mutant")  // libexif on damaged EXIF too
             try Data(bytes).write(to: URL(fileURLWithPath: target))
             do {
                 try CaptionWriter.write(CaptionUpdate(caption: "Mutated"), to: target)
@@ -553,6 +555,7 @@ struct CaptionErrorTests {
             var bytes = original
             for _ in 0..<(1 + random(4)) { bytes[random(head)] = UInt8(random(256)) }
             _ = try? MetadataReader.read(bytes, source: "mutant")
+            _ = try? MetadataReader.scan(bytes, source: "mutant")  // libexif on damaged EXIF too
             try Data(bytes).write(to: URL(fileURLWithPath: target))
             do {
                 try CaptionWriter.write(CaptionUpdate(caption: "Mutated"), to: target)

@@ -221,6 +221,7 @@ struct HEIFWriteTests {
                 for _ in 0..<(1 + random(4)) { bytes[random(metaEnd)] = UInt8(random(256)) }
             }
             _ = try? MetadataReader.read(bytes, source: "mutant")
+            _ = try? MetadataReader.scan(bytes, source: "mutant")  // libexif on damaged EXIF too
             try Data(bytes).write(to: URL(fileURLWithPath: target))
             do {
                 try CaptionWriter.write(CaptionUpdate(caption: "Mutated"), to: target)
