@@ -525,26 +525,36 @@ enum PNGCaptionEditor {
     static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var png = try PNGFile(original, source: source)
         // The snapshot keeps the original eXIf and XMP chunks (marker 0 = eXIf, 1 = XMP iTXt,
-        // 2 = a legacy XMP profile chunk: its type and data, at its chunk index).
+        // 2 and 3 = legacy XMP and EXIF profile chunks: their type and data, at their chunk index).
         var saved: [MetadataSnapshot.Segment] = []
         if let exif = png.exif { saved.append(.init(marker: 0, payload: Data(exif))) }
         if let index = png.xmpIndex { saved.append(.init(marker: 1, payload: Data(png.chunks[index].data))) }
-        if let index = png.legacyXMPIndex { saved.append(.init(marker: 2, payload: Data(png.chunks[index].type + png.chunks[index].data), position: index)) }
+        for (marker, profile) in [(UInt8(2), PNGFile.LegacyProfile.xmp), (3, .exif)] {
+            if let index = png.legacyIndex(profile) {
+                saved.append(.init(marker: marker, payload: Data(png.chunks[index].type + png.chunks[index].data), position: index))
+            }
+        }
         let snapshot = MetadataSnapshot(path: source, segments: saved, imageDigest: Data(png.imageDataDigest), date: Date())
 
-        // XMP only in ImageMagick's legacy profile chunk moves into the standard chunk (two copies
-        // would make readers list every property twice).
+        // XMP or EXIF only in ImageMagick's legacy profile chunks moves into the standard chunks
+        // (two copies would make readers list every property twice).
         var oldPacket = try png.xmpPacket(source: source)
-        let legacyIndex = oldPacket == nil ? png.legacyXMPIndex : nil
-        if legacyIndex != nil { oldPacket = try png.legacyXMPPacket(source: source) }
+        let legacyXMP = oldPacket == nil && png.legacyIndex(.xmp) != nil
+        if legacyXMP { oldPacket = try png.legacyProfile(.xmp, source: source) }
         if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
             let packet = try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source)
-            if let legacyIndex { png.chunks.remove(at: legacyIndex) }
+            if legacyXMP, let index = png.legacyIndex(.xmp) { png.chunks.remove(at: index) }
             png.setXMP(packet)
         }
-        guard let tiff = try operation.editEXIF(png.exif, source: source, oldCaptions: oldCaptions) else {
+        var oldEXIF = png.exif
+        let legacyEXIF = oldEXIF == nil && png.legacyIndex(.exif) != nil
+        if legacyEXIF {
+            oldEXIF = try png.legacyProfile(.exif, source: source).map { $0.starts(with: JPEGFile.exifSignature) ? Array($0.dropFirst(6)) : $0 }
+        }
+        guard let tiff = try operation.editEXIF(oldEXIF, source: source, oldCaptions: oldCaptions) else {
             return (png.bytes, snapshot)
         }
+        if legacyEXIF, let index = png.legacyIndex(.exif) { png.chunks.remove(at: index) }
         png.setEXIF(tiff.bytes)
         return (png.bytes, snapshot)
     }
@@ -563,7 +573,9 @@ enum PNGCaptionEditor {
         } else if let index = png.xmpIndex {
             png.chunks.remove(at: index)
         }
-        if let legacy = snapshot.segments.first(where: { $0.marker == 2 }), legacy.payload.count >= 4, png.legacyXMPIndex == nil {
+        // Legacy profile chunks go back where they were, lowest position first.
+        for legacy in snapshot.segments.filter({ ($0.marker == 2 || $0.marker == 3) && $0.payload.count >= 4 }).sorted(by: { ($0.position ?? 0) < ($1.position ?? 0) }) {
+            guard png.legacyIndex(legacy.marker == 2 ? .xmp : .exif) == nil else { continue }
             let chunk = PNGFile.Chunk(type: [UInt8](legacy.payload.prefix(4)), data: [UInt8](legacy.payload.dropFirst(4)))
             png.chunks.insert(chunk, at: min(max(legacy.position ?? 1, 1), png.chunks.count - 1))
         }

@@ -57,12 +57,18 @@ struct PNGFile {
         chunks.firstIndex { $0.typeName == "iTXt" && $0.data.starts(with: Self.xmpKeyword + [0]) }
     }
 
-    /// The keyword of ImageMagick's legacy XMP chunk (a tEXt, zTXt or iTXt "raw profile").
-    static let legacyXMPKeyword = Array("Raw profile type xmp".utf8)
+    /// ImageMagick's legacy metadata chunks: tEXt, zTXt or iTXt "raw profiles".
+    enum LegacyProfile: String {
+        case xmp
+        case exif
 
-    /// The index of a legacy "Raw profile type xmp" text chunk.
-    var legacyXMPIndex: Int? {
-        chunks.firstIndex { ["tEXt", "zTXt", "iTXt"].contains($0.typeName) && $0.data.starts(with: Self.legacyXMPKeyword + [0]) }
+        /// The chunk keyword, `Raw profile type xmp` or `Raw profile type exif`.
+        var keyword: [UInt8] { Array("Raw profile type \(rawValue)".utf8) }
+    }
+
+    /// The index of a legacy raw-profile text chunk.
+    func legacyIndex(_ profile: LegacyProfile) -> Int? {
+        chunks.firstIndex { ["tEXt", "zTXt", "iTXt"].contains($0.typeName) && $0.data.starts(with: profile.keyword + [0]) }
     }
 
     /// The XMP packet of the standard iTXt chunk (compressed or not), or nil.
@@ -71,12 +77,13 @@ struct PNGFile {
         return try text(ofChunk: chunks[index], source: source)
     }
 
-    /// The XMP packet of a legacy raw-profile chunk, or nil. Its text is a newline, the profile
-    /// name, the byte count, then the bytes in hexadecimal over several lines.
-    func legacyXMPPacket(source: String) throws(MetadataError) -> [UInt8]? {
-        guard let index = legacyXMPIndex else { return nil }
+    /// The bytes of a legacy raw-profile chunk, or nil. Its text is a newline, the profile name,
+    /// the byte count, then the bytes in hexadecimal over several lines. An EXIF profile holds
+    /// `Exif\0\0` and a TIFF block.
+    func legacyProfile(_ profile: LegacyProfile, source: String) throws(MetadataError) -> [UInt8]? {
+        guard let index = legacyIndex(profile) else { return nil }
         let lines = try text(ofChunk: chunks[index], source: source).split(separator: 0x0A, omittingEmptySubsequences: true)
-        let damaged = MetadataError.corrupt(source: source, reason: "its legacy XMP profile chunk is damaged")
+        let damaged = MetadataError.corrupt(source: source, reason: "its legacy \(profile.rawValue) profile chunk is damaged")
         guard lines.count >= 2, let count = Int(String(decoding: lines[1], as: UTF8.self).trimmingCharacters(in: .whitespaces)), count >= 0 else {
             throw damaged
         }
@@ -155,9 +162,9 @@ struct PNGFile {
         chunks.firstIndex { $0.typeName == "IDAT" } ?? max(1, chunks.count - 1)
     }
 
-    /// Whether a chunk holds metadata a write may change: `eXIf`, the XMP iTXt, a legacy XMP profile.
+    /// Whether a chunk holds metadata a write may change: `eXIf`, the XMP iTXt, a legacy XMP or EXIF profile.
     private func isMetadata(_ index: Int) -> Bool {
-        chunks[index].typeName == "eXIf" || index == xmpIndex || index == legacyXMPIndex
+        chunks[index].typeName == "eXIf" || index == xmpIndex || index == legacyIndex(.xmp) || index == legacyIndex(.exif)
     }
 
     /// A CRC-32 fingerprint of every chunk a caption write must not touch (all but the metadata chunks).

@@ -359,14 +359,20 @@ struct PNGTextChunkTests {
         return path
     }
 
-    @Test("XMP only in ImageMagick's zTXt raw profile moves into the standard iTXt chunk, edited; restore is exact")
-    func legacyRawProfile() throws {
-        let hex = Self.packet.map { String(format: "%02x", $0) }.joined()
+    /// ImageMagick's raw-profile text: a newline, the name, the byte count padded to 8, then hex in lines of 72.
+    static func rawProfile(_ name: String, _ bytes: [UInt8]) -> [UInt8] {
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
         let lines = stride(from: 0, to: hex.count, by: 72).map { start in
             String(hex[hex.index(hex.startIndex, offsetBy: start)..<hex.index(hex.startIndex, offsetBy: min(start + 72, hex.count))])
         }
-        let profile = Array(("\nxmp\n" + String(repeating: " ", count: 8 - String(Self.packet.count).count) + "\(Self.packet.count)\n" + lines.joined(separator: "\n") + "\n").utf8)
-        let path = try Self.makePNG(with: .init(type: Array("zTXt".utf8), data: PNGFile.legacyXMPKeyword + [0, 0] + Self.storedZlib(profile)))
+        return Array(("\n\(name)\n" + String(repeating: " ", count: max(0, 8 - String(bytes.count).count)) + "\(bytes.count)\n"
+            + lines.joined(separator: "\n") + "\n").utf8)
+    }
+
+    @Test("XMP only in ImageMagick's zTXt raw profile moves into the standard iTXt chunk, edited; restore is exact")
+    func legacyRawProfile() throws {
+        let profile = Self.rawProfile("xmp", Self.packet)
+        let path = try Self.makePNG(with: .init(type: Array("zTXt".utf8), data: PNGFile.LegacyProfile.xmp.keyword + [0, 0] + Self.storedZlib(profile)))
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(try MetadataReader.read(contentsOf: path).captions.xmp == "Old description")
@@ -374,25 +380,24 @@ struct PNGTextChunkTests {
         #expect(try exiftoolValue("XMP-dc:Description", path) == "Zoë’s new description")
         #expect(try exiftoolValue("XMP-dc:Creator", path) == "Anna")
         let png = try PNGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
-        #expect(png.legacyXMPIndex == nil && png.xmpIndex != nil, "one XMP copy, in the standard chunk")
+        #expect(png.legacyIndex(.xmp) == nil && png.xmpIndex != nil, "one XMP copy, in the standard chunk")
         try CaptionWriter.restore(snapshot, to: path)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     }
 
     @Test("1,000 corrupted legacy XMP profiles (hex and zlib damage) are refused or written, never a crash")
     func legacyMutations() throws {
-        let hex = Self.packet.map { String(format: "%02x", $0) }.joined()
-        let profile = Array("\nxmp\n    \(Self.packet.count)\n\(hex)\n".utf8)
-        let path = try Self.makePNG(with: .init(type: Array("zTXt".utf8), data: PNGFile.legacyXMPKeyword + [0, 0] + Self.storedZlib(profile)))
+        let profile = Self.rawProfile("xmp", Self.packet)
+        let path = try Self.makePNG(with: .init(type: Array("zTXt".utf8), data: PNGFile.LegacyProfile.xmp.keyword + [0, 0] + Self.storedZlib(profile)))
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let png = try PNGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
-        let index = try #require(png.legacyXMPIndex)
+        let index = try #require(png.legacyIndex(.xmp))
         var generator = MutationRandom(seed: 11)
         let target = path + ".mutant.png"
         for _ in 0..<1000 {
             var mutant = png
             var data = mutant.chunks[index].data
-            for _ in 0..<(1 + generator.next(below: 3)) { data[PNGFile.legacyXMPKeyword.count + 1 + generator.next(below: data.count - PNGFile.legacyXMPKeyword.count - 1)] = UInt8(generator.next(below: 256)) }
+            for _ in 0..<(1 + generator.next(below: 3)) { data[PNGFile.LegacyProfile.xmp.keyword.count + 1 + generator.next(below: data.count - PNGFile.LegacyProfile.xmp.keyword.count - 1)] = UInt8(generator.next(below: 256)) }
             mutant.chunks[index].data = data  // the chunk CRC is recomputed, so the damage reaches the parsers
             let bytes = mutant.bytes
             _ = try? MetadataReader.read(bytes, source: "mutant")
@@ -404,6 +409,23 @@ struct PNGTextChunkTests {
                 #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: target))) == bytes)
             }
         }
+    }
+
+    @Test("EXIF only in ImageMagick's tEXt raw profile moves into the standard eXIf chunk, edited; restore is exact")
+    func legacyEXIFProfile() throws {
+        let tiff = TIFFBlock.makeNew(ifd0: [(0x010E, 2, 4, Array("Old\0".utf8)), (0x010F, 2, 7, Array("Memora\0".utf8))], exifIFD: [])
+        let text = Self.rawProfile("exif", JPEGFile.exifSignature + tiff)
+        let path = try Self.makePNG(with: .init(type: Array("tEXt".utf8), data: PNGFile.LegacyProfile.exif.keyword + [0] + text))
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(try exiftoolValue("IFD0:Make", path) == "Memora", "exiftool reads the fixture's legacy profile")
+        let snapshot = try CaptionWriter.write(CaptionUpdate(caption: "A new caption"), to: path)
+        #expect(try exiftool(["-a", "-s3", "-ImageDescription", path]) == "A new caption\n", "one EXIF copy, with the caption")
+        #expect(try exiftool(["-a", "-s3", "-Make", path]) == "Memora\n")
+        let png = try PNGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        #expect(png.legacyIndex(.exif) == nil && png.exif != nil)
+        try CaptionWriter.restore(snapshot, to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     }
 
     @Test("a compressed XMP iTXt chunk is read and rewritten")
