@@ -10,13 +10,7 @@ enum HEIFCaptionEditor {
 
     static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         let heif = try HEIFFile(original, source: source)
-        let exifItem = try heif.metadataItem(.exif)
-        let split = try exifItem.map { item throws(MetadataError) in
-            guard let split = HEIFFile.splitEXIFItem(item.data) else {
-                throw .corrupt(source: source, reason: "its EXIF item does not hold a TIFF header where it says")
-            }
-            return split
-        }
+        let split = try heif.exifBlock()
         let exif = try operation.editEXIF(split?.tiff, source: source, oldCaptions: oldCaptions)
             .map { (split?.prefix ?? newEXIFPrefix) + $0.bytes }
         let xmpItem = try heif.metadataItem(.xmp)

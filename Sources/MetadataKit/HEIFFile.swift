@@ -172,14 +172,18 @@ struct HEIFFile {
         return nil
     }
 
-    /// The EXIF TIFF block of the primary image, when there is one.
-    func exifTIFF() throws(MetadataError) -> [UInt8]? {
+    /// The primary image's EXIF item split into what precedes its TIFF header and the TIFF
+    /// block, when there is one.
+    func exifBlock() throws(MetadataError) -> (prefix: [UInt8], tiff: [UInt8])? {
         guard let item = try metadataItem(.exif) else { return nil }
         guard let split = Self.splitEXIFItem(item.data) else {
             throw .corrupt(source: source, reason: "its EXIF item does not hold a TIFF header where it says")
         }
-        return split.tiff
+        return split
     }
+
+    /// The EXIF TIFF block of the primary image, when there is one.
+    func exifTIFF() throws(MetadataError) -> [UInt8]? { try exifBlock()?.tiff }
 
     // MARK: Writing items
 

@@ -14,8 +14,7 @@ enum Zlib {
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         var status = Z_OK
-        let input = Array(compressed)
-        input.withUnsafeBufferPointer { source in
+        compressed.withUnsafeBufferPointer { source in
             stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
             stream.avail_in = UInt32(source.count)
             repeat {

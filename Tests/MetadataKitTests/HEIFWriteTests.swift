@@ -220,16 +220,11 @@ struct HEIFWriteTests {
             } else {
                 for _ in 0..<(1 + random(4)) { bytes[random(metaEnd)] = UInt8(random(256)) }
             }
-            _ = try? MetadataReader.read(bytes, source: "mutant")
-            _ = try? MetadataReader.scan(bytes, source: "mutant")  // libexif on damaged EXIF too
-            try Data(bytes).write(to: URL(fileURLWithPath: target))
-            do {
-                try CaptionWriter.write(CaptionUpdate(caption: "Mutated"), to: target)
+            if try writeMutant(bytes, to: target) {
                 written += 1
                 #expect(try MetadataReader.read(contentsOf: target).captions.xmp == "Mutated")
-            } catch {
+            } else {
                 refused += 1
-                #expect(try contents(target) == bytes)
             }
         }
         #expect(written > 0 && refused > 0, "written \(written), refused \(refused)")
