@@ -1,8 +1,14 @@
 // The one file that imports CZlib: zlib's inflate becomes a Swift function here.
 internal import CZlib
 
-/// zlib decompression, for compressed PNG text chunks (zTXt, compressed iTXt).
+/// zlib: decompression, for compressed PNG text chunks (zTXt, compressed iTXt), and CRC-32.
 enum Zlib {
+    /// The CRC-32 of `buffer`, continuing from `initial` (the CRC of the bytes before it).
+    static func crc32(_ buffer: UnsafeRawBufferPointer, initial: UInt32) -> UInt32 {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return initial }
+        return UInt32(truncatingIfNeeded: crc32_z(UInt(initial), base.assumingMemoryBound(to: UInt8.self), buffer.count))
+    }
+
     /// Inflates a zlib stream. Output beyond `limit` bytes is refused (a small chunk can
     /// inflate to gigabytes), as is a damaged or truncated stream.
     static func inflate(_ compressed: ArraySlice<UInt8>, limit: Int = 16 << 20, source: String) throws(MetadataError) -> [UInt8] {

@@ -77,18 +77,27 @@ struct MetadataCommand: ParsableCommand {
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
         @Flag(help: "Write an XMP sidecar (photo.heic.xmp, or an existing photo.xmp) and leave the photo untouched (any format).")
         var sidecar = false
+        @Option(help: "How many files to work on at once (default: two per core).") var jobs = CaptionWriter.defaultConcurrency
         @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF, AVIF; any format with --sidecar).") var files: [String]
 
+        func validate() throws {
+            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        }
+
         func run() throws {
-            try MetadataCommand.forEach(files) { file in
-                if sidecar {
-                    let written = try CaptionWriter.writeSidecar(CaptionUpdate(caption: caption, altText: altText), for: file)
+            let update = CaptionUpdate(caption: caption, altText: altText)
+            if sidecar {
+                try MetadataCommand.forEach(files) { file in
+                    let written = try CaptionWriter.writeSidecar(update, for: file)
                     StandardError.write("\(file): caption written to the sidecar \(written)\n")
-                    return
                 }
-                try CaptionWriter.write(
-                    CaptionUpdate(caption: caption, altText: altText), to: file,
-                    options: MetadataCommand.options(for: file, keepModificationTime: keepMtime))
+                return
+            }
+            let keepMtime = keepMtime
+            try MetadataCommand.inBatch(files) { paths, completed in
+                CaptionWriter.write(update, toEach: paths, concurrency: jobs, options: {
+                    MetadataCommand.options(for: $0, keepModificationTime: keepMtime)
+                }, completed: completed)
             }
         }
     }
@@ -99,11 +108,19 @@ struct MetadataCommand: ParsableCommand {
             abstract: "Remove GPS and location fields (EXIF, XMP, IPTC) before sharing a photo.",
             discussion: "Everything else stays as it was; what was removed is kept for `memora metadata restore`.")
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
-        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP).") var files: [String]
+        @Option(help: "How many files to work on at once (default: two per core).") var jobs = CaptionWriter.defaultConcurrency
+        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF, AVIF).") var files: [String]
+
+        func validate() throws {
+            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        }
 
         func run() throws {
-            try MetadataCommand.forEach(files) { file in
-                try CaptionWriter.stripLocation(from: file, options: MetadataCommand.options(for: file, keepModificationTime: keepMtime))
+            let keepMtime = keepMtime
+            try MetadataCommand.inBatch(files) { paths, completed in
+                CaptionWriter.stripLocation(fromEach: paths, concurrency: jobs, options: {
+                    MetadataCommand.options(for: $0, keepModificationTime: keepMtime)
+                }, completed: completed)
             }
         }
     }
@@ -122,6 +139,34 @@ struct MetadataCommand: ParsableCommand {
             }
         }
         if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// Runs a batch write over `files` (each named once, in the order first given), printing each
+    /// file as it succeeds and one `error:` line for each failure, and exits non-zero at the end
+    /// if any failed. A file named twice is written once: two concurrent writes to one file would
+    /// race, and the second snapshot would replace the first.
+    static func inBatch(
+        _ files: [String],
+        _ run: ([String], @escaping @Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void) -> [Result<MetadataSnapshot, MetadataError>]
+    ) throws {
+        var seen = Set<String>()
+        let unique = files.filter { file in
+            let resolved = realpath(file, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            } ?? file
+            return seen.insert(resolved).inserted
+        }
+        let output = NSLock()
+        let results = run(unique) { index, result in
+            output.withLock {
+                switch result {
+                case .success: print(unique[index])
+                case .failure(let error): StandardError.write("error: \(error)\n")
+                }
+            }
+        }
+        if results.contains(where: { if case .failure = $0 { true } else { false } }) { throw ExitCode.failure }
     }
 
     /// Write options that store the file's snapshot before the photo is replaced: no write without a way back.

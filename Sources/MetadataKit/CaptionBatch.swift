@@ -1,0 +1,94 @@
+import Foundation
+
+extension CaptionWriter {
+    /// How many files a batch works on at once by default: two per core, so that one
+    /// file's `fsync` wait overlaps with another file's parsing and verification.
+    public static var defaultConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount * 2) }
+
+    /// Writes `update` into every file of `paths`, `concurrency` files at a time, each with
+    /// the same guarantees as ``write(_:to:options:)`` (verified, atomic, its original
+    /// intact on failure). One file's failure does not stop the others.
+    ///
+    /// - Parameters:
+    ///   - options: the options for each file (for example a `beforeReplacing` that stores
+    ///     that file's snapshot); called once per file, possibly from several threads.
+    ///   - completed: called as each file is done, with its index in `paths` and its result,
+    ///     possibly from several threads (for progress); nil by default.
+    /// - Returns: one result per path, in the order of `paths`.
+    public static func write(
+        _ update: CaptionUpdate, toEach paths: [String], concurrency: Int = defaultConcurrency,
+        options: @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
+        completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil
+    ) -> [Result<MetadataSnapshot, MetadataError>] {
+        inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
+            try write(update, to: path, options: options(path))
+        }
+    }
+
+    /// Removes the location from every file of `paths`, `concurrency` files at a time, as
+    /// ``stripLocation(from:options:)`` does for one; one result per path, in order.
+    /// `options` and `completed` are as for ``write(_:toEach:concurrency:options:completed:)``.
+    public static func stripLocation(
+        fromEach paths: [String], concurrency: Int = defaultConcurrency,
+        options: @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
+        completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil
+    ) -> [Result<MetadataSnapshot, MetadataError>] {
+        inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
+            try stripLocation(from: path, options: options(path))
+        }
+    }
+
+    /// Runs `body` on every path with up to `concurrency` threads, each taking the next path
+    /// not yet started (so a few large files do not leave the other threads idle).
+    static func inBatch(
+        _ paths: [String], concurrency: Int, completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)?,
+        _ body: @Sendable (String) throws(MetadataError) -> MetadataSnapshot
+    ) -> [Result<MetadataSnapshot, MetadataError>] {
+        let queue = BatchQueue(count: paths.count)
+        @Sendable func work(_: Int) {
+            while let index = queue.next() {
+                let result = Result { () throws(MetadataError) in try body(paths[index]) }
+                queue.record(index, result)
+                completed?(index, result)
+            }
+        }
+        let workers = max(1, min(concurrency, paths.count))
+        if workers == 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+        }
+        return queue.results
+    }
+}
+
+/// The shared state of a batch: the next path to start and the results so far.
+private final class BatchQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var upcoming = 0
+    private let count: Int
+    private var slots: [Result<MetadataSnapshot, MetadataError>?]
+
+    init(count: Int) {
+        self.count = count
+        slots = Array(repeating: nil, count: count)
+    }
+
+    /// The index of the next path to work on, or nil when every path has been started.
+    func next() -> Int? {
+        lock.withLock {
+            guard upcoming < count else { return nil }
+            defer { upcoming += 1 }
+            return upcoming
+        }
+    }
+
+    func record(_ index: Int, _ result: Result<MetadataSnapshot, MetadataError>) {
+        lock.withLock { slots[index] = result }
+    }
+
+    /// Every result, in path order (call once every worker has finished).
+    var results: [Result<MetadataSnapshot, MetadataError>] {
+        lock.withLock { slots.map { $0! } }
+    }
+}
