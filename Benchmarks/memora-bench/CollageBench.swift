@@ -39,10 +39,29 @@ enum CollageBench {
             ours.append(Bench.seconds(elapsed))
             peer.append(try Bench.runPython(script, [folder + "/pillow.jpg"] + sources, settings: settings))
         }
+        // Where our time goes, on one core: the DCT-scaled decodes alone, and the final JPEG encode alone.
+        let files = try sources.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
+        let decodeOnly = try (0..<5).map { _ in
+            try Bench.seconds {
+                for bytes in files { _ = try ImageDecoder.decode(bytes, scale: .quarter, options: DecodingOptions(applyOrientation: true), fast: true) }
+            }
+        }.min()!
+        let quarter = try ImageDecoder.decode(files[0], scale: .quarter, options: DecodingOptions(applyOrientation: true), fast: true)
+        let cell = try CollageLayout.grid2x3.cells(count: 6, scale: 1)[0]
+        let region = PixelRect.centered(aspectRatio: Double(cell.width) / Double(cell.height), inWidth: quarter.width, height: quarter.height)
+        let resizeOnly = try (0..<5).map { _ in
+            try Bench.seconds {
+                for _ in 0..<6 { _ = try quarter.resized(from: region, width: cell.width, height: cell.height) }
+            }
+        }.min()!
+        let canvas = try await CollageRenderer.render(selection, layout: .grid2x3).image
+        let encodeOnly = try Bench.seconds { _ = try ImageEncoder.encode(canvas, as: .jpeg(JPEGEncodingOptions(quality: CollageRenderer.quality))) }
         let ratio = Bench.median(peer) / Bench.median(ours)
         print("8. a 6-photo 2x3 collage (1200x1500) from six 12 MP JPEGs, JPEG quality 0.9")
-        print(String(format: "   ours %7.1f ms (parallel DCT-scaled decode, face-aware crop, Lanczos; %.1f ms of CPU), Pillow draft() + resize %7.1f ms: %.2fx faster (target >= 2x: %@)\n",
+        print(String(format: "   ours %7.1f ms (parallel DCT-scaled decode, face-aware crop, Lanczos; %.1f ms of CPU), Pillow draft() + resize %7.1f ms: %.2fx faster (target >= 2x: %@)",
                      Bench.median(ours) * 1000, Bench.median(cpu) * 1000, Bench.median(peer) * 1000, ratio, ratio >= 2 ? "met" : "NOT met"))
+        print(String(format: "   of our CPU (best of 5): the six 1/4-scale decodes alone %.1f ms, their six crops resized to the cells %.1f ms, the canvas's JPEG encode %.1f ms (one core)\n",
+                     decodeOnly * 1000, resizeOnly * 1000, encodeOnly * 1000))
     }
 
     static func indexingScenario(sources: [String], folder: String, count: Int) async throws {

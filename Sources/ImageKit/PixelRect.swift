@@ -56,6 +56,6 @@ extension Image {
     public func filling(width: Int, height: Int, filter: ResamplingFilter = .automatic) throws(ImageError) -> Image {
         guard width > 0, height > 0 else { throw .invalidArgument("cannot fill \(width)x\(height): both sides must be positive") }
         let crop = PixelRect.centered(aspectRatio: Double(width) / Double(height), inWidth: self.width, height: self.height)
-        return try cropped(to: crop).resized(width: width, height: height, filter: filter)
+        return try resized(from: crop, width: width, height: height, filter: filter)
     }
 }

@@ -2,6 +2,8 @@
 struct ResamplingTaps {
     let tapsPerOutput: Int
     let starts: [Int]
+    /// For each output sample, how many taps from `starts` carry weight (at least 1), within the source.
+    let counts: [Int]
     let weights: [Float]
 
     /// Precomputes the weights to map `sourceLength` samples onto `targetLength`.
@@ -12,6 +14,7 @@ struct ResamplingTaps {
         let support = resolved == .area ? max(factor, 1) / 2 : resolved.radius * stretch
         let taps = Int((support * 2).rounded(.up)) + 2
         var starts = [Int](repeating: 0, count: targetLength)
+        var counts = [Int](repeating: 1, count: targetLength)
         var weights = [Float](repeating: 0, count: targetLength * taps)
         for index in 0..<targetLength {
             let center = (Double(index) + 0.5) * factor
@@ -34,10 +37,12 @@ struct ResamplingTaps {
             }
             if total == 0 { row[0] = 1; total = 1 }  // a footprint between samples: nearest neighbour
             starts[index] = first
+            counts[index] = max(1, (row.lastIndex { $0 != 0 } ?? 0) + 1)
             for tap in 0..<taps { weights[index * taps + tap] = Float(row[tap] / total) }
         }
         self.tapsPerOutput = taps
         self.starts = starts
+        self.counts = counts
         self.weights = weights
     }
 }
@@ -48,104 +53,112 @@ extension Image {
     /// RGBA images are resampled with premultiplied alpha, so transparent pixels
     /// never bleed their hidden colour into visible ones.
     public func resized(width targetWidth: Int, height targetHeight: Int, filter: ResamplingFilter = .automatic) throws(ImageError) -> Image {
+        try resized(from: PixelRect(x: 0, y: 0, width: width, height: height), width: targetWidth, height: targetHeight, filter: filter)
+    }
+
+    /// The part `region` of the image resampled to exactly `width` x `height`, without
+    /// copying the region first (the same pixels as `cropped(to:)` then `resized`).
+    ///
+    /// The two passes are streamed: each source row of the region is filtered horizontally
+    /// once, into a ring of as many rows as the vertical filter has taps, and each output row
+    /// is made from that ring; every pixel is a `SIMD4<Float>` (premultiplied RGBA, or RGB and
+    /// an unused lane), so a tap is one vector multiply-add whatever the format.
+    public func resized(from region: PixelRect, width targetWidth: Int, height targetHeight: Int,
+                        filter: ResamplingFilter = .automatic) throws(ImageError) -> Image {
         guard targetWidth > 0, targetHeight > 0 else {
             throw .invalidArgument("cannot resize to \(targetWidth)x\(targetHeight): both sides must be positive")
         }
-        if targetWidth == width && targetHeight == height { return self }
-        let horizontal = ResamplingTaps(sourceLength: width, targetLength: targetWidth, filter: filter)
-        let vertical = ResamplingTaps(sourceLength: height, targetLength: targetHeight, filter: filter)
+        guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0,
+              region.x + region.width <= width, region.y + region.height <= height else {
+            throw .invalidArgument("the region \(region.width)x\(region.height) at (\(region.x), \(region.y)) does not fit inside the \(width)x\(height) image")
+        }
+        if targetWidth == region.width && targetHeight == region.height { return try cropped(to: region) }
+        let horizontal = ResamplingTaps(sourceLength: region.width, targetLength: targetWidth, filter: filter)
+        let vertical = ResamplingTaps(sourceLength: region.height, targetLength: targetHeight, filter: filter)
         let channels = pixelFormat.bytesPerPixel
         let premultiply = pixelFormat.hasAlpha
-
-        // Pass 1: each source row is converted to floats once (premultiplied when
-        // it has alpha), then shrinks horizontally into a row of the intermediate.
-        let rowLength = targetWidth * channels
-        var intermediate = [Float](repeating: 0, count: rowLength * height)
-        var sourceFloats = [Float](repeating: 0, count: width * channels)
-        pixels.withUnsafeBufferPointer { source in
-            intermediate.withUnsafeMutableBufferPointer { middle in
-                sourceFloats.withUnsafeMutableBufferPointer { floats in
-                    horizontal.weights.withUnsafeBufferPointer { weights in
-                        horizontal.starts.withUnsafeBufferPointer { starts in
-                            let taps = horizontal.tapsPerOutput
-                            for y in 0..<height {
-                                let sourceRow = source.baseAddress! + y * bytesPerRow
-                                if premultiply {
-                                    for x in 0..<width {
-                                        let alpha = Float(sourceRow[x * 4 + 3])
-                                        let scale = alpha / 255
-                                        floats[x * 4] = Float(sourceRow[x * 4]) * scale
-                                        floats[x * 4 + 1] = Float(sourceRow[x * 4 + 1]) * scale
-                                        floats[x * 4 + 2] = Float(sourceRow[x * 4 + 2]) * scale
-                                        floats[x * 4 + 3] = alpha
-                                    }
-                                } else {
-                                    for index in 0..<(width * channels) { floats[index] = Float(sourceRow[index]) }
-                                }
-                                let targetRow = middle.baseAddress! + y * rowLength
-                                for x in 0..<targetWidth {
-                                    let start = starts[x]
-                                    let count = min(taps, width - start)
-                                    let weightRow = weights.baseAddress! + x * taps
-                                    var pixel = floats.baseAddress! + start * channels
-                                    var sum0: Float = 0, sum1: Float = 0, sum2: Float = 0, sum3: Float = 0
-                                    if channels == 4 {
-                                        for tap in 0..<count {
-                                            let weight = weightRow[tap]
-                                            sum0 += weight * pixel[0]
-                                            sum1 += weight * pixel[1]
-                                            sum2 += weight * pixel[2]
-                                            sum3 += weight * pixel[3]
-                                            pixel += 4
-                                        }
-                                        targetRow[x * 4 + 3] = sum3
-                                    } else {
-                                        for tap in 0..<count {
-                                            let weight = weightRow[tap]
-                                            sum0 += weight * pixel[0]
-                                            sum1 += weight * pixel[1]
-                                            sum2 += weight * pixel[2]
-                                            pixel += 3
-                                        }
-                                    }
-                                    targetRow[x * channels] = sum0
-                                    targetRow[x * channels + 1] = sum1
-                                    targetRow[x * channels + 2] = sum2
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-
-        // Pass 2: columns shrink vertically; results are rounded and clamped to 8 bits.
+        let ringRows = vertical.tapsPerOutput
+        var ring = [SIMD4<Float>](repeating: .zero, count: ringRows * targetWidth)
+        var sourceRow = [SIMD4<Float>](repeating: .zero, count: region.width)
+        var sums = [SIMD4<Float>](repeating: .zero, count: targetWidth)
         var output = [UInt8](repeating: 0, count: targetWidth * targetHeight * channels)
-        intermediate.withUnsafeBufferPointer { middle in
-            output.withUnsafeMutableBufferPointer { target in
-                vertical.weights.withUnsafeBufferPointer { weights in
-                    var accumulator = [Float](repeating: 0, count: rowLength)
-                    accumulator.withUnsafeMutableBufferPointer { sums in
-                        let taps = vertical.tapsPerOutput
-                        for y in 0..<targetHeight {
-                            sums.update(repeating: 0)
-                            let start = vertical.starts[y]
-                            for tap in 0..<min(taps, height - start) {
-                                let weight = weights[y * taps + tap]
-                                if weight == 0 { continue }
-                                let row = middle.baseAddress! + (start + tap) * rowLength
-                                for index in 0..<rowLength { sums[index] += weight * row[index] }
-                            }
-                            let out = target.baseAddress! + y * rowLength
-                            if premultiply {
-                                for x in 0..<targetWidth {
-                                    let alpha = min(max(sums[x * 4 + 3], 0), 255)
-                                    let unscale: Float = alpha > 0 ? 255 / alpha : 0
-                                    for channel in 0..<3 { out[x * 4 + channel] = clampToByte(sums[x * 4 + channel] * unscale) }
-                                    out[x * 4 + 3] = clampToByte(alpha)
+        // The horizontal weights broadcast once to all four lanes: the inner loop is then one
+        // load-multiply and one add per tap.
+        let horizontalWeights = horizontal.weights.map { SIMD4<Float>(repeating: $0) }
+        let bytesPerRow = bytesPerRow
+        pixels.withUnsafeBufferPointer { source in
+            ring.withUnsafeMutableBufferPointer { ring in
+                sourceRow.withUnsafeMutableBufferPointer { floats in
+                    sums.withUnsafeMutableBufferPointer { sums in
+                        output.withUnsafeMutableBufferPointer { target in
+                            horizontalWeights.withUnsafeBufferPointer { hWeights in
+                                vertical.weights.withUnsafeBufferPointer { vWeights in
+                                    let floats = floats.baseAddress!, ring = ring.baseAddress!, sums = sums.baseAddress!
+                                    /// Filters region row `row` horizontally into its ring slot.
+                                    func filterRow(_ row: Int) {
+                                        let bytes = source.baseAddress! + (region.y + row) * bytesPerRow + region.x * channels
+                                        if premultiply {
+                                            for x in 0..<region.width {
+                                                let alpha = Float(bytes[x * 4 + 3])
+                                                let scale = alpha / 255
+                                                floats[x] = SIMD4(Float(bytes[x * 4]) * scale, Float(bytes[x * 4 + 1]) * scale,
+                                                                  Float(bytes[x * 4 + 2]) * scale, alpha)
+                                            }
+                                        } else {
+                                            for x in 0..<region.width {
+                                                floats[x] = SIMD4(Float(bytes[x * 3]), Float(bytes[x * 3 + 1]), Float(bytes[x * 3 + 2]), 0)
+                                            }
+                                        }
+                                        let slot = ring + (row % ringRows) * targetWidth
+                                        let taps = horizontal.tapsPerOutput
+                                        let starts = horizontal.starts, counts = horizontal.counts
+                                        for x in 0..<targetWidth {
+                                            let start = starts[x]
+                                            let weights = hWeights.baseAddress! + x * taps
+                                            let pixel = floats + start
+                                            var sum = SIMD4<Float>.zero
+                                            for tap in 0..<counts[x] { sum += weights[tap] * pixel[tap] }
+                                            slot[x] = sum
+                                        }
+                                    }
+                                    var filtered = 0  // region rows filtered so far
+                                    let taps = vertical.tapsPerOutput
+                                    for y in 0..<targetHeight {
+                                        let start = vertical.starts[y], count = vertical.counts[y]
+                                        while filtered < start + count {
+                                            filterRow(filtered)
+                                            filtered += 1
+                                        }
+                                        let weights = vWeights.baseAddress! + y * taps
+                                        let first = ring + (start % ringRows) * targetWidth
+                                        for x in 0..<targetWidth { sums[x] = weights[0] * first[x] }
+                                        for tap in 1..<max(1, count) {
+                                            let row = ring + ((start + tap) % ringRows) * targetWidth
+                                            let weight = weights[tap]
+                                            for x in 0..<targetWidth { sums[x] += weight * row[x] }
+                                        }
+                                        let out = target.baseAddress! + y * targetWidth * channels
+                                        for x in 0..<targetWidth {
+                                            let value = sums[x]
+                                            if premultiply {
+                                                let alpha = min(max(value[3], 0), 255)
+                                                let unscale: Float = alpha > 0 ? 255 / alpha : 0
+                                                var scaled = value * unscale
+                                                scaled.w = alpha
+                                                let color = clampToBytes(scaled)
+                                                out[x * 4] = color.x
+                                                out[x * 4 + 1] = color.y
+                                                out[x * 4 + 2] = color.z
+                                                out[x * 4 + 3] = color.w
+                                            } else {
+                                                let color = clampToBytes(value)
+                                                out[x * 3] = color.x
+                                                out[x * 3 + 1] = color.y
+                                                out[x * 3 + 2] = color.z
+                                            }
+                                        }
+                                    }
                                 }
-                            } else {
-                                for index in 0..<rowLength { out[index] = clampToByte(sums[index]) }
                             }
                         }
                     }
@@ -167,8 +180,15 @@ extension Image {
     }
 }
 
+/// Each lane clamped to 0...255 and rounded to the nearest integer (halves to even).
+///
+/// Adding 1.5 x 2^23 leaves the rounded integer in the low mantissa bits, which are read
+/// directly: no generic SIMD conversion (not specialised, many times slower) and no
+/// per-lane range check.
 @inline(__always)
-private func clampToByte(_ value: Float) -> UInt8 {
-    let rounded = (value + 0.5).rounded(.down)
-    return rounded <= 0 ? 0 : rounded >= 255 ? 255 : UInt8(rounded)
+private func clampToBytes(_ value: SIMD4<Float>) -> SIMD4<UInt8> {
+    let clamped = value.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+    let bits = unsafeBitCast(clamped + SIMD4(repeating: 12_582_912), to: SIMD4<UInt32>.self)
+    return SIMD4(UInt8(truncatingIfNeeded: bits.x), UInt8(truncatingIfNeeded: bits.y),
+                 UInt8(truncatingIfNeeded: bits.z), UInt8(truncatingIfNeeded: bits.w))
 }

@@ -107,7 +107,7 @@ public enum CollageRenderer {
             let scaled = PixelRect(x: x, y: y,
                                    width: max(1, min(decoded.width - x, Int((Double(crop.width) * ratioX).rounded()))),
                                    height: max(1, min(decoded.height - y, Int((Double(crop.height) * ratioY).rounded()))))
-            return try decoded.cropped(to: scaled).resized(width: cell.width, height: cell.height)
+            return try decoded.resized(from: scaled, width: cell.width, height: cell.height)
         } catch let error as PhotoIndexError {
             throw error
         } catch {
