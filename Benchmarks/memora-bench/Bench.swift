@@ -61,6 +61,8 @@ struct Bench {
         }
         if settings.only == nil || settings.only == "vault" {
             try VaultBench.inMemory(megabytes: settings.megabytes, rounds: settings.rounds)
+        }
+        if settings.only == nil || settings.only == "vault" || settings.only == "vault-files" {
             try VaultBench.files(megabytes: settings.megabytes, rounds: 3)
         }
     }
@@ -216,7 +218,7 @@ struct Bench {
             case "--caption-files": settings.captionFiles = Int(value) ?? settings.captionFiles
             case "--index-files": settings.indexFiles = Int(value) ?? settings.indexFiles
             case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows")
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows")
             }
         }
         return settings
