@@ -39,35 +39,45 @@ extension CaptionWriter {
     }
 
     /// Runs `body` on every path with up to `concurrency` threads, each taking the next path
-    /// not yet started (so a few large files do not leave the other threads idle).
-    static func inBatch(
-        _ paths: [String], concurrency: Int, completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)?,
-        _ body: @Sendable (String) throws(MetadataError) -> MetadataSnapshot
-    ) -> [Result<MetadataSnapshot, MetadataError>] {
-        let queue = BatchQueue(count: paths.count)
-        @Sendable func work(_: Int) {
-            while let index = queue.next() {
-                let result = Result { () throws(MetadataError) in try body(paths[index]) }
-                queue.record(index, result)
-                completed?(index, result)
-            }
-        }
+    /// not yet started (so a few large files do not leave the other threads idle). The threads
+    /// are our own, not Dispatch's pool: the pool runs about one thread per core, and the point
+    /// of more threads than cores is that some wait on `fsync` while the others compute.
+    static func inBatch<Value: Sendable>(
+        _ paths: [String], concurrency: Int, completed: (@Sendable (Int, Result<Value, MetadataError>) -> Void)?,
+        _ body: @Sendable (String) throws(MetadataError) -> Value
+    ) -> [Result<Value, MetadataError>] {
+        let queue = BatchQueue<Value>(count: paths.count)
         let workers = max(1, min(concurrency, paths.count))
-        if workers == 1 {
-            work(0)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+        withoutActuallyEscaping(body) { body in
+            // `body` does not outlive this call: every thread has finished before it returns.
+            let work: @Sendable () -> Void = {
+                while let index = queue.next() {
+                    let result = Result { () throws(MetadataError) in try body(paths[index]) }
+                    queue.record(index, result)
+                    completed?(index, result)
+                }
+            }
+            guard workers > 1 else { return work() }
+            let finished = DispatchGroup()
+            for _ in 0..<workers {
+                finished.enter()
+                Thread {
+                    work()
+                    finished.leave()
+                }.start()
+            }
+            finished.wait()
         }
         return queue.results
     }
 }
 
 /// The shared state of a batch: the next path to start and the results so far.
-private final class BatchQueue: @unchecked Sendable {
+private final class BatchQueue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var upcoming = 0
     private let count: Int
-    private var slots: [Result<MetadataSnapshot, MetadataError>?]
+    private var slots: [Result<Value, MetadataError>?]
 
     init(count: Int) {
         self.count = count
@@ -83,12 +93,12 @@ private final class BatchQueue: @unchecked Sendable {
         }
     }
 
-    func record(_ index: Int, _ result: Result<MetadataSnapshot, MetadataError>) {
+    func record(_ index: Int, _ result: Result<Value, MetadataError>) {
         lock.withLock { slots[index] = result }
     }
 
     /// Every result, in path order (call once every worker has finished).
-    var results: [Result<MetadataSnapshot, MetadataError>] {
+    var results: [Result<Value, MetadataError>] {
         lock.withLock { slots.map { $0! } }
     }
 }

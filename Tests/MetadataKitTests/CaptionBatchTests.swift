@@ -61,6 +61,26 @@ struct CaptionBatchTests {
         }
     }
 
+    @Test("a batch really works on `concurrency` files at once, even with more threads than cores")
+    func concurrencyIsReal() {
+        let gauge = NSLock()
+        nonisolated(unsafe) var running = 0
+        nonisolated(unsafe) var peak = 0
+        let names = (0..<12).map { "file-\($0)" }
+        let results = CaptionWriter.inBatch(names, concurrency: 4, completed: nil) { name throws(MetadataError) -> String in
+            gauge.withLock {
+                running += 1
+                peak = max(peak, running)
+            }
+            usleep(100_000)  // a file waiting on its fsync
+            gauge.withLock { running -= 1 }
+            if name == "file-5" { throw .io(path: name, reason: "refused") }
+            return name.uppercased()
+        }
+        #expect(peak == 4, "at most and at least 4 at once, on \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        #expect(results.map { try? $0.get() } == names.map { $0 == "file-5" ? nil : $0.uppercased() })
+    }
+
     @Test("strip-location as a batch removes GPS from every file; a file without a location is not touched")
     func stripBatch() throws {
         let located = try makeJPEG("located-0.jpg")
