@@ -56,9 +56,17 @@ final class AtomicFileWriter {
     private var descriptor: Int32
     private var written: UInt64 = 0
     private var committed = false
+    /// For large files: the writing thread, the block being filled, and how much of the file
+    /// has been handed to it (the offset of the block being filled).
+    private let blocks: BlockWriter?
+    private var block: UnsafeMutableRawBufferPointer?
+    private var blockFill = 0
+    private var submitted: UInt64 = 0
 
     /// Opens a temporary file beside `path` with permission bits `mode` (0600 for anything secret).
-    init(path: String, mode: mode_t) throws(VaultCryptoError) {
+    /// A file expected to reach `expectedSize` of 8 MiB or more is written in large blocks on a
+    /// separate thread, directly to the disk where the file system allows it (``BlockWriter``).
+    init(path: String, mode: mode_t, expectedSize: UInt64 = 0) throws(VaultCryptoError) {
         self.path = path
         let url = URL(fileURLWithPath: path)
         var template = Array((url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".tmp-XXXXXX").utf8CString)
@@ -71,11 +79,16 @@ final class AtomicFileWriter {
             unlink(temporaryPath)
             throw .writeFailed(path: path, reason: reason)
         }
+        blocks = expectedSize >= 2 * UInt64(BlockWriter.blockSize) ? BlockWriter(descriptor: descriptor, path: path) : nil
     }
 
     deinit {
         guard !committed else { return }
         // Best effort: overwrite what was written before unlinking (see Docs/Vault.md on SSDs).
+        if let blocks {
+            try? blocks.finish()
+            blocks.endDirectIO()
+        }
         if descriptor >= 0 {
             var zeros = [UInt8](repeating: 0, count: 1 << 16)
             var offset: UInt64 = 0
@@ -93,6 +106,27 @@ final class AtomicFileWriter {
 
     /// Appends `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(VaultCryptoError) {
+        if let blocks {
+            var done = 0
+            while done < bytes.count {
+                let target: UnsafeMutableRawBufferPointer
+                if let block { target = block } else { target = try blocks.takeBuffer() }
+                let count = min(bytes.count - done, target.count - blockFill)
+                (target.baseAddress! + blockFill).copyMemory(from: bytes.baseAddress! + done, byteCount: count)
+                blockFill += count
+                done += count
+                if blockFill == target.count {
+                    blocks.submit(target, offset: submitted, length: blockFill)
+                    submitted += UInt64(blockFill)
+                    block = nil
+                    blockFill = 0
+                } else {
+                    block = target
+                }
+            }
+            written += UInt64(bytes.count)
+            return
+        }
         var done = 0
         while done < bytes.count {
             let count = systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
@@ -111,6 +145,22 @@ final class AtomicFileWriter {
 
     /// Flushes, renames the temporary file over `path` and flushes the folder.
     func commit() throws(VaultCryptoError) {
+        if let blocks {
+            if let block, blockFill > 0 {
+                // Direct I/O writes whole aligned blocks: the last one is padded with zeros,
+                // and the file cut back to its real length once it is written.
+                let length = blocks.isDirect ? (blockFill + BlockWriter.alignment - 1) / BlockWriter.alignment * BlockWriter.alignment : blockFill
+                (block.baseAddress! + blockFill).initializeMemory(as: UInt8.self, repeating: 0, count: length - blockFill)
+                blocks.submit(block, offset: submitted, length: length)
+                submitted += UInt64(length)
+                self.block = nil
+                blockFill = 0
+            }
+            try blocks.finish()
+            if submitted != written, ftruncate(descriptor, off_t(written)) != 0 {
+                throw .writeFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+        }
         guard fsync(descriptor) == 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
         // Rename while the descriptor is still open: if it fails, `deinit` can still
         // overwrite the temporary file before removing it.
