@@ -79,7 +79,7 @@ final class AtomicFileWriter {
             unlink(temporaryPath)
             throw .writeFailed(path: path, reason: reason)
         }
-        blocks = expectedSize >= 2 * UInt64(BlockWriter.blockSize) ? BlockWriter(descriptor: descriptor, path: path) : nil
+        blocks = expectedSize >= BlockWriter.minimumFileSize ? BlockWriter(descriptor: descriptor, path: path) : nil
     }
 
     deinit {

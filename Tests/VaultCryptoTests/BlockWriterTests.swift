@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import VaultCrypto
 
-/// Large files go through `BlockWriter`: 4 MiB blocks on a writing thread, direct I/O where
+/// Large files go through `BlockWriter`: 2 MiB blocks on a writing thread, direct I/O where
 /// the file system allows it, the last block padded and the file cut back to its length.
 @Suite("Large files written in blocks")
 struct BlockWriterTests {
@@ -17,10 +17,10 @@ struct BlockWriterTests {
         let folder = base + "blockwriter-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let content = patterned(2 * BlockWriter.blockSize + 4096 * 3 + 7, salt: 9)
+        let content = patterned(Int(BlockWriter.minimumFileSize) + 4096 * 3 + 7, salt: 9)
         let writer = try AtomicFileWriter(path: folder + "/out", mode: 0o600, expectedSize: UInt64(content.count))
         var offset = 0
-        for piece in [1, 4095, BlockWriter.blockSize + 3, 64 << 10, 17] + Array(repeating: 1 << 20, count: 4) {
+        for piece in [1, 4095, BlockWriter.blockSize + 3, 64 << 10, 17] + Array(repeating: 1 << 20, count: 5) {
             let end = min(content.count, offset + piece)
             try content.withUnsafeBytes { try writer.write(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
             offset = end
