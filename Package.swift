@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "MemoraTesting", targets: ["MemoraTesting"]),
         .executable(name: "memora", targets: ["memora"]),
         .executable(name: "memora-bench", targets: ["memora-bench"]),
+        .executable(name: "loca-memory-probe", targets: ["loca-memory-probe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -123,6 +124,11 @@ let package = Package(
             name: "memora-bench",
             dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraTesting", "CBenchPeers"],
             path: "Benchmarks/memora-bench",
+            swiftSettings: strictSwift),
+        // memora-bench's streaming-memory probe: a process that links VaultCrypto alone.
+        .executableTarget(
+            name: "loca-memory-probe", dependencies: ["VaultCrypto"],
+            path: "Benchmarks/loca-memory-probe",
             swiftSettings: strictSwift),
 
         // MARK: Tests (Swift Testing), one target per module.

@@ -14,4 +14,5 @@ if ! command -v age >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-ge
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq age >&2 || true
 fi
 swift build -c release --product memora-bench >&2
+swift build -c release --product loca-memory-probe >&2
 exec .build/release/memora-bench --python "$PYTHON" --peer-script scripts/pillow_peer.py "$@"

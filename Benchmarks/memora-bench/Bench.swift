@@ -35,10 +35,6 @@ struct Bench {
 
     static func run() async throws {
         let arguments = CommandLine.arguments
-        if arguments.count == 4 && arguments[1] == "--stream-probe" {
-            try VaultBench.streamProbe(input: arguments[2], output: arguments[3])
-            return
-        }
         if arguments.count == 2 && arguments[1] == "--model-server" {
             try await CaptionBench.serveModel()
             return
