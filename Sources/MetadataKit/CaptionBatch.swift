@@ -17,7 +17,7 @@ extension CaptionWriter {
     /// - Returns: one result per path, in the order of `paths`.
     public static func write(
         _ update: CaptionUpdate, toEach paths: [String], concurrency: Int = defaultConcurrency,
-        options: @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
+        options: @escaping @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
         completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil
     ) -> [Result<MetadataSnapshot, MetadataError>] {
         inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
@@ -30,7 +30,7 @@ extension CaptionWriter {
     /// `options` and `completed` are as for ``write(_:toEach:concurrency:options:completed:)``.
     public static func stripLocation(
         fromEach paths: [String], concurrency: Int = defaultConcurrency,
-        options: @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
+        options: @escaping @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
         completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil
     ) -> [Result<MetadataSnapshot, MetadataError>] {
         inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
@@ -44,20 +44,20 @@ extension CaptionWriter {
     /// of more threads than cores is that some wait on `fsync` while the others compute.
     static func inBatch<Value: Sendable>(
         _ paths: [String], concurrency: Int, completed: (@Sendable (Int, Result<Value, MetadataError>) -> Void)?,
-        _ body: @Sendable (String) throws(MetadataError) -> Value
+        _ body: @escaping @Sendable (String) throws(MetadataError) -> Value
     ) -> [Result<Value, MetadataError>] {
         let queue = BatchQueue<Value>(count: paths.count)
         let workers = max(1, min(concurrency, paths.count))
-        withoutActuallyEscaping(body) { body in
-            // `body` does not outlive this call: every thread has finished before it returns.
-            let work: @Sendable () -> Void = {
-                while let index = queue.next() {
-                    let result = Result { () throws(MetadataError) in try body(paths[index]) }
-                    queue.record(index, result)
-                    completed?(index, result)
-                }
+        // The threads keep `work` (and so `body`) alive a little after they signal the group:
+        // both are escaping closures, so that is safe.
+        let work: @Sendable () -> Void = {
+            while let index = queue.next() {
+                let result = Result { () throws(MetadataError) in try body(paths[index]) }
+                queue.record(index, result)
+                completed?(index, result)
             }
-            guard workers > 1 else { return work() }
+        }
+        if workers > 1 {
             let finished = DispatchGroup()
             for _ in 0..<workers {
                 finished.enter()
@@ -67,6 +67,8 @@ extension CaptionWriter {
                 }.start()
             }
             finished.wait()
+        } else {
+            work()
         }
         return queue.results
     }

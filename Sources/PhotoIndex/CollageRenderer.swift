@@ -30,35 +30,50 @@ public enum CollageRenderer {
         guard !selection.photos.isEmpty else { throw .invalidRequest("there are no photos to put in a collage") }
         let cells: [PixelRect]
         let (width, height) = layout.canvasSize(scale: scale)
-        var canvas: Canvas
         do {
             cells = try layout.cells(count: selection.photos.count, scale: scale)
-            canvas = try Canvas(width: width, height: height, background: background)
         } catch {
             throw .invalidRequest("\(error)")
         }
-        // Decode the chosen photos in parallel.
-        var tiles = [Image?](repeating: nil, count: cells.count)
-        var paths = [String](repeating: "", count: cells.count)
+        let radius = layout.cornerRadius(scale: scale)
+        // Decode the chosen photos in parallel; meanwhile this task makes the canvas, then draws
+        // each photo as soon as it is ready (the cells do not overlap), so little is left for the end.
+        var paths = [String?](repeating: nil, count: cells.count)
         var failed: [RejectedPhoto] = []
-        await withTaskGroup(of: (Int, Result<Image, PhotoIndexError>).self) { group in
+        let made: Result<Canvas, ImageError> = await withTaskGroup(of: (Int, Result<Image, PhotoIndexError>).self) { group in
             for (index, cell) in cells.enumerated() {
                 let photo = selection.photos[index]
                 group.addTask { (index, Result { () throws(PhotoIndexError) -> Image in try tile(for: photo, cell: cell) }) }
             }
+            var canvas: Canvas
+            do throws(ImageError) {
+                canvas = try Canvas(width: width, height: height, background: background)
+            } catch {
+                group.cancelAll()
+                return .failure(error)
+            }
             for await (index, result) in group {
                 switch result {
-                case .success(let image): tiles[index] = image; paths[index] = selection.photos[index].path
-                case .failure(let error): failed.append(RejectedPhoto(path: selection.photos[index].path, reason: "\(error)"))
+                case .success(let image):
+                    canvas.draw(image, x: cells[index].x, y: cells[index].y, cornerRadius: radius)
+                    paths[index] = selection.photos[index].path
+                case .failure(let error):
+                    failed.append(RejectedPhoto(path: selection.photos[index].path, reason: "\(error)"))
                 }
             }
+            return .success(canvas)
+        }
+        var canvas: Canvas
+        switch made {
+        case .success(let made): canvas = made
+        case .failure(let error): throw .invalidRequest("\(error)")
         }
         // Backups for the photos that could not be read.
         var backups = selection.extras.makeIterator()
-        for index in cells.indices where tiles[index] == nil {
+        for index in cells.indices where paths[index] == nil {
             while let backup = backups.next() {
                 do {
-                    tiles[index] = try tile(for: backup, cell: cells[index])
+                    canvas.draw(try tile(for: backup, cell: cells[index]), x: cells[index].x, y: cells[index].y, cornerRadius: radius)
                     paths[index] = backup.path
                     break
                 } catch {
@@ -66,12 +81,7 @@ public enum CollageRenderer {
                 }
             }
         }
-        var placed: [(cell: PixelRect, path: String)] = []
-        for (index, cell) in cells.enumerated() {
-            guard let tile = tiles[index] else { continue }
-            canvas.draw(tile, x: cell.x, y: cell.y, cornerRadius: layout.cornerRadius(scale: scale))
-            placed.append((cell, paths[index]))
-        }
+        let placed = cells.indices.compactMap { index in paths[index].map { (cell: cells[index], path: $0) } }
         guard !placed.isEmpty else { throw .invalidRequest("none of the photos could be read: " + failed.map(\.reason).joined(separator: "; ")) }
         do {
             let jpeg = try ImageEncoder.encode(canvas.image, as: .jpeg(JPEGEncodingOptions(quality: quality)))
