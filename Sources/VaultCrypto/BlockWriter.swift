@@ -123,9 +123,15 @@ final class BlockWriter: @unchecked Sendable {
             let block = queued.removeFirst()
             let skip = failure != nil
             condition.unlock()
-            let error = skip ? nil : Self.write(descriptor, block.buffer, block.length, at: block.offset)
+            var error = skip ? nil : Self.write(descriptor, block.buffer, block.length, at: block.offset)
+            if error?.code == EINVAL && isDirect {
+                // A device whose blocks are larger than 4 KiB, or a file system that accepted the
+                // flag but not the write: the rest goes through the page cache.
+                endDirectIO()
+                error = Self.write(descriptor, block.buffer, block.length, at: block.offset)
+            }
             condition.lock()
-            if failure == nil, let error { failure = error }
+            if failure == nil, let error { failure = error.reason }
             spare.append(block.buffer)
             condition.broadcast()
         }
@@ -134,16 +140,16 @@ final class BlockWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Writes `length` bytes of `buffer` at `offset`; returns the error text, if any.
-    private static func write(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ length: Int, at offset: UInt64) -> String? {
+    /// Writes `length` bytes of `buffer` at `offset`; returns the error (errno and text), if any.
+    private static func write(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ length: Int, at offset: UInt64) -> (code: Int32, reason: String)? {
         var done = 0
         while done < length {
             let count = pwrite(descriptor, buffer.baseAddress! + done, length - done, off_t(offset) + off_t(done))
             if count < 0 {
                 if errno == EINTR { continue }
-                return String(cString: strerror(errno))
+                return (errno, String(cString: strerror(errno)))
             }
-            if count == 0 { return "the disk accepted no more bytes" }
+            if count == 0 { return (EIO, "the disk accepted no more bytes") }
             done += count
         }
         return nil

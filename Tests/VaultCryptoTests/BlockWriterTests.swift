@@ -57,6 +57,21 @@ struct BlockWriterTests {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["video.mov", "video.loca", "export.mov", "damaged.loca"])
     }
 
+    @Test("a block direct I/O refuses (here: not aligned) is written through the page cache instead")
+    func directRefusalFallsBack() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let descriptor = open(folder + "/out", O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        defer { close(descriptor) }
+        let blocks = BlockWriter(descriptor: descriptor, path: folder + "/out")
+        let buffer = try blocks.takeBuffer()
+        let content = patterned(100, salt: 5)
+        content.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        blocks.submit(buffer, offset: 0, length: content.count)
+        try blocks.finish()
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/out"))) == content)
+    }
+
     @Test("a write error on the writing thread reaches the caller as a typed error")
     func writeErrorSurfaces() throws {
         let folder = try temporaryFolder()
