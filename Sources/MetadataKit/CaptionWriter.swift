@@ -473,7 +473,13 @@ enum JPEGCaptionEditor {
         }
 
         // EXIF: the value in place or appended; IFD0 rewritten at the end only when it gains an entry.
-        if let tiff = try operation.editEXIF(jpeg.exifTIFF, source: source, oldCaptions: oldCaptions) {
+        if var tiff = try operation.editEXIF(jpeg.exifTIFF, source: source, oldCaptions: oldCaptions) {
+            if tiff.bytes.count + JPEGFile.exifSignature.count > JPEGFile.maximumPayload,
+               let padded = jpeg.exifTIFF, let trimmed = TIFFBlock.withoutTrailingPadding(padded),
+               let edited = try operation.editEXIF(trimmed, source: source, oldCaptions: oldCaptions) {
+                // The block was padded with zeros up to the segment's limit: the padding makes room.
+                tiff = edited
+            }
             guard tiff.bytes.count + JPEGFile.exifSignature.count <= JPEGFile.maximumPayload else {
                 throw .tooLarge(source: source, reason: "the EXIF block would be \(tiff.bytes.count) bytes, more than a JPEG segment holds")
             }

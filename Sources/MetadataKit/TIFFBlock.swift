@@ -35,6 +35,20 @@ struct TIFFBlock {
         guard offset + 2 + count * 12 + 4 <= bytes.count else { throw .corrupt(source: source, reason: "the EXIF IFD0 runs past the end of the block") }
     }
 
+    /// `block` without the zeros that follow its last non-zero byte (kept even-sized, and never
+    /// shorter than its header and IFD0 table), or nil when there are none to drop. Some cameras
+    /// (Nikon) pad their EXIF block with zeros up to the 64 KB a JPEG segment holds; dropping the
+    /// padding makes room for a caption. Anything that pointed into the zeros would no longer be
+    /// found, and the verification, which compares every tag, would refuse the write.
+    static func withoutTrailingPadding(_ block: [UInt8]) -> [UInt8]? {
+        guard let parsed = try? TIFFBlock(block, source: "EXIF") else { return nil }
+        guard let last = block.lastIndex(where: { $0 != 0 }) else { return nil }
+        let tableEnd = parsed.ifd0Offset + 2 + parsed.ifd0Entries.count * 12 + 4
+        var end = max(last + 1, tableEnd)
+        if end % 2 == 1 { end += 1 }
+        return end < block.count ? Array(block[..<end]) : nil
+    }
+
     /// A new block holding only `entries` in IFD0 (for files that had no EXIF), big-endian.
     static func makeNew(ifd0: [(tag: UInt16, type: UInt16, count: UInt32, value: [UInt8])], exifIFD: [(tag: UInt16, type: UInt16, count: UInt32, value: [UInt8])]) -> [UInt8] {
         var block: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]
