@@ -157,6 +157,8 @@ struct MetadataCommand: ParsableCommand {
             } ?? file
             return seen.insert(resolved).inserted
         }
+        // The snapshot folder is made once here, not by several writers at the same moment.
+        try? FileManager.default.createDirectory(atPath: snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let output = NSLock()
         let results = run(unique) { index, result in
             output.withLock {
