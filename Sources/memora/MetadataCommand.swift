@@ -77,7 +77,7 @@ struct MetadataCommand: ParsableCommand {
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
         @Flag(help: "Write an XMP sidecar (photo.heic.xmp, or an existing photo.xmp) and leave the photo untouched (any format).")
         var sidecar = false
-        @Option(help: "How many files to work on at once (default: two per core).") var jobs = CaptionWriter.defaultConcurrency
+        @Option(help: "How many files to work on at once (default: two per core, at most 8).") var jobs = CaptionWriter.defaultConcurrency
         @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF, AVIF; any format with --sidecar).") var files: [String]
 
         func validate() throws {
@@ -108,7 +108,7 @@ struct MetadataCommand: ParsableCommand {
             abstract: "Remove GPS and location fields (EXIF, XMP, IPTC) before sharing a photo.",
             discussion: "Everything else stays as it was; what was removed is kept for `memora metadata restore`.")
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
-        @Option(help: "How many files to work on at once (default: two per core).") var jobs = CaptionWriter.defaultConcurrency
+        @Option(help: "How many files to work on at once (default: two per core, at most 8).") var jobs = CaptionWriter.defaultConcurrency
         @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF, AVIF).") var files: [String]
 
         func validate() throws {
