@@ -99,7 +99,11 @@ public actor LoopbackModelServer {
                                 handler: Handler(owner: self))
         self.server = server
         task = Task { try await server.run() }
-        try await server.waitUntilListening(timeout: 5)
+        // Generous: the server's task shares the cooperative pool (one thread per core) with
+        // whatever else runs, and in a parallel test run on two cores, synchronous tests (decoding,
+        // mutation rounds, exiftool processes) can hold both threads for many seconds; with 5 s,
+        // a loaded machine failed every wire test here.
+        try await server.waitUntilListening(timeout: 120)
         guard case .ip4(_, let port) = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
         self.port = port
         return baseURL
