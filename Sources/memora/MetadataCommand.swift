@@ -176,13 +176,20 @@ struct MetadataCommand: ParsableCommand {
         CaptionWriteOptions(keepModificationTime: keepModificationTime, beforeReplacing: saver(snapshotPath(for: file)))
     }
 
-    /// Stores a snapshot at `path` (called before the photo is replaced).
+    /// Stores a snapshot at `path` (called before the photo is replaced), flushed to the disk
+    /// with its folder entry, so that a power cut after the photo is replaced cannot lose it.
     static func saver(_ path: String) -> @Sendable (MetadataSnapshot) throws -> Void {
         { snapshot in
             try FileManager.default.createDirectory(atPath: snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             try encoder.encode(snapshot).write(to: URL(fileURLWithPath: path), options: .atomic)
+            for (target, flags) in [(path, O_RDONLY), (snapshotFolder, O_RDONLY | O_DIRECTORY)] {
+                let descriptor = open(target, flags | O_CLOEXEC)
+                guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target]) }
+                defer { close(descriptor) }
+                guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target]) }
+            }
         }
     }
 
