@@ -80,18 +80,16 @@ extension CaptionWriter {
 private final class BatchQueue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var upcoming = 0
-    private let count: Int
     private var slots: [Result<Value, MetadataError>?]
 
     init(count: Int) {
-        self.count = count
         slots = Array(repeating: nil, count: count)
     }
 
     /// The index of the next path to work on, or nil when every path has been started.
     func next() -> Int? {
         lock.withLock {
-            guard upcoming < count else { return nil }
+            guard upcoming < slots.count else { return nil }
             defer { upcoming += 1 }
             return upcoming
         }
