@@ -9,7 +9,7 @@
 //   composition     PhotoIndex (MetadataKit, ImageKit)
 //                   MemoraCore (everything above)
 //   test support    MemoraTesting (MemoraCore, FlyingFox)
-//   front ends      memora (CLI), memora-bench
+//   front ends      memora (CLI), memora-bench, loca-memory-probe (the bench's memory probe)
 //
 // `scripts/check-layering.sh` enforces these rules in `make test`.
 
