@@ -38,8 +38,9 @@ enum MetadataBench {
                      CaptionWriter.defaultConcurrency, perFile(batchTime), perFile(batchCopyTime), batchTime / batchCopyTime))
         print(String(format: "   one exiftool process (+ fsync) %6.1f ms/file: ours %.2fx faster (batch; target >= 3x: %@), one at a time %.2fx;",
                      perFile(exiftoolTime), exiftoolTime / batchTime, exiftoolTime / batchTime >= 3 ? "met" : "NOT met", exiftoolTime / oursTime))
-        print(String(format: "   the disk bounds any writer that rewrites the files: exiftool / the parallel plain copy = %.2fx is the most possible here\n",
-                     exiftoolTime / batchCopyTime))
+        // The copies go through the page cache, as `cp` does; ours writes large photos past it
+        // (MetadataKit's UncachedFileWrite), which is how it can beat them.
+        print(String(format: "   for scale: exiftool / the parallel plain copy (through the page cache) = %.2fx\n", exiftoolTime / batchCopyTime))
 
         let scanTime = try Bench.seconds {
             for path in ours { _ = try MetadataReader.read(contentsOf: path) }

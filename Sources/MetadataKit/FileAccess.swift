@@ -95,10 +95,9 @@ enum FileAccess {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .io(path: path, reason: "cannot create a file beside it (\(String(cString: strerror(errno))))") }
         defer { unlink(temporary) }
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
+        let failure = UncachedFileWrite.write(bytes, to: descriptor) ?? (fsync(descriptor) == 0 ? nil : String(cString: strerror(errno)))
         close(descriptor)
-        guard written == bytes.count, synced == 0 else { throw .io(path: path, reason: "writing failed (\(String(cString: strerror(errno))))") }
+        if let failure { throw .io(path: path, reason: "writing failed (\(failure))") }
         guard link(temporary, path) == 0 else {
             throw .io(path: path, reason: errno == EEXIST ? "it appeared while it was being written; nothing was changed" : String(cString: strerror(errno)))
         }
@@ -119,7 +118,8 @@ enum FileAccess {
     }
 
     /// Replaces `path` with `bytes`: a temporary file in the same folder with the
-    /// original's permission bits (and, when asked, its modification time), fsync,
+    /// original's permission bits (and, when asked, its modification time), written past the
+    /// page cache when large (``UncachedFileWrite``), fsync,
     /// rename, fsync of the folder. On failure the original is untouched and the
     /// temporary file is removed. Fails if the file is no longer the version that was read
     /// (`expected`, identified by `identity`).
@@ -151,19 +151,8 @@ enum FileAccess {
         defer {
             if !committed { unlink(temporary) }
         }
-        var failure: String?
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
+        // Large photos bypass the page cache where the file system allows it (see UncachedFileWrite).
+        var failure = UncachedFileWrite.write(bytes, to: descriptor)
         if failure == nil { _ = fchown(descriptor, status.st_uid, status.st_gid) }  // best effort: needs privileges for another owner
         if failure == nil, fchmod(descriptor, status.st_mode & 0o7777) != 0 { failure = String(cString: strerror(errno)) }
         if failure == nil, keepModificationTime {
