@@ -200,12 +200,12 @@ public enum CaptionWriter {
         var operation = operation
         if case .stripLocation = operation {
             let located = beforeTags.filter { operation.mayChange($0) }
-            // libexiv2 does not decode the IPTC copies in a JPEG's FotoStation trailer or EXIF IFD0: they are checked here.
+            // libexiv2 does not decode the IPTC copies in a JPEG's FotoStation and AFCP trailers or EXIF IFD0: they are checked here.
             func hasLocation(_ iim: [UInt8]) -> Bool {
                 (try? IPTCRecord(iim, source: path))?.dataSets.contains { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) } == true
             }
             let jpeg = original.starts(with: [0xFF, 0xD8]) ? try? JPEGFile(original, source: path) : nil
-            let trailerLocated = (jpeg?.fotoStation?.iimBlocks ?? []).contains(where: hasLocation)
+            let trailerLocated = ((jpeg?.fotoStation?.iimBlocks ?? []) + (jpeg?.afcp?.iimBlocks ?? [])).contains(where: hasLocation)
             let embeddedLocated = jpeg?.exifTIFF.flatMap { try? TIFFBlock($0, source: path) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag).map(hasLocation) ?? false
             let plan = MetadataOperation.StripPlan(
                 exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated,
@@ -264,10 +264,15 @@ public enum CaptionWriter {
             }
             jpeg.fotoStation = found.trailer
         }
-        guard snapshot.segments.allSatisfy({ $0.marker == MetadataSnapshot.fotoStationMarker || ($0.payload.count <= JPEGFile.maximumPayload && ($0.position ?? 0) >= 0) }) else {
+        if let savedAFCP = snapshot.segments.first(where: { $0.marker == MetadataSnapshot.afcpMarker }) {
+            guard let trailer = AFCPTrailer.saved([UInt8](savedAFCP.payload)) else { throw .corrupt(source: path, reason: "the snapshot is damaged") }
+            jpeg.afcp = trailer
+        }
+        let trailerMarkers = [MetadataSnapshot.fotoStationMarker, MetadataSnapshot.afcpMarker]
+        guard snapshot.segments.allSatisfy({ trailerMarkers.contains($0.marker) || ($0.payload.count <= JPEGFile.maximumPayload && ($0.position ?? 0) >= 0) }) else {
             throw .corrupt(source: path, reason: "the snapshot is damaged")
         }
-        for saved in snapshot.segments.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) where saved.marker != MetadataSnapshot.fotoStationMarker {
+        for saved in snapshot.segments.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) where !trailerMarkers.contains(saved.marker) {
             let segment = JPEGFile.Segment(marker: saved.marker, payload: [UInt8](saved.payload))
             jpeg.segments.insert(segment, at: min(saved.position ?? jpeg.segments.count, jpeg.segments.count))
         }
@@ -339,7 +344,8 @@ public enum CaptionWriter {
         if isJPEG {
             if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
                 if !beforeJPEG.hasSameImageData(as: afterJPEG) { differences.append("the image data") }
-                differences += trailerDifferences(beforeJPEG.fotoStation, afterJPEG.fotoStation, operation: operation)
+                differences += trailerDifferences("FotoStation", beforeJPEG.fotoStation?.comparableRecords, afterJPEG.fotoStation?.comparableRecords, operation: operation)
+                differences += trailerDifferences("AFCP", beforeJPEG.afcp?.comparableRecords, afterJPEG.afcp?.comparableRecords, operation: operation)
                 // The IPTC-NAA tag in EXIF IFD0 is compared by meaning (libexiv2 reports it as raw bytes here).
                 func embeddedIIM(_ jpeg: JPEGFile) -> [UInt8]? {
                     jpeg.exifTIFF.flatMap { try? TIFFBlock($0, source: source) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag)
@@ -381,18 +387,18 @@ public enum CaptionWriter {
         guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
     }
 
-    /// What differs between two FotoStation trailers beyond the operation: libexiv2 does not
-    /// read them, so the IPTC copy is compared here, dataset by dataset and by meaning.
-    static func trailerDifferences(_ before: FotoStationTrailer?, _ after: FotoStationTrailer?, operation: MetadataOperation) -> [String] {
-        guard let before else { return after == nil ? [] : ["the FotoStation trailer (added)"] }
-        guard let after, after.records.map(\.type) == before.records.map(\.type) else { return ["the FotoStation trailer's records"] }
+    /// What differs between two trailers (FotoStation, AFCP) beyond the operation: libexiv2 does
+    /// not read them, so their IPTC copies are compared here, dataset by dataset and by meaning.
+    static func trailerDifferences(_ name: String, _ before: [TrailerRecord]?, _ after: [TrailerRecord]?, operation: MetadataOperation) -> [String] {
+        guard let before else { return after == nil ? [] : ["the \(name) trailer (added)"] }
+        guard let after, after.map(\.id) == before.map(\.id) else { return ["the \(name) trailer's records"] }
         var found: [String] = []
-        for (old, new) in zip(before.records, after.records) where old != new {
-            guard old.type == FotoStationTrailer.iptcType else {
-                found.append("FotoStation record \(old.type)")
+        for (old, new) in zip(before, after) where old.data != new.data {
+            guard old.isIIM else {
+                found.append("\(name) \(old.id)")
                 continue
             }
-            found += iimDifferences(old.data, new.data, operation: operation, place: "FotoStation IPTC")
+            found += iimDifferences(old.data, new.data, operation: operation, place: "\(name) IPTC")
         }
         return found
     }
@@ -452,15 +458,30 @@ enum JPEGCaptionEditor {
             path: source,
             segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
                 .map { .init(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) }
-                + (jpeg.fotoStation.map { [.init(marker: MetadataSnapshot.fotoStationMarker, payload: Data($0.bytes), position: nil)] } ?? []),
+                + (jpeg.fotoStation.map { [.init(marker: MetadataSnapshot.fotoStationMarker, payload: Data($0.bytes), position: nil)] } ?? [])
+                + (jpeg.afcp.map { [.init(marker: MetadataSnapshot.afcpMarker, payload: Data($0.original), position: nil)] } ?? []),
             imageDigest: Data(jpeg.imageDataDigest), date: Date())
+        // A trailer with absolute offsets that cannot be understood would be broken by any change of size.
+        func result() throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+            let output = jpeg.bytes
+            if let problem = jpeg.afcpProblem, output.count != original.count {
+                throw .unsupportedFormat(source: source, reason: "the file ends with an AFCP trailer that cannot be kept valid (\(problem)); nothing was changed")
+            }
+            return (output, snapshot)
+        }
 
-        // A FotoStation trailer's IPTC copy is edited like the APP13 one.
+        // The IPTC copies in a FotoStation or AFCP trailer are edited like the APP13 one.
         if var trailer = jpeg.fotoStation {
             for index in trailer.records.indices where trailer.records[index].type == FotoStationTrailer.iptcType {
                 if let edited = try operation.editIIM(trailer.records[index].data, source: source) { trailer.records[index].data = edited }
             }
             jpeg.fotoStation = trailer
+        }
+        if var trailer = jpeg.afcp {
+            for index in trailer.entries.indices where trailer.entries[index].tag == AFCPTrailer.iptcTag {
+                if let edited = try operation.editIIM(trailer.entries[index].data, source: source) { trailer.entries[index].data = edited }
+            }
+            jpeg.afcp = trailer
         }
 
         // XMP: parsed and re-serialised by the XMP toolkit; an unparsable packet stops the write.
@@ -488,7 +509,7 @@ enum JPEGCaptionEditor {
 
         // IPTC: UTF-8 with the 1:90 marker (other text re-encoded first), digest kept current.
         guard jpeg.photoshopResources != nil || { if case .caption = operation { return true } else { return false } }() else {
-            return (jpeg.bytes, snapshot)
+            return try result()
         }
         var resources = try jpeg.photoshopResources.map { raw throws(MetadataError) in try PhotoshopResources(raw, source: source) } ?? PhotoshopResources()
         let oldIIM = resources.data(id: PhotoshopResources.iptcID)
@@ -507,7 +528,7 @@ enum JPEGCaptionEditor {
             resources.setData(MD5.digest(newIIM), id: PhotoshopResources.iptcDigestID)
         }
         jpeg.setPhotoshopResources(resources.bytes)
-        return (jpeg.bytes, snapshot)
+        return try result()
     }
 
     /// A minimal EXIF block for a JPEG that had none: the caption and the tags readers require.

@@ -49,4 +49,9 @@ struct FotoStationTrailer: Equatable {
 
     /// The IPTC-IIM blocks it holds.
     var iimBlocks: [[UInt8]] { records.filter { $0.type == Self.iptcType }.map(\.data) }
+
+    /// Its records as the verification compares them.
+    var comparableRecords: [TrailerRecord] {
+        records.map { TrailerRecord(id: "record \($0.type)", data: $0.data, isIIM: $0.type == Self.iptcType) }
+    }
 }

@@ -27,8 +27,13 @@ struct JPEGFile {
     var segments: [Segment]
     /// SOS and everything after it, byte for byte: a slice of the parsed file (no copy of the image data).
     var tail: ArraySlice<UInt8>
-    /// The FotoStation trailer that ends the file, right after an end-of-image marker.
+    /// The FotoStation trailer that ends the file (or comes right before an AFCP trailer), right after an end-of-image marker.
     var fotoStation: FotoStationTrailer?
+    /// The AFCP trailer that ends the file; its absolute offsets are rewritten wherever it lands.
+    var afcp: AFCPTrailer?
+    /// Why the AFCP trailer that seems to end the file cannot be understood (it then stays in
+    /// the tail, and a write that would move it is refused).
+    var afcpProblem: String?
 
     /// Splits `bytes`; fails on anything that is not a well-formed JPEG header sequence.
     init(_ bytes: [UInt8], source: String) throws(MetadataError) {
@@ -58,8 +63,16 @@ struct JPEGFile {
         }
         self.segments = segments
         var tailEnd = bytes.count
+        do {
+            if let found = try AFCPTrailer.find(in: bytes[offset...]) {
+                afcp = found.trailer
+                tailEnd = found.start
+            }
+        } catch {
+            afcpProblem = error.reason
+        }
         // It must follow an end-of-image marker (a few zero bytes of padding between are seen in the wild).
-        if let found = FotoStationTrailer.find(in: bytes[offset...]) {
+        if let found = FotoStationTrailer.find(in: bytes[offset..<tailEnd]) {
             var end = found.start
             while end > offset, found.start - end < 16, bytes[end - 1] == 0 { end -= 1 }
             if end >= offset + 2, bytes[end - 2] == 0xFF, bytes[end - 1] == 0xD9 {
@@ -73,10 +86,13 @@ struct JPEGFile {
     /// The file's bytes.
     var bytes: [UInt8] {
         var output: [UInt8] = [0xFF, 0xD8]
-        output.reserveCapacity(tail.count + segments.reduce(0) { $0 + $1.payload.count + 4 } + 2)
+        output.reserveCapacity(tail.count + segments.reduce(0) { $0 + $1.payload.count + 4 } + 2
+                               + (fotoStation.map { $0.records.reduce(0) { $0 + $1.data.count + 10 } } ?? 0)
+                               + (afcp.map { $0.entries.reduce(24) { $0 + $1.data.count + 12 } } ?? 0))
         for segment in segments { output += segment.bytes }
         output += tail
         if let fotoStation { output += fotoStation.bytes }
+        if let afcp { output += afcp.bytes(at: output.count) }
         return output
     }
 

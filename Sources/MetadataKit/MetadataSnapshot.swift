@@ -15,11 +15,13 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
 
     /// The `marker` of a saved JPEG FotoStation trailer (0 is not a JPEG segment marker).
     public static let fotoStationMarker: UInt8 = 0
+    /// The `marker` of a saved JPEG AFCP trailer (1, TEM, is a standalone marker, never a saved segment).
+    public static let afcpMarker: UInt8 = 1
 
     /// One saved segment.
     public struct Segment: Sendable, Hashable, Codable {
         /// The JPEG marker (0xE1 for EXIF and XMP, 0xED for Photoshop; ``MetadataSnapshot/fotoStationMarker``
-        /// for a FotoStation trailer), or 0xFF for a whole-file snapshot (TIFF, WebP, HEIF).
+        /// for a FotoStation trailer, ``MetadataSnapshot/afcpMarker`` for an AFCP trailer), or 0xFF for a whole-file snapshot (TIFF, WebP, HEIF).
         public var marker: UInt8
         /// The payload, as it was.
         public var payload: Data
