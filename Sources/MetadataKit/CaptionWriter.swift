@@ -117,6 +117,31 @@ extension MetadataOperation {
             return record.bytes
         }
     }
+
+    /// A Photoshop resource block (JPEG APP13, a PNG's legacy IPTC profile) with its IPTC-IIM
+    /// resources edited and a stored IPTCDigest kept current when it was. A caption write adds an
+    /// IIM resource when there is none and `create` is set. Nil when there is no block to write.
+    func editPhotoshopIPTC(_ raw: [UInt8]?, create: Bool, source: String) throws(MetadataError) -> [UInt8]? {
+        let isCaption = if case .caption = self { true } else { false }
+        guard raw != nil || (create && isCaption) else { return nil }
+        var resources = try raw.map { raw throws(MetadataError) in try PhotoshopResources(raw, source: source) } ?? PhotoshopResources()
+        let oldIIM = resources.data(id: PhotoshopResources.iptcID)
+        var iimIndices = resources.indices(id: PhotoshopResources.iptcID)
+        if iimIndices.isEmpty, create, isCaption {
+            resources.setData([], id: PhotoshopResources.iptcID)
+            iimIndices = resources.indices(id: PhotoshopResources.iptcID)
+        }
+        for index in iimIndices {
+            if let edited = try editIIM(resources.resources[index].data, source: source) {
+                resources.resources[index].data = edited
+            }
+        }
+        let newIIM = resources.data(id: PhotoshopResources.iptcID) ?? []
+        if let stored = resources.data(id: PhotoshopResources.iptcDigestID), let oldIIM, stored == MD5.digest(oldIIM) {
+            resources.setData(MD5.digest(newIIM), id: PhotoshopResources.iptcDigestID)
+        }
+        return resources.bytes
+    }
 }
 
 /// Options for writing.
@@ -334,7 +359,10 @@ public enum CaptionWriter {
             let expected = update.caption.trimmingCharacters(in: .whitespacesAndNewlines)
             if reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("\(descriptionKey) (not written)") }
             if reading.captions.exif?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Exif.Image.ImageDescription (not written)") }
-            if isJPEG || isTIFF, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Iptc.Application2.Caption (not written)") }
+            let hadIPTC = before.contains { $0.family == .iptc }
+            if isJPEG || isTIFF || hadIPTC, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected {
+                differences.append("Iptc.Application2.Caption (not written)")
+            }
             if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
         case .stripLocation:
             let left = after.filter { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" || operation.mayChange($0) }
@@ -508,26 +536,9 @@ enum JPEGCaptionEditor {
         }
 
         // IPTC: UTF-8 with the 1:90 marker (other text re-encoded first), digest kept current.
-        guard jpeg.photoshopResources != nil || { if case .caption = operation { return true } else { return false } }() else {
-            return try result()
+        if let resources = try operation.editPhotoshopIPTC(jpeg.photoshopResources, create: true, source: source) {
+            jpeg.setPhotoshopResources(resources)
         }
-        var resources = try jpeg.photoshopResources.map { raw throws(MetadataError) in try PhotoshopResources(raw, source: source) } ?? PhotoshopResources()
-        let oldIIM = resources.data(id: PhotoshopResources.iptcID)
-        var iimIndices = resources.indices(id: PhotoshopResources.iptcID)
-        if iimIndices.isEmpty, case .caption = operation {
-            resources.setData([], id: PhotoshopResources.iptcID)
-            iimIndices = resources.indices(id: PhotoshopResources.iptcID)
-        }
-        for index in iimIndices {
-            if let edited = try operation.editIIM(resources.resources[index].data, source: source) {
-                resources.resources[index].data = edited
-            }
-        }
-        let newIIM = resources.data(id: PhotoshopResources.iptcID) ?? []
-        if let stored = resources.data(id: PhotoshopResources.iptcDigestID), let oldIIM, stored == MD5.digest(oldIIM) {
-            resources.setData(MD5.digest(newIIM), id: PhotoshopResources.iptcDigestID)
-        }
-        jpeg.setPhotoshopResources(resources.bytes)
         return try result()
     }
 
@@ -552,11 +563,11 @@ enum PNGCaptionEditor {
     static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var png = try PNGFile(original, source: source)
         // The snapshot keeps the original eXIf and XMP chunks (marker 0 = eXIf, 1 = XMP iTXt,
-        // 2 and 3 = legacy XMP and EXIF profile chunks: their type and data, at their chunk index).
+        // 2, 3 and 4 = legacy XMP, EXIF and IPTC profile chunks: their type and data, at their chunk index).
         var saved: [MetadataSnapshot.Segment] = []
         if let exif = png.exif { saved.append(.init(marker: 0, payload: Data(exif))) }
         if let index = png.xmpIndex { saved.append(.init(marker: 1, payload: Data(png.chunks[index].data))) }
-        for (marker, profile) in [(UInt8(2), PNGFile.LegacyProfile.xmp), (3, .exif)] {
+        for (marker, profile) in [(UInt8(2), PNGFile.LegacyProfile.xmp), (3, .exif), (4, .iptc)] {
             if let index = png.legacyIndex(profile) {
                 saved.append(.init(marker: marker, payload: Data(png.chunks[index].type + png.chunks[index].data), position: index))
             }
@@ -572,6 +583,14 @@ enum PNGCaptionEditor {
             let packet = try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source)
             if legacyXMP, let index = png.legacyIndex(.xmp) { png.chunks.remove(at: index) }
             png.setXMP(packet)
+        }
+        // IPTC has no standard PNG chunk: an existing legacy profile is edited where it is, so
+        // its caption stays in step and a location strip reaches it.
+        if let profile = try png.legacyProfile(.iptc, source: source) {
+            let edited = profile.starts(with: Array("8BIM".utf8))
+                ? try operation.editPhotoshopIPTC(profile, create: false, source: source)
+                : try operation.editIIM(profile, source: source)
+            if let edited, edited != profile { try png.setLegacyProfile(.iptc, edited, source: source) }
         }
         var oldEXIF = png.exif
         let legacyEXIF = oldEXIF == nil && png.legacyIndex(.exif) != nil
@@ -600,10 +619,15 @@ enum PNGCaptionEditor {
         } else if let index = png.xmpIndex {
             png.chunks.remove(at: index)
         }
-        // Legacy profile chunks go back where they were, lowest position first.
-        for legacy in snapshot.segments.filter({ ($0.marker == 2 || $0.marker == 3) && $0.payload.count >= 4 }).sorted(by: { ($0.position ?? 0) < ($1.position ?? 0) }) {
-            guard png.legacyIndex(legacy.marker == 2 ? .xmp : .exif) == nil else { continue }
+        // Legacy profile chunks go back where they were, lowest position first (the IPTC one,
+        // edited in place, is replaced where it is).
+        for legacy in snapshot.segments.filter({ (2...4).contains($0.marker) && $0.payload.count >= 4 }).sorted(by: { ($0.position ?? 0) < ($1.position ?? 0) }) {
             let chunk = PNGFile.Chunk(type: [UInt8](legacy.payload.prefix(4)), data: [UInt8](legacy.payload.dropFirst(4)))
+            let profile: PNGFile.LegacyProfile = legacy.marker == 2 ? .xmp : legacy.marker == 3 ? .exif : .iptc
+            if let index = png.legacyIndex(profile) {
+                if profile == .iptc { png.chunks[index] = chunk }
+                continue
+            }
             png.chunks.insert(chunk, at: min(max(legacy.position ?? 1, 1), png.chunks.count - 1))
         }
         try FileAccess.replace(path, with: png.bytes, expected: current, identity: identity, keepModificationTime: options.keepModificationTime)

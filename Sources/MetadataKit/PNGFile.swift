@@ -61,8 +61,11 @@ struct PNGFile {
     enum LegacyProfile: String {
         case xmp
         case exif
+        /// IPTC, the only way to carry it in a PNG (exiftool and ImageMagick write it): a Photoshop
+        /// resource block (`8BIM`…) or a bare IIM block.
+        case iptc
 
-        /// The chunk keyword, `Raw profile type xmp` or `Raw profile type exif`.
+        /// The chunk keyword, `Raw profile type xmp`, `exif` or `iptc`.
         var keyword: [UInt8] { Array("Raw profile type \(rawValue)".utf8) }
     }
 
@@ -108,6 +111,42 @@ struct PNGFile {
         }
         guard packet.count == count else { throw damaged }
         return packet
+    }
+
+    /// Replaces the bytes of the existing legacy raw-profile chunk, keeping its chunk type,
+    /// keyword, profile name and (for zTXt and iTXt) its compression; the text is laid out as
+    /// ImageMagick and exiftool write it (the byte count in 8 columns, 72 hex digits a line).
+    mutating func setLegacyProfile(_ profile: LegacyProfile, _ bytes: [UInt8], source: String) throws(MetadataError) {
+        guard let index = legacyIndex(profile) else { return }
+        let chunk = chunks[index]
+        let oldText = try text(ofChunk: chunk, source: source)
+        let name = oldText.split(separator: 0x0A, omittingEmptySubsequences: true).first.map(Array.init) ?? Array("\(profile.rawValue) profile".utf8)
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [0x0A] + name + [0x0A] + Array(String(repeating: " ", count: max(0, 8 - String(bytes.count).count)).utf8)
+            + Array(String(bytes.count).utf8) + [0x0A]
+        text.reserveCapacity(text.count + bytes.count * 2 + bytes.count / 36 + 2)
+        for (offset, byte) in bytes.enumerated() {
+            text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
+            if offset % 36 == 35 { text.append(0x0A) }
+        }
+        if bytes.count % 36 != 0 { text.append(0x0A) }
+        let keywordEnd = chunk.data.firstIndex(of: 0) ?? chunk.data.count
+        let cannotCompress = MetadataError.io(path: source, reason: "zlib could not compress the IPTC profile")
+        var data: [UInt8]
+        switch chunk.typeName {
+        case "tEXt":
+            data = Array(chunk.data[...keywordEnd]) + text
+        case "zTXt":
+            guard let compressed = Zlib.deflate(text) else { throw cannotCompress }
+            data = Array(chunk.data[...keywordEnd]) + [0] + compressed
+        default:  // iTXt: keep the flags, language and translated keyword
+            var offset = keywordEnd + 3
+            for _ in 0..<2 { offset = (chunk.data[offset...].firstIndex(of: 0) ?? chunk.data.count - 1) + 1 }
+            let compressed = chunk.data[keywordEnd + 1] != 0
+            guard let body = compressed ? Zlib.deflate(text) : text else { throw cannotCompress }
+            data = Array(chunk.data[..<offset]) + body
+        }
+        chunks[index] = Chunk(type: chunk.type, data: data)
     }
 
     /// The text of a tEXt, zTXt or iTXt chunk (after its keyword and, for iTXt, its language
@@ -162,9 +201,9 @@ struct PNGFile {
         chunks.firstIndex { $0.typeName == "IDAT" } ?? max(1, chunks.count - 1)
     }
 
-    /// Whether a chunk holds metadata a write may change: `eXIf`, the XMP iTXt, a legacy XMP or EXIF profile.
+    /// Whether a chunk holds metadata a write may change: `eXIf`, the XMP iTXt, a legacy XMP, EXIF or IPTC profile.
     private func isMetadata(_ index: Int) -> Bool {
-        chunks[index].typeName == "eXIf" || index == xmpIndex || index == legacyIndex(.xmp) || index == legacyIndex(.exif)
+        chunks[index].typeName == "eXIf" || index == xmpIndex || index == legacyIndex(.xmp) || index == legacyIndex(.exif) || index == legacyIndex(.iptc)
     }
 
     /// A CRC-32 fingerprint of every chunk a caption write must not touch (all but the metadata chunks).

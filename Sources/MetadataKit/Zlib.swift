@@ -1,7 +1,7 @@
-// The one file that imports CZlib: zlib's inflate becomes a Swift function here.
+// The one file that imports CZlib: zlib's inflate, deflate and CRC-32 become Swift functions here.
 internal import CZlib
 
-/// zlib: decompression, for compressed PNG text chunks (zTXt, compressed iTXt), and CRC-32.
+/// zlib: compression and decompression, for compressed PNG text chunks (zTXt, compressed iTXt), and CRC-32.
 enum Zlib {
     /// The CRC-32 of `buffer`, continuing from `initial` (the CRC of the bytes before it).
     static func crc32(_ buffer: UnsafeRawBufferPointer, initial: UInt32) -> UInt32 {
@@ -39,5 +39,19 @@ enum Zlib {
             throw .corrupt(source: source, reason: "a compressed text chunk is damaged (zlib status \(status))")
         }
         return output
+    }
+
+    /// Compresses `bytes` into a zlib stream (a compressed text chunk written back compressed);
+    /// nil only when zlib cannot get memory.
+    static func deflate(_ bytes: [UInt8]) -> [UInt8]? {
+        var size = compressBound(UInt(bytes.count))
+        var output = [UInt8](repeating: 0, count: Int(size))
+        let status = output.withUnsafeMutableBufferPointer { target in
+            bytes.withUnsafeBufferPointer { source in
+                compress2(target.baseAddress, &size, source.baseAddress, UInt(source.count), Z_DEFAULT_COMPRESSION)
+            }
+        }
+        guard status == Z_OK else { return nil }
+        return Array(output.prefix(Int(size)))
     }
 }
