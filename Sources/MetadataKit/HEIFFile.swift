@@ -103,15 +103,17 @@ struct HEIFFile {
     // MARK: Reading items
 
     /// Where an item's data is, as ranges of `bytes`; nil when it lies elsewhere (in another
-    /// file, or built from other items by construction method 2).
-    func ranges(of entry: ItemLocations.Entry) throws(MetadataError) -> [Range<Int>]? {
+    /// file, or built from other items by construction method 2). `fileSize`, for a `HEIFFile`
+    /// made of a file's `ftyp` and `meta` boxes alone (the fast scan), gives data stored by file
+    /// offset as ranges of that file instead; data in `idat` is still in `bytes`.
+    func ranges(of entry: ItemLocations.Entry, fileSize: Int? = nil) throws(MetadataError) -> [Range<Int>]? {
         guard entry.dataReferenceIndex == 0, entry.constructionMethod <= 1 else { return nil }
         let container: Range<Int>
         if entry.constructionMethod == 1 {
             guard let idat else { throw .corrupt(source: source, reason: "item \(entry.itemID) points into an 'idat' box that is missing") }
             container = idat
         } else {
-            container = 0..<bytes.count
+            container = 0..<(fileSize ?? bytes.count)
         }
         var result: [Range<Int>] = []
         for extent in entry.extents {
