@@ -88,9 +88,10 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
     public var gps: GPSPosition?
     /// EXIF orientation, 1...8.
     public var orientation: Int?
-    /// Pixel width from EXIF, when recorded.
+    /// Pixel width as the file's structure declares it (JPEG frame header, PNG `IHDR`, WebP
+    /// canvas, HEIF `ispe`, TIFF IFD0), else EXIF's `PixelXDimension`; as stored, before rotation.
     public var pixelWidth: Int?
-    /// Pixel height from EXIF, when recorded.
+    /// Pixel height, from the same place as ``pixelWidth``.
     public var pixelHeight: Int?
     /// Camera make.
     public var make: String?

@@ -14,7 +14,20 @@ public enum MetadataReader {
         guard !bytes.isEmpty else { throw .unreadable(source: source, reason: "the file is empty") }
         let (mimeType, tags) = try MetadataTagReader.read(bytes, source: source)
         let jpeg = bytes.starts(with: [0xFF, 0xD8]) ? try? JPEGFile(bytes, source: source) : nil
-        return interpret(tags, mimeType: mimeType, iptcDigestMatches: jpeg.flatMap { iptcDigestMatches($0, source: source) })
+        let size = jpeg.map(ContainerPixelSize.jpeg) ?? ContainerPixelSize.of(bytes, source: source)
+        return interpret(tags, mimeType: mimeType, iptcDigestMatches: jpeg.flatMap { iptcDigestMatches($0, source: source) }, pixelSize: size)
+    }
+
+    /// A TIFF's size: from the first of IFD0 and its sub-IFDs (`Exif.SubImage1`, …) that is not
+    /// marked a reduced-resolution image by NewSubfileType (a DNG's IFD0 is usually its preview).
+    static func tiffSize(_ fields: TagIndex, mimeType: String) -> (width: Int, height: Int)? {
+        guard mimeType == "image/tiff" || mimeType == "image/x-adobe-dng" else { return nil }
+        for group in ["Exif.Image"] + (1...9).map({ "Exif.SubImage\($0)" }) {
+            guard let width = fields.first(group + ".ImageWidth").flatMap({ Int($0.value) }),
+                  let height = fields.first(group + ".ImageLength").flatMap({ Int($0.value) }), width > 0, height > 0 else { continue }
+            if (fields.first(group + ".NewSubfileType").flatMap { Int($0.value) } ?? 0) & 1 == 0 { return (width, height) }
+        }
+        return nil
     }
 
     /// Whether a JPEG's stored IPTCDigest matches its IPTC block (MWG trusts XMP over IPTC only
@@ -25,8 +38,9 @@ public enum MetadataReader {
         return MD5.digest(iim) == stored
     }
 
-    /// Builds the reading from libexiv2's tags.
-    static func interpret(_ tags: [MetadataTag], mimeType: String, iptcDigestMatches: Bool?) -> PhotoMetadata {
+    /// Builds the reading from libexiv2's tags; `pixelSize` is the one the file's structure
+    /// declares (``ContainerPixelSize``), which wins over EXIF's copy.
+    static func interpret(_ tags: [MetadataTag], mimeType: String, iptcDigestMatches: Bool?, pixelSize: (width: Int, height: Int)? = nil) -> PhotoMetadata {
         let fields = TagIndex(tags)
         let iptcUTF8 = fields.first("Iptc.Envelope.CharacterSet")?.rawBytes == IPTCRecord.utf8Marker
 
@@ -84,8 +98,8 @@ public enum MetadataReader {
             keywords: !xmpKeywords.isEmpty ? xmpKeywords : (!iptcKeywords.isEmpty ? iptcKeywords : xpKeywords),
             dateTaken: dateTaken(fields), gps: gps(fields),
             orientation: fields.first("Exif.Image.Orientation").flatMap { Int($0.value) },
-            pixelWidth: fields.first("Exif.Photo.PixelXDimension").flatMap { Int($0.value) },
-            pixelHeight: fields.first("Exif.Photo.PixelYDimension").flatMap { Int($0.value) },
+            pixelWidth: (pixelSize ?? tiffSize(fields, mimeType: mimeType))?.width ?? fields.first("Exif.Photo.PixelXDimension").flatMap { Int($0.value) },
+            pixelHeight: (pixelSize ?? tiffSize(fields, mimeType: mimeType))?.height ?? fields.first("Exif.Photo.PixelYDimension").flatMap { Int($0.value) },
             make: fields.first("Exif.Image.Make").map { exifText($0.rawBytes) },
             model: fields.first("Exif.Image.Model").map { exifText($0.rawBytes) },
             rating: fields.first("Xmp.xmp.Rating").flatMap { Int($0.value) ?? Double($0.value).map { Int($0) } },

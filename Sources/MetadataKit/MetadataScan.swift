@@ -31,7 +31,8 @@ extension MetadataReader {
             minimal += [0xFF, 0xD9]
             let others = try Exiv2.readTags(bytes: minimal, source: source).tags
             let exif = jpeg.exifTIFF.map { LibExif.interpretedTags(inEXIF: JPEGFile.exifSignature + $0) } ?? []
-            return interpret(exif + others, mimeType: "image/jpeg", iptcDigestMatches: iptcDigestMatches(jpeg, source: source))
+            return interpret(exif + others, mimeType: "image/jpeg", iptcDigestMatches: iptcDigestMatches(jpeg, source: source),
+                             pixelSize: ContainerPixelSize.jpeg(jpeg))
         }
         if HEIFFile.looksLikeBMFF(bytes), let heif = try? HEIFFile(bytes, source: source),
            let (tiff, xmp) = try? (heif.exifTIFF(), heif.metadataItem(.xmp)?.data),
@@ -45,6 +46,6 @@ extension MetadataReader {
     static func scanHEIF(_ heif: HEIFFile, tiff: [UInt8]?, xmp: [UInt8]?, source: String) throws(MetadataError) -> PhotoMetadata {
         let others = try Exiv2.readTags(tiff: nil, xmp: xmp, mimeType: heif.mimeType, source: source)
         let exif = tiff.map { LibExif.interpretedTags(inEXIF: JPEGFile.exifSignature + $0) } ?? []
-        return interpret(exif + others.tags, mimeType: heif.mimeType, iptcDigestMatches: nil)
+        return interpret(exif + others.tags, mimeType: heif.mimeType, iptcDigestMatches: nil, pixelSize: heif.primaryImageSize)
     }
 }
