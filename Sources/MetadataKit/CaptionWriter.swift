@@ -473,6 +473,7 @@ public enum CaptionWriter {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "PNG" }
         if bytes.starts(with: Array("RIFF".utf8)) { return "WebP" }
         if bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return "TIFF/DNG" }
+        if bytes.starts(with: [0x49, 0x49, 0x2B, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) { return "BigTIFF" }
         if bytes.count > 12, Array(bytes[4..<8]) == Array("ftyp".utf8) { return "HEIF/AVIF" }
         return "this kind of"
     }
@@ -576,12 +577,15 @@ enum PNGCaptionEditor {
 
         // XMP or EXIF only in ImageMagick's legacy profile chunks moves into the standard chunks
         // (two copies would make readers list every property twice).
+        // When both copies are there, the legacy one (which libexiv2 reads first) gets the same
+        // new content, in its own chunk type and layout.
         var oldPacket = try png.xmpPacket(source: source)
         let legacyXMP = oldPacket == nil && png.legacyIndex(.xmp) != nil
         if legacyXMP { oldPacket = try png.legacyProfile(.xmp, source: source) }
         if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
             let packet = try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source)
             if legacyXMP, let index = png.legacyIndex(.xmp) { png.chunks.remove(at: index) }
+            if !legacyXMP, png.legacyIndex(.xmp) != nil { try png.setLegacyProfile(.xmp, packet, source: source) }
             png.setXMP(packet)
         }
         // IPTC has no standard PNG chunk: an existing legacy profile is edited where it is, so
@@ -601,6 +605,9 @@ enum PNGCaptionEditor {
             return (png.bytes, snapshot)
         }
         if legacyEXIF, let index = png.legacyIndex(.exif) { png.chunks.remove(at: index) }
+        if !legacyEXIF, let legacy = try png.legacyProfile(.exif, source: source) {
+            try png.setLegacyProfile(.exif, (legacy.starts(with: JPEGFile.exifSignature) ? JPEGFile.exifSignature : []) + tiff.bytes, source: source)
+        }
         png.setEXIF(tiff.bytes)
         return (png.bytes, snapshot)
     }
@@ -619,13 +626,13 @@ enum PNGCaptionEditor {
         } else if let index = png.xmpIndex {
             png.chunks.remove(at: index)
         }
-        // Legacy profile chunks go back where they were, lowest position first (the IPTC one,
-        // edited in place, is replaced where it is).
+        // Legacy profile chunks go back where they were, lowest position first (those edited in
+        // place are replaced where they are).
         for legacy in snapshot.segments.filter({ (2...4).contains($0.marker) && $0.payload.count >= 4 }).sorted(by: { ($0.position ?? 0) < ($1.position ?? 0) }) {
             let chunk = PNGFile.Chunk(type: [UInt8](legacy.payload.prefix(4)), data: [UInt8](legacy.payload.dropFirst(4)))
             let profile: PNGFile.LegacyProfile = legacy.marker == 2 ? .xmp : legacy.marker == 3 ? .exif : .iptc
             if let index = png.legacyIndex(profile) {
-                if profile == .iptc { png.chunks[index] = chunk }
+                png.chunks[index] = chunk  // edited in place (IPTC, or a copy beside the standard chunk)
                 continue
             }
             png.chunks.insert(chunk, at: min(max(legacy.position ?? 1, 1), png.chunks.count - 1))

@@ -61,4 +61,32 @@ struct PNGIPTCProfileTests {
         #expect(try MetadataReader.read(contentsOf: path).captions.iptc == "New caption")
         #expect(try exiftoolValue("IPTC:Caption-Abstract", path) == "New caption")
     }
+
+    @Test("XMP and EXIF both in the standard chunks and in legacy profiles: both copies get the new caption; restore is exact")
+    func legacyCopiesBesideStandard() throws {
+        let tiff = TIFFBlock.makeNew(ifd0: [(0x010E, 2, 4, Array("Old\0".utf8)), (0x010F, 2, 7, Array("Memora\0".utf8))], exifIFD: [])
+        let path = try PNGTextChunkTests.makePNG(with: PNGFile.Chunk(
+            type: Array("zTXt".utf8), data: PNGFile.LegacyProfile.xmp.keyword + [0, 0] + PNGTextChunkTests.storedZlib(PNGTextChunkTests.rawProfile("xmp", PNGTextChunkTests.packet))))
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        var png = try PNGFile(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        png.setXMP(PNGTextChunkTests.packet)
+        png.setEXIF(tiff)
+        png.chunks.insert(PNGFile.Chunk(type: Array("tEXt".utf8), data: PNGFile.LegacyProfile.exif.keyword + [0]
+                                        + PNGTextChunkTests.rawProfile("exif", JPEGFile.exifSignature + tiff)), at: 1)
+        try Data(png.bytes).write(to: URL(fileURLWithPath: path))
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+
+        let snapshot = try CaptionWriter.write(CaptionUpdate(caption: "Both copies"), to: path)
+        let written = try PNGFile(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        let legacyXMP = String(decoding: try #require(try written.legacyProfile(.xmp, source: path)), as: UTF8.self)
+        let standardXMP = String(decoding: try #require(try written.xmpPacket(source: path)), as: UTF8.self)
+        #expect(legacyXMP.contains("Both copies") && legacyXMP == standardXMP)
+        let legacyEXIF = try #require(try written.legacyProfile(.exif, source: path))
+        #expect(legacyEXIF == JPEGFile.exifSignature + (written.exif ?? []), "the legacy EXIF copy equals the standard one")
+        #expect(written.chunks.first { $0.data.starts(with: PNGFile.LegacyProfile.xmp.keyword) }?.typeName == "zTXt")
+        let reading = try MetadataReader.read(contentsOf: path)
+        #expect(reading.captions.xmp == "Both copies" && reading.captions.exif == "Both copies" && reading.make == "Memora")
+        try CaptionWriter.restore(snapshot, to: path)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == original)
+    }
 }
