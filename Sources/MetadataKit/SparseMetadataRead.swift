@@ -167,7 +167,9 @@ enum SparseMetadataRead {
         var meta: [UInt8]?
         var offset = 0
         var walked = 0
-        while offset + 8 <= file.size && (ftyp == nil || meta == nil) && walked < mostParts {
+        // Every top-level header is read (there are a handful), so a second `meta` box is
+        // noticed: the whole file's parse refuses that, and so does this one.
+        while offset + 8 <= file.size && walked < mostParts {
             walked += 1
             guard let header = file.read(min(16, file.size - offset), at: offset) else { return nil }
             let size32 = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
@@ -185,7 +187,7 @@ enum SparseMetadataRead {
             guard size >= 8, size <= file.size - offset else { return nil }
             if offset == 0 && type != "ftyp" { return nil }
             if type == "ftyp" || type == "meta" {
-                guard let box = file.read(size, at: offset) else { return nil }
+                guard (type == "ftyp" ? ftyp : meta) == nil, let box = file.read(size, at: offset) else { return nil }
                 if type == "ftyp" { ftyp = box } else { meta = box }
             }
             offset += size
