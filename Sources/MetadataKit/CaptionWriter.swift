@@ -96,11 +96,18 @@ extension MetadataOperation {
         }
         // An IPTC block inside IFD0 (tag 33723, IPTC-NAA, as some scanners and old Photoshop
         // versions put it in a JPEG's EXIF) is one more copy. In TIFF files it is the main IPTC
-        // block, edited by TIFFCaptionEditor. A copy in a character set that cannot be converted
-        // is left as it is rather than refusing the whole write.
-        if !strictOrder, let iim = tiff.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag),
-           let edited = (try? editIIM(iim, source: source)) ?? nil {
-            tiff.setIPTC(edited)
+        // block, edited by TIFFCaptionEditor. In a record whose declared character set cannot
+        // hold the caption (ISO 2022), the old caption dataset is removed instead, so no copy
+        // contradicts the others; a copy that cannot be parsed is left as it is rather than
+        // refusing the whole write.
+        if !strictOrder, let iim = tiff.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag) {
+            let edited: [UInt8]?
+            if case .caption(let update) = self {
+                edited = try? TIFFCaptionEditor.captioned(iim, update: update, source: source, droppingUnwritable: true)
+            } else {
+                edited = (try? editIIM(iim, source: source)) ?? nil
+            }
+            if let edited { tiff.setIPTC(edited) }
         }
         return tiff
     }
@@ -381,7 +388,7 @@ public enum CaptionWriter {
                 if let old = embeddedIIM(beforeJPEG) {
                     if let new = embeddedIIM(afterJPEG) {
                         // A copy that could not be converted is left as it was, which is allowed.
-                        if old != new { differences += iimDifferences(old, new, operation: operation, place: "EXIF IPTC-NAA") }
+                        if old != new { differences += iimDifferences(old, new, operation: operation, place: "EXIF IPTC-NAA", mayLoseCaption: true) }
                     } else {
                         differences.append("the EXIF IPTC-NAA block (removed)")
                     }
@@ -433,7 +440,9 @@ public enum CaptionWriter {
 
     /// What differs between two IIM blocks that libexiv2 does not decode (a FotoStation copy, the
     /// IPTC-NAA tag in a JPEG's EXIF) beyond the operation, dataset by dataset and by meaning.
-    static func iimDifferences(_ old: [UInt8], _ new: [UInt8], operation: MetadataOperation, place: String) -> [String] {
+    /// `mayLoseCaption`: the copy may end with no caption at all (a secondary copy whose
+    /// character set cannot hold it), but never with another one.
+    static func iimDifferences(_ old: [UInt8], _ new: [UInt8], operation: MetadataOperation, place: String, mayLoseCaption: Bool = false) -> [String] {
         guard old != new else { return [] }
         guard let oldRecord = try? IPTCRecord(old, source: ""), let newRecord = try? IPTCRecord(new, source: "") else {
             return ["the \(place) block"]
@@ -444,7 +453,7 @@ public enum CaptionWriter {
         case .caption(let update):
             changeable = { ($0.record == 1 && $0.number == 90) || ($0.record == 2 && ($0.number == 0 || $0.number == 120)) }
             let captions = newRecord.envelopes.flatMap { $0.strings(record: 2, number: 120) }
-            if captions.isEmpty || captions.contains(where: { $0 != update.caption }) { found.append("the \(place) caption (not written)") }
+            if (captions.isEmpty && !mayLoseCaption) || captions.contains(where: { $0 != update.caption }) { found.append("the \(place) caption (not written)") }
         case .stripLocation:
             changeable = { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) }
             if newRecord.dataSets.contains(where: changeable) { found.append("the \(place) location (still there)") }
@@ -682,11 +691,23 @@ enum TIFFCaptionEditor {
     }
 
     /// `iim` with the caption set in its first envelope (and any that had one), as UTF-8.
-    static func captioned(_ iim: [UInt8], update: CaptionUpdate, source: String) throws(MetadataError) -> [UInt8] {
+    /// `iim` with the caption in every envelope that has one (and in the first): each becomes
+    /// UTF-8 first. An envelope in a character set that cannot be converted (ISO 2022) makes
+    /// the edit throw, or, with `droppingUnwritable` (a secondary copy), loses its caption datasets.
+    static func captioned(_ iim: [UInt8], update: CaptionUpdate, source: String, droppingUnwritable: Bool = false) throws(MetadataError) -> [UInt8] {
         var envelopes = try IPTCRecord(iim, source: source).envelopes
         for number in envelopes.indices where number == 0 || envelopes[number].dataSets.contains(where: { $0.record == 2 && $0.number == 120 }) {
+            // A record that declares ISO 8859-1 keeps it when the caption fits: nothing else changes.
+            if let latin1 = envelopes[number].latin1Encoded(update.caption) {
+                envelopes[number].set(record: 2, number: 120, value: latin1)
+                continue
+            }
             do { try envelopes[number].convertToUTF8() } catch {
-                throw .unsupportedFormat(source: source, reason: "its IPTC text uses a declared character set other than Latin-1 or UTF-8, which cannot be converted without garbling it")
+                guard droppingUnwritable else {
+                    throw .unsupportedFormat(source: source, reason: "its IPTC text uses a declared character set other than Latin-1 or UTF-8, which cannot be converted without garbling it")
+                }
+                envelopes[number].set(record: 2, number: 120, value: nil)
+                continue
             }
             envelopes[number].set(record: 2, number: 120, value: Array(update.caption.utf8))
         }

@@ -190,6 +190,20 @@ struct IPTCRecord {
         record == 2 && number != 0 && number != 125 && !(150...154).contains(number) && number < 200
     }
 
+    /// `text` in ISO 8859-1 when the record declares that set (1:90 `ESC - A` or `ESC . A`) and
+    /// every character fits (no C1 controls) and reads back the same; nil otherwise.
+    func latin1Encoded(_ text: String) -> [UInt8]? {
+        guard let declared = dataSets.first(where: { $0.record == 1 && $0.number == 90 })?.value,
+              declared == [0x1B, 0x2D, 0x41] || declared == [0x1B, 0x2E, 0x41] else { return nil }
+        var bytes: [UInt8] = []
+        for scalar in text.unicodeScalars {
+            guard scalar.value < 0x80 || (0xA0...0xFF).contains(scalar.value) else { return nil }
+            bytes.append(UInt8(scalar.value))
+        }
+        // Bytes that happen to form valid UTF-8 would be read as UTF-8 by readers that guess.
+        return TextEncodings.decodeIPTCText(bytes, declaredUTF8: false) == text ? bytes : nil
+    }
+
     /// Declares UTF-8 (1:90), first re-encoding every text dataset that is not already
     /// valid UTF-8 from Windows-1252: adding the marker alone would corrupt them.
     mutating func convertToUTF8() throws(MetadataError) {
