@@ -3,8 +3,9 @@ import Foundation
 extension CaptionWriter {
     /// How many files a batch works on at once by default: two per core, so that one
     /// file's `fsync` wait overlaps with another file's parsing and verification, and at most
-    /// 8, because each file in flight holds about three copies of itself in memory (a batch
-    /// of 50 MB raw files on a 64-core machine would otherwise need gigabytes).
+    /// 8, because each file in flight holds about three copies of itself in memory, plus a
+    /// write buffer of at most 8 MiB (a batch of 50 MB raw files on a 64-core machine would
+    /// otherwise need gigabytes).
     public static var defaultConcurrency: Int { min(8, max(1, ProcessInfo.processInfo.activeProcessorCount * 2)) }
 
     /// Writes `update` into every file of `paths`, `concurrency` files at a time, each with
