@@ -4,7 +4,7 @@
 //
 // The package is layered (see Docs/Architecture.md):
 //
-//   C bridges       CSodium CExif CZlib CExiv2 CTurboJPEG CPNG CHeif (+ SQLite through GRDB)
+//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CPNG CHeif (+ SQLite through GRDB)
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours)
 //   composition     PhotoIndex (MetadataKit, ImageKit)
 //                   MemoraCore (everything above)
@@ -54,6 +54,9 @@ let package = Package(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(
+            name: "CDeflate", pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]),
+        .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(
@@ -78,7 +81,7 @@ let package = Package(
 
         // MARK: Leaf modules (they import none of our other modules).
         .target(name: "ImageKit", dependencies: ["CTurboJPEG", "CPNG", "CHeif"], swiftSettings: strictSwift),
-        .target(name: "MetadataKit", dependencies: ["CExiv2", "CExif", "CZlib"], swiftSettings: strictSwift),
+        .target(name: "MetadataKit", dependencies: ["CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
             dependencies: ["CSodium", .product(name: "GRDB", package: "GRDB.swift")],

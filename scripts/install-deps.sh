@@ -12,6 +12,7 @@ packages=(
   libsodium-dev       # VaultCrypto
   libexif-dev         # MetadataKit (fast EXIF scan)
   zlib1g-dev          # MetadataKit (compressed PNG text chunks)
+  libdeflate-dev      # MetadataKit (CRC-32 of image data for snapshots)
   libexiv2-dev        # MetadataKit (EXIF, IPTC, XMP)
   libturbojpeg0-dev   # ImageKit JPEG
   libpng-dev          # ImageKit PNG

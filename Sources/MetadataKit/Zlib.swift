@@ -1,14 +1,8 @@
-// The one file that imports CZlib: zlib's inflate, deflate and CRC-32 become Swift functions here.
+// The one file that imports CZlib: zlib's inflate and deflate become Swift functions here.
 internal import CZlib
 
-/// zlib: compression and decompression, for compressed PNG text chunks (zTXt, compressed iTXt), and CRC-32.
+/// zlib: compression and decompression, for compressed PNG text chunks (zTXt, compressed iTXt).
 enum Zlib {
-    /// The CRC-32 of `buffer`, continuing from `initial` (the CRC of the bytes before it).
-    static func crc32(_ buffer: UnsafeRawBufferPointer, initial: UInt32) -> UInt32 {
-        guard let base = buffer.baseAddress, !buffer.isEmpty else { return initial }
-        return UInt32(truncatingIfNeeded: crc32_z(UInt(initial), base.assumingMemoryBound(to: UInt8.self), buffer.count))
-    }
-
     /// Inflates a zlib stream. Output beyond `limit` bytes is refused (a small chunk can
     /// inflate to gigabytes), as is a damaged or truncated stream.
     static func inflate(_ compressed: ArraySlice<UInt8>, limit: Int = 16 << 20, source: String) throws(MetadataError) -> [UInt8] {
