@@ -23,8 +23,9 @@ extension CaptionWriter {
         options: @escaping @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
         completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil
     ) -> [Result<MetadataSnapshot, MetadataError>] {
-        inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
-            try write(update, to: path, options: options(path))
+        let buffers = UncachedFileWrite.Buffers()
+        return inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
+            try perform(.caption(update), on: path, options: options(path), buffers: buffers)
         }
     }
 
@@ -36,8 +37,9 @@ extension CaptionWriter {
         options: @escaping @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
         completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil
     ) -> [Result<MetadataSnapshot, MetadataError>] {
-        inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
-            try stripLocation(from: path, options: options(path))
+        let buffers = UncachedFileWrite.Buffers()
+        return inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
+            try perform(.stripAllLocation, on: path, options: options(path), buffers: buffers)
         }
     }
 

@@ -23,6 +23,9 @@ enum MetadataOperation: Sendable {
     /// which blocks hold any, so the others are not touched (not even re-serialised).
     case stripLocation(StripPlan)
 
+    /// A location strip before the file is looked at: every block, narrowed by `edit` to those that hold a location.
+    static let stripAllLocation = MetadataOperation.stripLocation(.init(exif: true, xmp: true, iptc: true))
+
     /// Which metadata blocks of a file hold location data.
     struct StripPlan: Sendable {
         var exif: Bool
@@ -186,11 +189,12 @@ public enum CaptionWriter {
     /// location fields. Other metadata and the image are left exactly as they were.
     @discardableResult
     public static func stripLocation(from path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
-        try perform(.stripLocation(.init(exif: true, xmp: true, iptc: true)), on: path, options: options)
+        try perform(.stripAllLocation, on: path, options: options)
     }
 
-    /// Reads, edits, verifies and atomically replaces one file.
-    static func perform(_ operation: MetadataOperation, on path: String, options: CaptionWriteOptions) throws(MetadataError) -> MetadataSnapshot {
+    /// Reads, edits, verifies and atomically replaces one file (with a batch's write `buffers`).
+    static func perform(_ operation: MetadataOperation, on path: String, options: CaptionWriteOptions,
+                        buffers: UncachedFileWrite.Buffers? = nil) throws(MetadataError) -> MetadataSnapshot {
         let (original, identity) = try FileAccess.readWithIdentity(path)
         guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
         try FileAccess.requireWritable(path)
@@ -203,7 +207,8 @@ public enum CaptionWriter {
         } catch {
             throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
         }
-        try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime)
+        try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime,
+                               buffers: buffers)
         return result
     }
 
@@ -213,7 +218,7 @@ public enum CaptionWriter {
     /// unchanged when there is no location to remove.
     public static func strippingLocation(from bytes: [UInt8], source: String = "image") throws(MetadataError) -> [UInt8] {
         guard !bytes.isEmpty else { throw .unsupportedFormat(source: source, reason: "the file is empty") }
-        return try edit(.stripLocation(.init(exif: true, xmp: true, iptc: true)), bytes, source: source)?.updated ?? bytes
+        return try edit(.stripAllLocation, bytes, source: source)?.updated ?? bytes
     }
 
     /// Edits and verifies `original` in memory; nil when a location strip finds nothing to remove.

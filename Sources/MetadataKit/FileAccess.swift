@@ -122,8 +122,9 @@ enum FileAccess {
     /// page cache when large (``UncachedFileWrite``), fsync,
     /// rename, fsync of the folder. On failure the original is untouched and the
     /// temporary file is removed. Fails if the file is no longer the version that was read
-    /// (`expected`, identified by `identity`).
-    static func replace(_ requestedPath: String, with bytes: [UInt8], expected: [UInt8], identity: Identity, keepModificationTime: Bool) throws(MetadataError) {
+    /// (`expected`, identified by `identity`). `buffers`: a batch's reusable write buffers.
+    static func replace(_ requestedPath: String, with bytes: [UInt8], expected: [UInt8], identity: Identity, keepModificationTime: Bool,
+                        buffers: UncachedFileWrite.Buffers? = nil) throws(MetadataError) {
         // A symbolic link is written through: its target is replaced and the link kept.
         var path = requestedPath
         if let resolved = realpath(requestedPath, nil) {
@@ -152,7 +153,7 @@ enum FileAccess {
             if !committed { unlink(temporary) }
         }
         // Large photos bypass the page cache where the file system allows it (see UncachedFileWrite).
-        var failure = UncachedFileWrite.write(bytes, to: descriptor)
+        var failure = UncachedFileWrite.write(bytes, to: descriptor, buffers: buffers)
         if failure == nil { _ = fchown(descriptor, status.st_uid, status.st_gid) }  // best effort: needs privileges for another owner
         if failure == nil, fchmod(descriptor, status.st_mode & 0o7777) != 0 { failure = String(cString: strerror(errno)) }
         if failure == nil, keepModificationTime {

@@ -33,6 +33,22 @@ struct UncachedFileWriteTests {
         }
     }
 
+    @Test("one set of a batch's buffers serves files of every size in turn, byte for byte", arguments: folders)
+    func sharedBuffers(base: String) throws {
+        let folder = base + "uncached-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let buffers = UncachedFileWrite.Buffers()
+        for (index, size) in [3 << 20 | 5, 1 << 20, 17 << 20 | 3, 100, 2 << 20].enumerated() {
+            let content = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 13 &+ index) }
+            let path = folder + "/out-\(index)"
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            #expect(UncachedFileWrite.write(content, to: descriptor, buffers: buffers) == nil)
+            close(descriptor)
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == content, "\(size) bytes")
+        }
+    }
+
     @Test("on a disk file system the aligned part of a large file never enters the page cache")
     func bypassesThePageCache() throws {
         let folder = NSTemporaryDirectory() + "uncached-" + UUID().uuidString
