@@ -141,7 +141,9 @@ enum SparseMetadataRead {
         guard let header = file.read(12, at: 0), header.starts(with: Array("RIFF".utf8)), header[8..<12].elementsEqual("WEBP".utf8) else {
             return nil
         }
-        let riffEnd = min(file.size, 8 + header[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) })
+        // A RIFF size past the end of the file is damage the whole-file readers refuse: so do we.
+        let riffEnd = 8 + header[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
+        guard riffEnd <= file.size else { return nil }
         var output = Array(header)
         var offset = 12
         for _ in 0..<mostParts {
