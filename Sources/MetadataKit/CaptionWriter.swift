@@ -629,7 +629,7 @@ enum PNGCaptionEditor {
     static func restore(_ snapshot: MetadataSnapshot, current: [UInt8], identity: FileAccess.Identity, path: String,
                         options: CaptionWriteOptions) throws(MetadataError) {
         var png = try PNGFile(current, source: path)
-        guard Data(png.imageDataDigest) == snapshot.imageDigest else {
+        guard Data(png.imageDataDigest) == snapshot.imageDigest || Data(png.legacyImageDataDigest) == snapshot.imageDigest else {
             throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
         }
         let exif = snapshot.segments.first { $0.marker == 0 }

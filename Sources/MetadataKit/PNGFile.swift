@@ -207,9 +207,16 @@ struct PNGFile {
     }
 
     /// A CRC-32 fingerprint of every chunk a caption write must not touch (all but the metadata chunks).
-    var imageDataDigest: [UInt8] {
+    var imageDataDigest: [UInt8] { imageDataDigest(countingLegacyIPTC: false) }
+
+    /// The same fingerprint as taken before a legacy IPTC profile counted as metadata (it was
+    /// then fingerprinted with the image), so those snapshots still restore.
+    var legacyImageDataDigest: [UInt8] { imageDataDigest(countingLegacyIPTC: true) }
+
+    private func imageDataDigest(countingLegacyIPTC: Bool) -> [UInt8] {
+        let legacyIPTC = countingLegacyIPTC ? legacyIndex(.iptc) : nil
         var crc: UInt32 = 0
-        for (index, chunk) in chunks.enumerated() where !isMetadata(index) {
+        for (index, chunk) in chunks.enumerated() where !isMetadata(index) || index == legacyIPTC {
             crc = CRC32.checksum(chunk.bytes, initial: crc)
         }
         crc = CRC32.checksum(trailer, initial: crc)

@@ -35,6 +35,19 @@ struct PNGIPTCProfileTests {
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == original)
     }
 
+    @Test("a snapshot taken before the IPTC profile counted as metadata (it was fingerprinted with the image) still restores")
+    func olderSnapshotRestores() throws {
+        let path = try Self.exiftoolPNG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let png = try PNGFile(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        #expect(png.legacyImageDataDigest != png.imageDataDigest)
+        let older = MetadataSnapshot(path: path, segments: [], imageDigest: Data(png.legacyImageDataDigest), date: Date())
+        try CaptionWriter.restore(older, to: path)
+        var bogus = older
+        bogus.imageDigest = Data([1, 2, 3, 4])
+        #expect(throws: MetadataError.self) { try CaptionWriter.restore(bogus, to: path) }
+    }
+
     @Test("strip-location removes the IPTC city from the profile and keeps the caption")
     func stripLocation() throws {
         let path = try Self.exiftoolPNG()
