@@ -42,6 +42,7 @@ public enum MetadataReader {
     /// declares (``ContainerPixelSize``), which wins over EXIF's copy.
     static func interpret(_ tags: [MetadataTag], mimeType: String, iptcDigestMatches: Bool?, pixelSize: (width: Int, height: Int)? = nil) -> PhotoMetadata {
         let fields = TagIndex(tags)
+        let size = pixelSize ?? tiffSize(fields, mimeType: mimeType)
         let iptcUTF8 = fields.first("Iptc.Envelope.CharacterSet")?.rawBytes == IPTCRecord.utf8Marker
 
         let xmp = fields.languageAlternative("Xmp.dc.description")
@@ -98,8 +99,8 @@ public enum MetadataReader {
             keywords: !xmpKeywords.isEmpty ? xmpKeywords : (!iptcKeywords.isEmpty ? iptcKeywords : xpKeywords),
             dateTaken: dateTaken(fields), gps: gps(fields),
             orientation: fields.first("Exif.Image.Orientation").flatMap { Int($0.value) },
-            pixelWidth: (pixelSize ?? tiffSize(fields, mimeType: mimeType))?.width ?? fields.first("Exif.Photo.PixelXDimension").flatMap { Int($0.value) },
-            pixelHeight: (pixelSize ?? tiffSize(fields, mimeType: mimeType))?.height ?? fields.first("Exif.Photo.PixelYDimension").flatMap { Int($0.value) },
+            pixelWidth: size?.width ?? fields.first("Exif.Photo.PixelXDimension").flatMap { Int($0.value) },
+            pixelHeight: size?.height ?? fields.first("Exif.Photo.PixelYDimension").flatMap { Int($0.value) },
             make: fields.first("Exif.Image.Make").map { exifText($0.rawBytes) },
             model: fields.first("Exif.Image.Model").map { exifText($0.rawBytes) },
             rating: fields.first("Xmp.xmp.Rating").flatMap { Int($0.value) ?? Double($0.value).map { Int($0) } },

@@ -63,10 +63,16 @@ func writeMutant(_ bytes: [UInt8], to target: String) throws -> Bool {
     }
 }
 
+/// A new, empty folder inside `base` (the temporary folder by default); the caller removes it.
+func makeTemporaryFolder(in base: String = NSTemporaryDirectory()) throws -> String {
+    let folder = base + (base.hasSuffix("/") ? "" : "/") + "metadatakit-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+}
+
 /// A real JPEG from the real encoder, in a fresh folder.
 func makeJPEG(_ name: String = "photo.jpg", seed: UInt64 = 1) throws -> String {
-    let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try makeTemporaryFolder()
     let path = folder + "/" + name
     try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: seed), to: path, as: .jpeg())
     return path
@@ -200,8 +206,7 @@ struct RepeatedWriteTests {
     // space zeroed, so a TIFF grows by those values when a caption gets longer (Docs/Metadata.md).
     @Test("writing long and short captions in turn reuses the space of earlier ones: the file does not grow", arguments: ["jpg"])
     func noGrowth(format: String) throws {
-        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/photo." + format
         if format == "jpg" {
@@ -678,8 +683,7 @@ struct XMPToolkitStateTests {
 struct OtherFormatTests {
     @Test("a PNG gets the caption in its standard eXIf and XMP iTXt chunks, pixels unchanged, and restores exactly")
     func png() throws {
-        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/shot.png"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 64, height: 48), to: path, as: .png())
@@ -695,8 +699,7 @@ struct OtherFormatTests {
 
     @Test("a HEIC made by libheif and tagged by exiftool is read through MetadataKit's own box parser")
     func heicRead() throws {
-        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/phone.heic"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 64, height: 48), to: path, as: .heif())
@@ -750,8 +753,7 @@ func makeTIFF() -> [UInt8] {
 struct TIFFCaptionTests {
     @Test("a TIFF gets the caption in IFD0, XMP and IPTC; the strip bytes stay where they were; restore is exact")
     func tiff() throws {
-        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/scan.tif"
         let original = makeTIFF()
@@ -786,8 +788,7 @@ struct WebPCaptionTests {
 
     @Test("a simple WebP gains a VP8X header with the bitstream's canvas, EXIF and XMP; restore is exact", arguments: [false, true])
     func webp(lossless: Bool) throws {
-        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try makeWebP(lossless: lossless, in: folder)
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -808,8 +809,7 @@ struct WebPCaptionTests {
 struct WriterSafetyTests {
     @Test("a TIFF restore refuses a file that changed after the write")
     func staleWholeFileSnapshot() throws {
-        let folder = NSTemporaryDirectory() + "metadatakit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/scan.tif"
         try Data(makeTIFF()).write(to: URL(fileURLWithPath: path))

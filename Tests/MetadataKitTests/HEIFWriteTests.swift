@@ -5,8 +5,7 @@ import Testing
 
 /// A fresh folder for one test.
 private func makeFolder() throws -> String {
-    let folder = NSTemporaryDirectory() + "metadatakit-heif-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try makeTemporaryFolder()
     return folder
 }
 

@@ -24,8 +24,7 @@ struct PixelSizeTests {
 
     @Test("PNG, lossy and lossless WebP (simple and extended), HEIC and AVIF from their real encoders")
     func otherFormats() throws {
-        let folder = NSTemporaryDirectory() + "pixel-size-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let png = folder + "/photo.png"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 48, height: 32), to: png, as: .png())
@@ -49,8 +48,7 @@ struct PixelSizeTests {
 
     @Test("TIFF: IFD0 when it is the image; a DNG-style reduced IFD0 gives way to the full-size sub-IFD")
     func tiff() throws {
-        let folder = NSTemporaryDirectory() + "pixel-size-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let fields = TagIndex([
             Self.tag("Exif.Image.NewSubfileType", "1"), Self.tag("Exif.Image.ImageWidth", "256"),

@@ -7,13 +7,6 @@ import Testing
 /// reads exactly what a scan of the whole file reads.
 @Suite("Sparse metadata scans")
 struct SparseScanTests {
-    /// A fresh folder.
-    static func folder() throws -> String {
-        let folder = NSTemporaryDirectory() + "sparse-scan-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     /// Camera-like tags exiftool adds to every fixture.
     static let cameraTags = ["-q", "-q", "-overwrite_original", "-EXIF:Make=Memora", "-EXIF:Model=Sparse", "-EXIF:DateTimeOriginal=2023:05:06 07:08:09",
                              "-GPSLatitude=48.85", "-GPSLatitudeRef=N", "-GPSLongitude=2.35", "-GPSLongitudeRef=E",
@@ -38,7 +31,7 @@ struct SparseScanTests {
 
     @Test("PNG: every chunk but the image data, including a metadata chunk after it")
     func png() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/photo.png"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 400, height: 300, seed: 3), to: path, as: .png())
@@ -57,7 +50,7 @@ struct SparseScanTests {
 
     @Test("WebP: the chunk headers and metadata chunks, the image chunk cut to its frame header")
     func webP() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try WebPCaptionTests().makeWebP(lossless: false, in: folder, width: 1200, height: 900)
         _ = try exiftool(Self.cameraTags + [path])
@@ -68,7 +61,7 @@ struct SparseScanTests {
 
     @Test("HEIF: the ftyp and meta boxes and the metadata items, wherever the mdat is", arguments: [false, true])
     func heif(mdatBeforeMeta: Bool) throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var builder = HEIFBuilder.photo(caption: "A sparse caption", withXMP: true)
         builder.mdatBeforeMeta = mdatBeforeMeta
@@ -85,7 +78,7 @@ struct SparseScanTests {
 
     @Test("a TIFF, a damaged PNG and a truncated HEIF fall back to the whole file, with the whole file's result or error")
     func fallBack() throws {
-        let folder = try Self.folder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let tiff = folder + "/photo.tif"
         try Data(JPEGCaptionEditor.newEXIF(caption: Array("A TIFF".utf8) + [0])).write(to: URL(fileURLWithPath: tiff))
@@ -111,7 +104,7 @@ struct SparseScanTests {
 struct ContainerMutationTests {
     @Test("600 corrupted PNG, WebP and HEIF files go through the sparse scan without a crash, and fail as the whole file does")
     func sparseScanMutations() throws {
-        let folder = try SparseScanTests.folder()
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let png = folder + "/seed.png"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 64, height: 48), to: png, as: .png())

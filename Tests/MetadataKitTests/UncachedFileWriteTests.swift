@@ -19,8 +19,7 @@ struct UncachedFileWriteTests {
 
     @Test("every size comes out byte for byte, in every kind of folder", arguments: folders)
     func exactBytes(base: String) throws {
-        let folder = base + "uncached-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder(in: base)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (index, size) in Self.sizes.enumerated() {
             let content = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 12 &+ index) }
@@ -35,8 +34,7 @@ struct UncachedFileWriteTests {
 
     @Test("one set of a batch's buffers serves files of every size in turn, byte for byte", arguments: folders)
     func sharedBuffers(base: String) throws {
-        let folder = base + "uncached-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder(in: base)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let buffers = UncachedFileWrite.Buffers()
         for (index, size) in [3 << 20 | 5, 1 << 20, 17 << 20 | 3, 100, 2 << 20].enumerated() {
@@ -51,8 +49,7 @@ struct UncachedFileWriteTests {
 
     @Test("on a disk file system the aligned part of a large file never enters the page cache")
     func bypassesThePageCache() throws {
-        let folder = NSTemporaryDirectory() + "uncached-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/photo"
         let content = [UInt8](repeating: 0xA5, count: 3 << 20 | 123)
@@ -74,8 +71,7 @@ struct UncachedFileWriteTests {
 
     @Test("a write error is reported, not swallowed")
     func writeErrorReported() throws {
-        let folder = NSTemporaryDirectory() + "uncached-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = FileManager.default.createFile(atPath: folder + "/read-only", contents: Data())
         let descriptor = open(folder + "/read-only", O_RDONLY | O_CLOEXEC)
@@ -87,8 +83,7 @@ struct UncachedFileWriteTests {
 
     @Test("a caption on a multi-megabyte photo is written, verified and readable, on disk and on tmpfs", arguments: folders)
     func largePhotoCaption(base: String) throws {
-        let folder = base + "uncached-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryFolder(in: base)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/large.jpg"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 2400, height: 1800, seed: 4), to: path,
