@@ -31,11 +31,23 @@ public struct Image: Sendable, Hashable {
         guard width > 0, height > 0 else {
             throw .invalidArgument("an image needs a positive size, got \(width)x\(height)")
         }
-        let channels = pixelFormat == .rgba8 ? [color.red, color.green, color.blue, color.alpha] : [color.red, color.green, color.blue]
-        var pixels = [UInt8](repeating: 0, count: width * height * channels.count)
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            for index in stride(from: 0, to: buffer.count, by: channels.count) {
-                for channel in 0..<channels.count { buffer[index + channel] = channels[channel] }
+        let pixel = pixelFormat == .rgba8 ? [color.red, color.green, color.blue, color.alpha] : [color.red, color.green, color.blue]
+        let count = width * height * pixel.count
+        let pixels: [UInt8]
+        if pixel.allSatisfy({ $0 == pixel[0] }) {
+            pixels = [UInt8](repeating: pixel[0], count: count)  // one memset: white, black, grey
+        } else {
+            // One pixel, then the filled part copied after itself until the buffer is full.
+            pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                let base = buffer.baseAddress!
+                for channel in 0..<pixel.count { base[channel] = pixel[channel] }
+                var filled = pixel.count
+                while filled < count {
+                    let copied = min(filled, count - filled)
+                    (base + filled).initialize(from: base, count: copied)
+                    filled += copied
+                }
+                initialized = count
             }
         }
         self.init(uncheckedWidth: width, height: height, pixelFormat: pixelFormat, pixels: pixels)

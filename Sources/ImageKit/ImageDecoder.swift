@@ -10,6 +10,12 @@ public enum ImageDecoder {
         try info(of: FileIO.read(path), source: path)
     }
 
+    /// The bytes of the image file at `path`, read once, for ``info(of:source:)`` followed by a
+    /// decode that depends on it (``decode(_:source:scale:options:fast:)``) without reading the file twice.
+    public static func bytes(contentsOf path: String) throws(ImageError) -> [UInt8] {
+        try FileIO.read(path)
+    }
+
     /// Reads format, size and orientation of an image held in memory; `source` names it in errors.
     public static func info(of bytes: [UInt8], source: String = "image") throws(ImageError) -> ImageInfo {
         try withRawBytes(bytes) { raw throws(ImageError) in

@@ -40,10 +40,29 @@ struct ResamplingTaps {
             counts[index] = max(1, (row.lastIndex { $0 != 0 } ?? 0) + 1)
             for tap in 0..<taps { weights[index * taps + tap] = Float(row[tap] / total) }
         }
+        self.sourceLength = sourceLength
         self.tapsPerOutput = taps
         self.starts = starts
         self.counts = counts
         self.weights = weights
+    }
+
+    /// The number of output samples.
+    var targetLength: Int { starts.count }
+    /// The number of input samples.
+    let sourceLength: Int
+
+    /// Whether filtering vertically first costs fewer vector operations than horizontally
+    /// first: a horizontal tap is one operation per pixel, a vertical tap one per four samples.
+    /// Shrinking both sides, it is: the cheap vertical pass runs on the longer rows.
+    static func verticalFirst(horizontal: ResamplingTaps, vertical: ResamplingTaps, channels: Int) -> Bool {
+        let horizontalTaps = Double(horizontal.counts.reduce(0, +)) / Double(horizontal.targetLength)
+        let verticalTaps = Double(vertical.counts.reduce(0, +)) / Double(vertical.targetLength)
+        let perSample = Double(channels) / 4
+        let targetWidth = Double(horizontal.targetLength), targetHeight = Double(vertical.targetLength)
+        let verticalFirst = targetHeight * (Double(horizontal.sourceLength) * verticalTaps * perSample + targetWidth * horizontalTaps)
+        let horizontalFirst = Double(vertical.sourceLength) * targetWidth * horizontalTaps + targetHeight * targetWidth * verticalTaps * perSample
+        return verticalFirst <= horizontalFirst
     }
 }
 
@@ -59,10 +78,10 @@ extension Image {
     /// The part `region` of the image resampled to exactly `width` x `height`, without
     /// copying the region first (the same pixels as `cropped(to:)` then `resized`).
     ///
-    /// The two passes are streamed: each source row of the region is filtered horizontally
-    /// once, into a ring of as many rows as the vertical filter has taps, and each output row
-    /// is made from that ring; every pixel is a `SIMD4<Float>` (premultiplied RGBA, or RGB and
-    /// an unused lane), so a tap is one vector multiply-add whatever the format.
+    /// The two passes are streamed through a ring of as many rows as the vertical filter has
+    /// taps, in the order that costs less: usually vertically first (whole rows of samples
+    /// combined with vector arithmetic, the cheap pass, on the longer side), then horizontally
+    /// on the rows that are left, each pixel a `SIMD4<Float>` load whatever its channels.
     public func resized(from region: PixelRect, width targetWidth: Int, height targetHeight: Int,
                         filter: ResamplingFilter = .automatic) throws(ImageError) -> Image {
         guard targetWidth > 0, targetHeight > 0 else {
@@ -76,88 +95,49 @@ extension Image {
         let horizontal = ResamplingTaps(sourceLength: region.width, targetLength: targetWidth, filter: filter)
         let vertical = ResamplingTaps(sourceLength: region.height, targetLength: targetHeight, filter: filter)
         let channels = pixelFormat.bytesPerPixel
-        let premultiply = pixelFormat.hasAlpha
+        let rows = RowKernels(channels: channels, premultiplied: pixelFormat.hasAlpha)
+        let ringWidth = ResamplingTaps.verticalFirst(horizontal: horizontal, vertical: vertical, channels: channels) ? region.width : targetWidth
+        // Rows of floats, padded by one vector: a pixel of three channels is read and written
+        // as four floats, the fourth belonging to the next pixel (or the padding).
+        let ringStride = ringWidth * channels + 4
         let ringRows = vertical.tapsPerOutput
-        var ring = [SIMD4<Float>](repeating: .zero, count: ringRows * targetWidth)
-        var sourceRow = [SIMD4<Float>](repeating: .zero, count: region.width)
-        var sums = [SIMD4<Float>](repeating: .zero, count: targetWidth)
+        var ring = [Float](repeating: 0, count: ringRows * ringStride)
+        var scratch = [Float](repeating: 0, count: max(region.width, targetWidth) * channels + 4)
+        var combined = [Float](repeating: 0, count: max(region.width, targetWidth) * channels + 4)
         var output = [UInt8](repeating: 0, count: targetWidth * targetHeight * channels)
-        // The horizontal weights broadcast once to all four lanes: the inner loop is then one
-        // load-multiply and one add per tap.
-        let horizontalWeights = horizontal.weights.map { SIMD4<Float>(repeating: $0) }
         let bytesPerRow = bytesPerRow
         pixels.withUnsafeBufferPointer { source in
             ring.withUnsafeMutableBufferPointer { ring in
-                sourceRow.withUnsafeMutableBufferPointer { floats in
-                    sums.withUnsafeMutableBufferPointer { sums in
+                scratch.withUnsafeMutableBufferPointer { scratch in
+                    combined.withUnsafeMutableBufferPointer { combined in
                         output.withUnsafeMutableBufferPointer { target in
-                            horizontalWeights.withUnsafeBufferPointer { hWeights in
-                                vertical.weights.withUnsafeBufferPointer { vWeights in
-                                    let floats = floats.baseAddress!, ring = ring.baseAddress!, sums = sums.baseAddress!
-                                    /// Filters region row `row` horizontally into its ring slot.
-                                    func filterRow(_ row: Int) {
-                                        let bytes = source.baseAddress! + (region.y + row) * bytesPerRow + region.x * channels
-                                        if premultiply {
-                                            for x in 0..<region.width {
-                                                let alpha = Float(bytes[x * 4 + 3])
-                                                let scale = alpha / 255
-                                                floats[x] = SIMD4(Float(bytes[x * 4]) * scale, Float(bytes[x * 4 + 1]) * scale,
-                                                                  Float(bytes[x * 4 + 2]) * scale, alpha)
-                                            }
-                                        } else {
-                                            for x in 0..<region.width {
-                                                floats[x] = SIMD4(Float(bytes[x * 3]), Float(bytes[x * 3 + 1]), Float(bytes[x * 3 + 2]), 0)
-                                            }
-                                        }
-                                        let slot = ring + (row % ringRows) * targetWidth
-                                        let taps = horizontal.tapsPerOutput
-                                        let starts = horizontal.starts, counts = horizontal.counts
-                                        for x in 0..<targetWidth {
-                                            let start = starts[x]
-                                            let weights = hWeights.baseAddress! + x * taps
-                                            let pixel = floats + start
-                                            var sum = SIMD4<Float>.zero
-                                            for tap in 0..<counts[x] { sum += weights[tap] * pixel[tap] }
-                                            slot[x] = sum
-                                        }
+                            let ring = ring.baseAddress!, scratch = scratch.baseAddress!, combined = combined.baseAddress!
+                            /// The bytes of region row `row`.
+                            func sourceRow(_ row: Int) -> UnsafePointer<UInt8> {
+                                source.baseAddress! + (region.y + row) * bytesPerRow + region.x * channels
+                            }
+                            var loaded = 0  // region rows in the ring so far
+                            for y in 0..<targetHeight {
+                                let start = vertical.starts[y], count = vertical.counts[y]
+                                while loaded < start + count {
+                                    let slot = ring + (loaded % ringRows) * ringStride
+                                    if ringWidth == region.width {
+                                        rows.load(sourceRow(loaded), into: slot, pixels: region.width)
+                                    } else {
+                                        rows.load(sourceRow(loaded), into: scratch, pixels: region.width)
+                                        rows.filter(scratch, into: slot, taps: horizontal)
                                     }
-                                    var filtered = 0  // region rows filtered so far
-                                    let taps = vertical.tapsPerOutput
-                                    for y in 0..<targetHeight {
-                                        let start = vertical.starts[y], count = vertical.counts[y]
-                                        while filtered < start + count {
-                                            filterRow(filtered)
-                                            filtered += 1
-                                        }
-                                        let weights = vWeights.baseAddress! + y * taps
-                                        let first = ring + (start % ringRows) * targetWidth
-                                        for x in 0..<targetWidth { sums[x] = weights[0] * first[x] }
-                                        for tap in 1..<max(1, count) {
-                                            let row = ring + ((start + tap) % ringRows) * targetWidth
-                                            let weight = weights[tap]
-                                            for x in 0..<targetWidth { sums[x] += weight * row[x] }
-                                        }
-                                        let out = target.baseAddress! + y * targetWidth * channels
-                                        for x in 0..<targetWidth {
-                                            let value = sums[x]
-                                            if premultiply {
-                                                let alpha = min(max(value[3], 0), 255)
-                                                let unscale: Float = alpha > 0 ? 255 / alpha : 0
-                                                var scaled = value * unscale
-                                                scaled.w = alpha
-                                                let color = clampToBytes(scaled)
-                                                out[x * 4] = color.x
-                                                out[x * 4 + 1] = color.y
-                                                out[x * 4 + 2] = color.z
-                                                out[x * 4 + 3] = color.w
-                                            } else {
-                                                let color = clampToBytes(value)
-                                                out[x * 3] = color.x
-                                                out[x * 3 + 1] = color.y
-                                                out[x * 3 + 2] = color.z
-                                            }
-                                        }
-                                    }
+                                    loaded += 1
+                                }
+                                let out = target.baseAddress! + y * targetWidth * channels
+                                let weights = vertical.weights.withUnsafeBufferPointer { $0.baseAddress! + y * vertical.tapsPerOutput }
+                                rows.combine(ring, stride: ringStride, ringRows: ringRows, first: start, count: count,
+                                             weights: weights, samples: ringWidth * channels, into: combined)
+                                if ringWidth == region.width {
+                                    rows.filter(combined, into: scratch, taps: horizontal)
+                                    rows.store(scratch, into: out, pixels: targetWidth)
+                                } else {
+                                    rows.store(combined, into: out, pixels: targetWidth)
                                 }
                             }
                         }
@@ -180,15 +160,98 @@ extension Image {
     }
 }
 
-/// Each lane clamped to 0...255 and rounded to the nearest integer (halves to even).
+/// The four steps of a resampling, one row at a time, on rows of floats with `channels`
+/// samples per pixel (premultiplied RGBA, or RGB).
+private struct RowKernels {
+    let channels: Int
+    let premultiplied: Bool
+
+    /// `pixels` pixels of bytes into floats, premultiplied by alpha when the format has one.
+    @inline(__always)
+    func load(_ bytes: UnsafePointer<UInt8>, into floats: UnsafeMutablePointer<Float>, pixels: Int) {
+        if premultiplied {
+            for x in 0..<pixels {
+                let pixel = bytes + x * 4
+                let alpha = Float(pixel[3])
+                let scale = alpha / 255
+                floats[x * 4] = Float(pixel[0]) * scale
+                floats[x * 4 + 1] = Float(pixel[1]) * scale
+                floats[x * 4 + 2] = Float(pixel[2]) * scale
+                floats[x * 4 + 3] = alpha
+            }
+        } else {
+            for index in 0..<(pixels * channels) { floats[index] = Float(bytes[index]) }
+        }
+    }
+
+    /// The row filtered horizontally: each output pixel the weighted sum of its taps, every
+    /// pixel one unaligned `SIMD4<Float>` (the input is padded by four floats).
+    @inline(__always)
+    func filter(_ input: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, taps: ResamplingTaps) {
+        let channels = channels, tapsPerOutput = taps.tapsPerOutput
+        taps.starts.withUnsafeBufferPointer { starts in
+            taps.counts.withUnsafeBufferPointer { counts in
+                taps.weights.withUnsafeBufferPointer { weights in
+                    let pixelBytes = channels * MemoryLayout<Float>.stride
+                    for x in 0..<starts.count {
+                        var pixel = UnsafeRawPointer(input + starts[x] * channels)
+                        let weight = weights.baseAddress! + x * tapsPerOutput
+                        var sum = SIMD4<Float>.zero
+                        for tap in 0..<counts[x] {
+                            sum += weight[tap] * pixel.loadUnaligned(as: SIMD4<Float>.self)
+                            pixel += pixelBytes
+                        }
+                        UnsafeMutableRawPointer(output + x * channels).storeBytes(of: sum, as: SIMD4<Float>.self)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `samples` floats combined across `count` ring rows from row `first`: the vertical pass,
+    /// two rows at a time so each output sample is loaded and stored half as often.
+    @inline(__always)
+    func combine(_ ring: UnsafeMutablePointer<Float>, stride: Int, ringRows: Int, first: Int, count: Int,
+                 weights: UnsafePointer<Float>, samples: Int, into output: UnsafeMutablePointer<Float>) {
+        func row(_ tap: Int) -> UnsafeMutablePointer<Float> { ring + ((first + tap) % ringRows) * stride }
+        let top = row(0), topWeight = weights[0]
+        for index in 0..<samples { output[index] = topWeight * top[index] }
+        var tap = 1
+        while tap + 1 < count {
+            let upper = row(tap), lower = row(tap + 1)
+            let upperWeight = weights[tap], lowerWeight = weights[tap + 1]
+            for index in 0..<samples { output[index] += upperWeight * upper[index] + lowerWeight * lower[index] }
+            tap += 2
+        }
+        if tap < count {
+            let last = row(tap), lastWeight = weights[tap]
+            for index in 0..<samples { output[index] += lastWeight * last[index] }
+        }
+    }
+
+    /// `pixels` pixels of floats back to bytes: alpha divided out, clamped to 0...255, rounded.
+    @inline(__always)
+    func store(_ floats: UnsafeMutablePointer<Float>, into bytes: UnsafeMutablePointer<UInt8>, pixels: Int) {
+        if premultiplied {
+            for x in 0..<pixels {
+                let value = UnsafeRawPointer(floats + x * 4).loadUnaligned(as: SIMD4<Float>.self)
+                let alpha = min(max(value[3], 0), 255)
+                var scaled = value * (alpha > 0 ? 255 / alpha : 0)
+                scaled.w = alpha
+                for channel in 0..<4 { bytes[x * 4 + channel] = roundedByte(scaled[channel]) }
+            }
+        } else {
+            for index in 0..<(pixels * channels) { bytes[index] = roundedByte(floats[index]) }
+        }
+    }
+}
+
+/// `value` clamped to 0...255 and rounded to the nearest integer (halves to even).
 ///
 /// Adding 1.5 x 2^23 leaves the rounded integer in the low mantissa bits, which are read
-/// directly: no generic SIMD conversion (not specialised, many times slower) and no
-/// per-lane range check.
+/// directly: no conversion with a range check, so a loop of these vectorises.
 @inline(__always)
-private func clampToBytes(_ value: SIMD4<Float>) -> SIMD4<UInt8> {
-    let clamped = value.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
-    let bits = unsafeBitCast(clamped + SIMD4(repeating: 12_582_912), to: SIMD4<UInt32>.self)
-    return SIMD4(UInt8(truncatingIfNeeded: bits.x), UInt8(truncatingIfNeeded: bits.y),
-                 UInt8(truncatingIfNeeded: bits.z), UInt8(truncatingIfNeeded: bits.w))
+private func roundedByte(_ value: Float) -> UInt8 {
+    let clamped = min(max(value, 0), 255)
+    return UInt8(truncatingIfNeeded: (clamped + 12_582_912).bitPattern)
 }

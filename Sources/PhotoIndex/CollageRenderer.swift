@@ -94,7 +94,7 @@ public enum CollageRenderer {
     /// One photo decoded, cropped and resized for `cell`.
     static func tile(for photo: ChosenPhoto, cell: PixelRect) throws(PhotoIndexError) -> Image {
         do {
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: photo.path)))
+            let bytes = try ImageDecoder.bytes(contentsOf: photo.path)
             let info = try ImageDecoder.info(of: bytes, source: photo.path)
             let faces = photo.faces.map { FaceAwareCrop.upright($0, orientation: info.orientation.rawValue) }
             let aspect = Double(cell.width) / Double(cell.height)
@@ -118,8 +118,6 @@ public enum CollageRenderer {
                                    width: max(1, min(decoded.width - x, Int((Double(crop.width) * ratioX).rounded()))),
                                    height: max(1, min(decoded.height - y, Int((Double(crop.height) * ratioY).rounded()))))
             return try decoded.resized(from: scaled, width: cell.width, height: cell.height)
-        } catch let error as PhotoIndexError {
-            throw error
         } catch {
             throw .unreadable(path: photo.path, reason: "\(error)")
         }

@@ -74,6 +74,21 @@ struct RegionResamplingTests {
         }
     }
 
+    @Test("both pass orders are used where each is cheaper, and both match the reference above")
+    func passOrder() {
+        func verticalFirst(_ width: Int, _ height: Int) -> Bool {
+            ResamplingTaps.verticalFirst(horizontal: ResamplingTaps(sourceLength: 45, targetLength: width, filter: .automatic),
+                                         vertical: ResamplingTaps(sourceLength: 38, targetLength: height, filter: .automatic), channels: 3)
+        }
+        // The shapes of `matchesReference`: shrinking both sides or only the height goes
+        // vertically first; a narrow, tall result goes horizontally first.
+        #expect(verticalFirst(15, 12) && verticalFirst(30, 25) && verticalFirst(90, 20))
+        #expect(!verticalFirst(17, 80))
+        // A collage cell from a quarter-scale 12 MP decode: vertically first.
+        #expect(ResamplingTaps.verticalFirst(horizontal: ResamplingTaps(sourceLength: 903, targetLength: 597, filter: .automatic),
+                                             vertical: ResamplingTaps(sourceLength: 750, targetLength: 496, filter: .automatic), channels: 3))
+    }
+
     @Test("a region resize equals cropping then resizing; a region outside the image is refused")
     func regionEqualsCrop() throws {
         let image = try Self.noise(width: 40, height: 30, alpha: false)

@@ -3,6 +3,20 @@ import Testing
 
 @Suite("Resampling and cropping")
 struct ResamplingTests {
+    @Test("a filled image holds exactly its colour in every pixel: one byte repeated, or a pattern copied", arguments: [
+        (PixelFormat.rgb8, RGBAColor.white), (.rgb8, RGBAColor(red: 12, green: 200, blue: 99)),
+        (.rgba8, RGBAColor(red: 1, green: 2, blue: 3, alpha: 4)), (.rgba8, RGBAColor(red: 0, green: 0, blue: 0, alpha: 0)),
+    ])
+    func filled(format: PixelFormat, color: RGBAColor) throws {
+        let expected = format == .rgba8 ? [color.red, color.green, color.blue, color.alpha] : [color.red, color.green, color.blue]
+        for (width, height) in [(1, 1), (7, 5), (33, 17), (1200, 1500)] {
+            let image = try Image(width: width, height: height, pixelFormat: format, fill: color)
+            #expect(image.pixels.count == width * height * expected.count)
+            #expect(image.pixels.indices.allSatisfy { image.pixels[$0] == expected[$0 % expected.count] }, "\(width)x\(height)")
+        }
+        #expect(throws: ImageError.self) { try Image(width: 0, height: 5, pixelFormat: format, fill: color) }
+    }
+
     @Test("a flat colour stays exactly that colour with every filter, shrinking or growing", arguments: ResamplingFilter.allCases)
     func flatColour(filter: ResamplingFilter) throws {
         let color = RGBAColor(red: 12, green: 200, blue: 99)
