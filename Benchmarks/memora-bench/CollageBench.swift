@@ -142,7 +142,7 @@ enum CollageBench {
         for (name, source) in requests {
             var times: [Double] = []
             var chosen = 0
-            for seed in 0..<5 {
+            for seed in 0..<20 {
                 let start = ContinuousClock.now
                 chosen = try selector.select(CollageRequest(source: source, seed: UInt64(seed))).photos.count
                 let elapsed = ContinuousClock.now - start

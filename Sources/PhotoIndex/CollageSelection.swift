@@ -152,27 +152,46 @@ public struct CollageSelector: Sendable {
         self.database = database
     }
 
+    /// What the selection needs of each candidate; paths, orientations and faces are read
+    /// afterwards for the few photos the result names (faces first for a person collage).
     struct Candidate {
         var id: String
-        var path: String
         var takenAt: Date?
         var quality: Double
         var hash: UInt64?
-        var orientation: Int
         var faces: [FaceBox]
         var score = 0.0
     }
 
-    /// Chooses the photos for `request`.
+    /// A candidate left out: `reason`, followed by the path of `twin` for a near-duplicate.
+    struct Rejection {
+        var id: String
+        var reason: String
+        var twin: String?
+    }
+
+    /// A photo's path, orientation and faces.
+    struct Details {
+        var path: String
+        var orientation: Int
+        var faces: [FaceBox] = []
+    }
+
+    /// Chooses the photos for `request`. The candidates and their details are read in one
+    /// snapshot of the index.
     public func select(_ request: CollageRequest) throws(PhotoIndexError) -> CollageSelection {
         guard (1...10).contains(request.count) else { throw .invalidRequest("a collage has 1 to 10 photos, not \(request.count)") }
-        var rejected: [RejectedPhoto] = []
-        var candidates = try loadCandidates(request)
+        return try database.read { db in try choose(request, in: db) }
+    }
+
+    private func choose(_ request: CollageRequest, in db: Database) throws -> CollageSelection {
+        var rejections: [Rejection] = []
+        var candidates = try loadCandidates(request, in: db)
         if case .person(let name) = request.source {
             candidates = candidates.filter { candidate in
                 let share = candidate.faces.filter { $0.name?.caseInsensitiveCompare(name) == .orderedSame }.map(\.area).max() ?? 0
                 guard share > Self.minimumFaceShare else {
-                    rejected.append(RejectedPhoto(path: candidate.path, reason: share == 0
+                    rejections.append(Rejection(id: candidate.id, reason: share == 0
                         ? "\(name) is named but has no face box in it"
                         : String(format: "%@'s face covers %.0f%% of the photo (needs more than %.0f%%)", name, share * 100, Self.minimumFaceShare * 100)))
                     return false
@@ -182,7 +201,8 @@ public struct CollageSelector: Sendable {
         }
         var notes: [String] = []
         guard !candidates.isEmpty else {
-            return CollageSelection(photos: [], extras: [], rejected: rejected, qualityThreshold: Self.qualityThreshold,
+            let details = try loadDetails(of: rejections.map(\.id), facesOf: [], in: db)
+            return CollageSelection(photos: [], extras: [], rejected: Self.resolve(rejections, details), qualityThreshold: Self.qualityThreshold,
                                     notes: ["no photo matches this source and date range"])
         }
         // Seeded jitter, assigned in a stable order (by id) so it does not depend on the query's order.
@@ -201,11 +221,10 @@ public struct CollageSelector: Sendable {
         if threshold < Self.qualityThreshold {
             notes.append(String(format: "only %d photos score above 0.5; the quality threshold was relaxed to %.1f", candidates.filter { $0.quality > Self.qualityThreshold }.count, threshold))
         }
-        let passingIDs = Set(passing.map(\.id))
         // The candidates just below the threshold are the close ones worth explaining.
-        let belowThreshold = candidates.filter { !passingIDs.contains($0.id) }.sorted { $0.quality > $1.quality }
+        let belowThreshold = candidates.filter { !($0.quality > threshold || threshold == 0) }.sorted { $0.quality > $1.quality }
         for candidate in belowThreshold.prefix(Self.explainedRejections) {
-            rejected.append(RejectedPhoto(path: candidate.path, reason: String(format: "quality %.2f is not above %.1f", candidate.quality, threshold)))
+            rejections.append(Rejection(id: candidate.id, reason: String(format: "quality %.2f is not above %.1f", candidate.quality, threshold)))
         }
         var unexplained = max(0, belowThreshold.count - Self.explainedRejections)
         let ranked = passing.sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
@@ -228,7 +247,7 @@ public struct CollageSelector: Sendable {
         for slot in 0..<request.count {
             for candidate in ranked where !used.contains(candidate.id) && period(candidate) == slot {
                 if let twin = nearDuplicate(of: candidate) {
-                    rejected.append(RejectedPhoto(path: candidate.path, reason: "a near-duplicate of \(twin.path)"))
+                    rejections.append(Rejection(id: candidate.id, reason: "a near-duplicate of ", twin: twin.id))
                     used.insert(candidate.id)
                     continue
                 }
@@ -241,41 +260,53 @@ public struct CollageSelector: Sendable {
         for candidate in ranked where chosen.count < request.count && !used.contains(candidate.id) {
             used.insert(candidate.id)
             if let twin = nearDuplicate(of: candidate) {
-                rejected.append(RejectedPhoto(path: candidate.path, reason: "a near-duplicate of \(twin.path)"))
+                rejections.append(Rejection(id: candidate.id, reason: "a near-duplicate of ", twin: twin.id))
                 continue
             }
             chosen.append((candidate, String(format: "one of the best remaining photos (quality %.2f)", candidate.quality)))
         }
-        var extras: [ChosenPhoto] = []
-        for candidate in ranked where extras.count < request.extraCandidates && !used.contains(candidate.id) {
+        var backups: [Candidate] = []
+        for candidate in ranked where backups.count < request.extraCandidates && !used.contains(candidate.id) {
             used.insert(candidate.id)
             if nearDuplicate(of: candidate) != nil { continue }
-            extras.append(chosenPhoto(candidate, reason: "a backup in case a chosen photo cannot be loaded"))
+            backups.append(candidate)
             // Candidates kept as backups are not reported as rejected.
         }
         let remaining = ranked.filter { !used.contains($0.id) }
         unexplained += max(0, remaining.count - Self.explainedRejections)
         for candidate in remaining.prefix(Self.explainedRejections) {
             let rival = chosen.first { period($0.0) == period(candidate) }
-            rejected.append(RejectedPhoto(path: candidate.path, reason: rival.map { String(format: "its period's chosen photo scores higher (%.2f against %.2f)", $0.0.score, candidate.score) }
+            rejections.append(Rejection(id: candidate.id, reason: rival.map { String(format: "its period's chosen photo scores higher (%.2f against %.2f)", $0.0.score, candidate.score) }
                 ?? String(format: "ranked below the chosen photos (score %.2f)", candidate.score)))
         }
         if chosen.count < request.count {
             notes.append("only \(chosen.count) suitable photos; the collage has \(chosen.count)")
         }
         if unexplained > 0 { notes.append("\(unexplained) further candidates scored lower and are not listed") }
+        let drawn = chosen.map(\.0.id) + backups.map(\.id)
+        let details = try loadDetails(of: drawn + rejections.map(\.id) + rejections.compactMap(\.twin), facesOf: drawn, in: db)
+        func photo(_ candidate: Candidate, reason: String) -> ChosenPhoto {
+            let found = details[candidate.id]
+            return ChosenPhoto(id: candidate.id, path: found?.path ?? candidate.id, takenAt: candidate.takenAt, quality: candidate.quality,
+                               faces: found?.faces ?? [], orientation: found?.orientation ?? 1, reason: reason)
+        }
         let photos = chosen.sorted { ($0.0.takenAt ?? .distantFuture, $0.0.id) < ($1.0.takenAt ?? .distantFuture, $1.0.id) }
-            .map { chosenPhoto($0.0, reason: $0.1) }
-        return CollageSelection(photos: photos, extras: extras, rejected: rejected, qualityThreshold: threshold, notes: notes)
+            .map { photo($0.0, reason: $0.1) }
+        let extras = backups.map { photo($0, reason: "a backup in case a chosen photo cannot be loaded") }
+        return CollageSelection(photos: photos, extras: extras, rejected: Self.resolve(rejections, details), qualityThreshold: threshold, notes: notes)
     }
 
-    private func chosenPhoto(_ candidate: Candidate, reason: String) -> ChosenPhoto {
-        ChosenPhoto(id: candidate.id, path: candidate.path, takenAt: candidate.takenAt, quality: candidate.quality,
-                    faces: candidate.faces, orientation: candidate.orientation, reason: reason)
+    /// The rejections with their paths (and their twins' paths).
+    private static func resolve(_ rejections: [Rejection], _ details: [String: Details]) -> [RejectedPhoto] {
+        rejections.map { rejection in
+            RejectedPhoto(path: details[rejection.id]?.path ?? rejection.id,
+                          reason: rejection.reason + (rejection.twin.map { details[$0]?.path ?? $0 } ?? ""))
+        }
     }
 
-    /// One query for the candidates and one for their faces.
-    private func loadCandidates(_ request: CollageRequest) throws(PhotoIndexError) -> [Candidate] {
+    /// The candidates of the request's source and date range: one query, plus one for the
+    /// faces of a person collage. A year reads only its covering index.
+    private func loadCandidates(_ request: CollageRequest, in db: Database) throws -> [Candidate] {
         var conditions = ["p.error IS NULL"]
         var arguments: [any DatabaseValueConvertible] = []
         var join = ""
@@ -286,7 +317,7 @@ public struct CollageSelector: Sendable {
         case .place(let name):
             // Every part of the query must be a part of the photo's place ("Lyon" or "Lyon, France").
             let parts = PhotoIndexDatabase.placeParts(name)
-            guard !parts.isEmpty else { throw .invalidRequest("the place name is empty") }
+            guard !parts.isEmpty else { throw PhotoIndexError.invalidRequest("the place name is empty") }
             for (index, part) in parts.enumerated() {
                 join += " JOIN place_parts pp\(index) ON pp\(index).photo_id = p.id AND pp\(index).part = ?"
                 arguments.append(part)
@@ -307,35 +338,66 @@ public struct CollageSelector: Sendable {
             conditions.append("p.taken_at >= ? AND p.taken_at <= ?")
             arguments += [start.timeIntervalSince1970, request.now.timeIntervalSince1970]
         }
-        let sql = "SELECT p.id, p.path, p.taken_at, p.quality, p.phash, p.orientation, p.latitude, p.longitude FROM photos p \(join) WHERE "
-            + conditions.joined(separator: " AND ")
-        return try database.read { db in
-            var candidates: [Candidate] = []
-            var positions: [String: Int] = [:]
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
-            while let row = try rows.next() {
-                if case .area(let latitude, let longitude, let radius) = request.source {
-                    guard let lat: Double = row["latitude"], let lon: Double = row["longitude"],
-                          Self.kilometres(latitude, longitude, lat, lon) <= radius else { continue }
-                }
-                let phash: Int64? = row["phash"]
-                let taken: Double? = row["taken_at"]
-                positions[row["id"]] = candidates.count
-                candidates.append(Candidate(id: row["id"], path: row["path"], takenAt: taken.map(Date.init(timeIntervalSince1970:)),
-                                            quality: row["quality"] ?? 0, hash: phash.map { UInt64(bitPattern: $0) },
-                                            orientation: row["orientation"], faces: []))
+        var columns = "p.id, p.taken_at, p.quality, p.phash"
+        if case .area = request.source { columns += ", p.latitude, p.longitude" }
+        let sql = "SELECT \(columns) FROM photos p \(join) WHERE " + conditions.joined(separator: " AND ")
+        var candidates: [Candidate] = []
+        var positions: [String: Int] = [:]
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+        // Columns by position, in the order of the SELECT (a lookup by name costs more than the rest of the row).
+        while let row = try rows.next() {
+            if case .area(let latitude, let longitude, let radius) = request.source {
+                guard let lat: Double = row[4], let lon: Double = row[5],
+                      Self.kilometres(latitude, longitude, lat, lon) <= radius else { continue }
             }
-            if !candidates.isEmpty {
-                let faceSQL = "SELECT f.photo_id, f.name, f.x, f.y, f.w, f.h FROM faces f JOIN photos p ON p.id = f.photo_id \(join) WHERE "
-                    + conditions.joined(separator: " AND ") + " ORDER BY f.photo_id, f.ordinal"
-                let faceRows = try Row.fetchCursor(db, sql: faceSQL, arguments: StatementArguments(arguments))
-                while let row = try faceRows.next() {
-                    guard let index = positions[row["photo_id"]] else { continue }
-                    candidates[index].faces.append(FaceBox(name: row["name"], x: row["x"], y: row["y"], width: row["w"], height: row["h"]))
-                }
-            }
-            return candidates
+            let id: String = row[0]
+            let taken: Double? = row[1]
+            let phash: Int64? = row[3]
+            positions[id] = candidates.count
+            candidates.append(Candidate(id: id, takenAt: taken.map(Date.init(timeIntervalSince1970:)),
+                                        quality: row[2] ?? 0, hash: phash.map { UInt64(bitPattern: $0) }, faces: []))
         }
+        if case .person = request.source, !candidates.isEmpty {
+            let faceSQL = "SELECT f.photo_id, f.name, f.x, f.y, f.w, f.h FROM faces f JOIN photos p ON p.id = f.photo_id \(join) WHERE "
+                + conditions.joined(separator: " AND ") + " ORDER BY f.photo_id, f.ordinal"
+            let faceRows = try Row.fetchCursor(db, sql: faceSQL, arguments: StatementArguments(arguments))
+            while let row = try faceRows.next() {
+                guard let index = positions[row[0]] else { continue }
+                candidates[index].faces.append(Self.face(row, from: 1))
+            }
+        }
+        return candidates
+    }
+
+    /// Path and orientation of each of `ids`, and the faces of `facesOf`, 500 ids to a query.
+    private func loadDetails(of ids: [String], facesOf faceIDs: [String], in db: Database) throws -> [String: Details] {
+        func batches(_ ids: [String]) -> [(ids: [String], marks: String)] {
+            let unique = Array(Set(ids))
+            return stride(from: 0, to: unique.count, by: 500).map { start in
+                let batch = Array(unique[start..<min(start + 500, unique.count)])
+                return (batch, Array(repeating: "?", count: batch.count).joined(separator: ", "))
+            }
+        }
+        var details: [String: Details] = [:]
+        for batch in batches(ids) {
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, path, orientation FROM photos WHERE id IN (\(batch.marks))",
+                                           arguments: StatementArguments(batch.ids))
+            while let row = try rows.next() { details[row[0]] = Details(path: row[1], orientation: row[2]) }
+        }
+        for batch in batches(faceIDs) {
+            let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, name, x, y, w, h FROM faces WHERE photo_id IN (\(batch.marks)) ORDER BY photo_id, ordinal",
+                                           arguments: StatementArguments(batch.ids))
+            while let row = try rows.next() {
+                let id: String = row[0]
+                details[id]?.faces.append(Self.face(row, from: 1))
+            }
+        }
+        return details
+    }
+
+    /// The face box in columns name, x, y, w, h from `first`.
+    private static func face(_ row: Row, from first: Int) -> FaceBox {
+        FaceBox(name: row[first], x: row[first + 1], y: row[first + 2], width: row[first + 3], height: row[first + 4])
     }
 
     /// Great-circle distance in kilometres (haversine, Earth radius 6371 km).

@@ -87,6 +87,14 @@ public final class PhotoIndexDatabase: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2: covering index for year collages") { db in
+            // A year's candidates are read from this index alone, without a lookup into the
+            // table per photo; it also serves every lookup by year, so it replaces the old index.
+            try db.execute(sql: """
+                DROP INDEX idx_photos_year;
+                CREATE INDEX idx_photos_year_candidates ON photos(year, error, id, taken_at, quality, phash);
+                """)
+        }
         return migrator
     }
 

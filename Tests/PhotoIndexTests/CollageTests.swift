@@ -15,12 +15,18 @@ struct Rows {
         database = try PhotoIndexDatabase(path: root + "/index.sqlite")
     }
 
+    /// The index at `path` (created or migrated), photos under `root`.
+    init(path: String, root: String) throws {
+        self.root = root
+        database = try PhotoIndexDatabase(path: path)
+    }
+
     func add(_ name: String, taken: String, quality: Double, hash: UInt64, place: String? = nil, position: (Double, Double)? = nil,
-             people: [String] = [], faces: [FaceBox] = [], path: String? = nil) throws {
+             people: [String] = [], faces: [FaceBox] = [], path: String? = nil, orientation: Int = 1) throws {
         let photo = IndexedPhoto(
             id: name, path: path ?? root + "/" + name + ".jpg", size: 1, modified: Date(), imageHash: name, kind: .jpeg,
             takenAt: ISO8601DateFormatter().date(from: taken), utcOffset: 0, dateTrusted: true, latitude: position?.0, longitude: position?.1,
-            place: place, width: 4000, height: 3000, orientation: 1, keywords: [], people: people, faces: faces, quality: quality,
+            place: place, width: 4000, height: 3000, orientation: orientation, keywords: [], people: people, faces: faces, quality: quality,
             perceptualHash: hash, rating: nil, favorite: false,
             embedding: nil, error: nil)
         try database.pool.write { db in try PhotoIndexDatabase.save(photo, in: db) }
@@ -45,8 +51,13 @@ struct SelectionTests {
     func dateSpread() throws {
         let rows = try Rows()
         defer { rows.remove() }
+        // Every month: its own orientation and, in odd months, two faces (named and not).
+        func faces(_ month: Int) -> [FaceBox] {
+            month % 2 == 1 ? [FaceBox(name: "Ana", x: 0.1, y: 0.2, width: 0.3, height: 0.3), FaceBox(name: nil, x: 0.5, y: 0.1, width: 0.2, height: 0.2 + Double(month) / 100)] : []
+        }
         for month in 1...12 {
-            try rows.add("m\(month)", taken: String(format: "2019-%02d-15T12:00:00Z", month), quality: 0.6 + Double(month % 3) * 0.1, hash: distinctHash(month))
+            try rows.add("m\(month)", taken: String(format: "2019-%02d-15T12:00:00Z", month), quality: 0.6 + Double(month % 3) * 0.1, hash: distinctHash(month),
+                         people: month % 2 == 1 ? ["Ana"] : [], faces: faces(month), orientation: month % 8 + 1)
         }
         try rows.add("other-year", taken: "2020-03-01T00:00:00Z", quality: 0.99, hash: distinctHash(99))
         let selection = try rows.select(CollageRequest(source: .year(2019), count: 6, seed: 1))
@@ -58,6 +69,12 @@ struct SelectionTests {
         #expect(!selection.photos.contains { $0.id == "other-year" })
         #expect(selection.photos.allSatisfy { $0.reason.contains("period") })
         #expect(selection.rejected.count == 2)
+        // Paths, orientations and faces (in their order) are those stored, for photos, backups and rejections.
+        for photo in selection.photos + selection.extras {
+            let month = Int(photo.id.dropFirst())!
+            #expect(photo.path == rows.root + "/\(photo.id).jpg" && photo.orientation == month % 8 + 1 && photo.faces == faces(month), "\(photo.id)")
+        }
+        #expect(selection.rejected.allSatisfy { $0.path.hasPrefix(rows.root + "/m") && $0.path.hasSuffix(".jpg") })
     }
 
     @Test("the same seed gives the same photos; the next seed shuffles")
@@ -121,8 +138,32 @@ struct SelectionTests {
             // One of the pair (the seeded jitter may prefer either), never both.
             #expect(ids.count == 2 && ids.contains("different") && ids.intersection(["original", "burst"]).count == 1)
             let left = ids.contains("original") ? "burst.jpg" : "original.jpg"
-            #expect(selection.rejected.contains { $0.path.hasSuffix(left) && $0.reason.contains("near-duplicate") })
+            let kept = ids.contains("original") ? "original.jpg" : "burst.jpg"
+            #expect(selection.rejected.contains { $0.path.hasSuffix(left) && $0.reason == "a near-duplicate of \(rows.root)/\(kept)" })
         }
+    }
+
+    @Test("an index made before v2 is upgraded: a year's candidates come from the covering index alone")
+    func yearCoveringIndex() throws {
+        let root = NSTemporaryDirectory() + "collage-v1-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let path = root + "/index.sqlite"
+        do {
+            let old = try DatabaseQueue(path: path)
+            try PhotoIndexDatabase.migrator.migrate(old, upTo: "v1")
+            #expect(try old.read { db in try db.indexes(on: "photos").map(\.name) }.contains("idx_photos_year"))
+        }
+        let rows = try Rows(path: path, root: root)
+        try rows.add("a", taken: "2021-05-01T00:00:00Z", quality: 0.9, hash: distinctHash(1))
+        #expect(try rows.select(CollageRequest(source: .year(2021))).photos.map(\.id) == ["a"])
+        let (indexes, plan) = try rows.database.pool.read { db in
+            (try db.indexes(on: "photos").map(\.name),
+             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT p.id, p.taken_at, p.quality, p.phash FROM photos p WHERE p.error IS NULL AND p.year = ?",
+                              arguments: [2021]).map { $0["detail"] as String })
+        }
+        #expect(indexes.contains("idx_photos_year_candidates") && !indexes.contains("idx_photos_year"))
+        #expect(plan.contains { $0.contains("COVERING INDEX idx_photos_year_candidates") }, "\(plan)")
     }
 
     @Test("places by name or by distance, and the date-range presets")
