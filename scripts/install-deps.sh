@@ -15,6 +15,7 @@ packages=(
   libdeflate-dev      # MetadataKit (CRC-32 of image data for snapshots)
   libexiv2-dev        # MetadataKit (EXIF, IPTC, XMP)
   libturbojpeg0-dev   # ImageKit JPEG
+  libjpeg62-turbo-dev # ImageKit JPEG, decoded row by row (libjpeg API)
   libpng-dev          # ImageKit PNG
   libheif-dev         # ImageKit HEIC/AVIF (pulls in the x265 and aom encoders the tests use)
   libimage-exiftool-perl  # the MetadataKit tests check what we write with exiftool

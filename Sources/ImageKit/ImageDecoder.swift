@@ -82,6 +82,50 @@ public enum ImageDecoder {
         return try decoded.resized(fittingLongSide: maxPixelSize)
     }
 
+    /// The part `region` of an image, in pixels of its full-size picture (upright when
+    /// `options.applyOrientation` is set), resampled to exactly `width` x `height`: a collage
+    /// cell, a crop for a model.
+    ///
+    /// A JPEG is decoded at the smallest DCT scale at which the region still covers the size,
+    /// row by row straight into the resampler: rows above the region are skipped without
+    /// colour conversion, columns beside it without inverse DCT, decoding stops below it, and
+    /// the decoded image is never in memory whole; the small result is then turned upright.
+    /// Other formats (and CMYK JPEGs) are decoded whole, turned upright, then resampled.
+    /// With `fast`, libjpeg's fast DCT and upsampling (see ``decode(_:source:scale:options:fast:)``).
+    public static func decode(_ bytes: [UInt8], source: String = "image", region: PixelRect, width: Int, height: Int,
+                              options: DecodingOptions = DecodingOptions(), fast: Bool = false) throws(ImageError) -> Image {
+        guard width > 0, height > 0 else { throw .invalidArgument("cannot resize to \(width)x\(height): both sides must be positive") }
+        let info = try info(of: bytes, source: source)
+        let orientation = options.applyOrientation ? info.orientation : .up
+        let (pictureWidth, pictureHeight) = orientation.uprightSize(width: info.width, height: info.height)
+        guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0,
+              region.x + region.width <= pictureWidth, region.y + region.height <= pictureHeight else {
+            throw .invalidArgument("the region \(region.width)x\(region.height) at (\(region.x), \(region.y)) does not fit inside the \(pictureWidth)x\(pictureHeight) picture of \(source)")
+        }
+        guard info.format == .jpeg, !info.isCMYK else {
+            let whole = try decode(bytes, source: source, options: options)
+            return try whole.resized(from: region, width: width, height: height)
+        }
+        // In stored pixels: the region, the size it becomes before being turned upright, the scale.
+        let stored = orientation.storedRect(ofUpright: region, storedWidth: info.width, storedHeight: info.height)
+        let (storedWidth, storedHeight) = orientation.swapsDimensions ? (height, width) : (width, height)
+        let scale = [JPEGScale.eighth, .quarter, .half].first {
+            stored.width / $0.rawValue >= storedWidth && stored.height / $0.rawValue >= storedHeight
+        } ?? .full
+        let ratioX = Double(scale.scaled(info.width)) / Double(info.width), ratioY = Double(scale.scaled(info.height)) / Double(info.height)
+        let x = min(scale.scaled(info.width) - 1, Int((Double(stored.x) * ratioX).rounded()))
+        let y = min(scale.scaled(info.height) - 1, Int((Double(stored.y) * ratioY).rounded()))
+        let columns = x..<(x + max(1, min(scale.scaled(info.width) - x, Int((Double(stored.width) * ratioX).rounded()))))
+        let rows = y..<(y + max(1, min(scale.scaled(info.height) - y, Int((Double(stored.height) * ratioY).rounded()))))
+        let resampler = RowResampler(sourceWidth: columns.count, sourceHeight: rows.count, targetWidth: storedWidth,
+                                     targetHeight: storedHeight, pixelFormat: .rgb8, filter: .automatic)
+        try withRawBytes(bytes) { raw throws(ImageError) in
+            try LibJPEG.decodeRows(raw, source: source, scale: scale, fast: fast, maxPixelCount: options.maxPixelCount,
+                                   columns: columns, rows: rows) { row in resampler.push(row) }
+        }
+        return resampler.image().applying(orientation)
+    }
+
     private static func decode(_ bytes: [UInt8], source: String, options: DecodingOptions, jpegScale: JPEGScale, fast: Bool) throws(ImageError) -> Image {
         try withRawBytes(bytes) { raw throws(ImageError) in
             let format = try detectDecodable(raw, source: source)

@@ -25,6 +25,23 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable, Codable {
     public func uprightSize(width: Int, height: Int) -> (width: Int, height: Int) {
         swapsDimensions ? (height, width) : (width, height)
     }
+
+    /// The stored pixels under `rect`, a rectangle of the upright picture of a stored
+    /// `storedWidth` x `storedHeight` image: cropping there and then turning upright gives
+    /// the upright picture cropped to `rect`.
+    public func storedRect(ofUpright rect: PixelRect, storedWidth: Int, storedHeight: Int) -> PixelRect {
+        let (x, y, w, h) = (rect.x, rect.y, rect.width, rect.height)
+        switch self {
+        case .up: return rect
+        case .upMirrored: return PixelRect(x: storedWidth - x - w, y: y, width: w, height: h)
+        case .down: return PixelRect(x: storedWidth - x - w, y: storedHeight - y - h, width: w, height: h)
+        case .downMirrored: return PixelRect(x: x, y: storedHeight - y - h, width: w, height: h)
+        case .leftMirrored: return PixelRect(x: y, y: x, width: h, height: w)
+        case .right: return PixelRect(x: y, y: storedHeight - x - w, width: h, height: w)
+        case .rightMirrored: return PixelRect(x: storedWidth - y - h, y: storedHeight - x - w, width: h, height: w)
+        case .left: return PixelRect(x: storedWidth - y - h, y: x, width: h, height: w)
+        }
+    }
 }
 
 extension Image {

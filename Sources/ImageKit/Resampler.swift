@@ -78,10 +78,7 @@ extension Image {
     /// The part `region` of the image resampled to exactly `width` x `height`, without
     /// copying the region first (the same pixels as `cropped(to:)` then `resized`).
     ///
-    /// The two passes are streamed through a ring of as many rows as the vertical filter has
-    /// taps, in the order that costs less: usually vertically first (whole rows of samples
-    /// combined with vector arithmetic, the cheap pass, on the longer side), then horizontally
-    /// on the rows that are left, each pixel a `SIMD4<Float>` load whatever its channels.
+    /// The region's rows are streamed through a ``RowResampler``.
     public func resized(from region: PixelRect, width targetWidth: Int, height targetHeight: Int,
                         filter: ResamplingFilter = .automatic) throws(ImageError) -> Image {
         guard targetWidth > 0, targetHeight > 0 else {
@@ -92,60 +89,15 @@ extension Image {
             throw .invalidArgument("the region \(region.width)x\(region.height) at (\(region.x), \(region.y)) does not fit inside the \(width)x\(height) image")
         }
         if targetWidth == region.width && targetHeight == region.height { return try cropped(to: region) }
-        let horizontal = ResamplingTaps(sourceLength: region.width, targetLength: targetWidth, filter: filter)
-        let vertical = ResamplingTaps(sourceLength: region.height, targetLength: targetHeight, filter: filter)
-        let channels = pixelFormat.bytesPerPixel
-        let rows = RowKernels(channels: channels, premultiplied: pixelFormat.hasAlpha)
-        let ringWidth = ResamplingTaps.verticalFirst(horizontal: horizontal, vertical: vertical, channels: channels) ? region.width : targetWidth
-        // Rows of floats, padded by one vector: a pixel of three channels is read and written
-        // as four floats, the fourth belonging to the next pixel (or the padding).
-        let ringStride = ringWidth * channels + 4
-        let ringRows = vertical.tapsPerOutput
-        var ring = [Float](repeating: 0, count: ringRows * ringStride)
-        var scratch = [Float](repeating: 0, count: max(region.width, targetWidth) * channels + 4)
-        var combined = [Float](repeating: 0, count: max(region.width, targetWidth) * channels + 4)
-        var output = [UInt8](repeating: 0, count: targetWidth * targetHeight * channels)
-        let bytesPerRow = bytesPerRow
+        let resampler = RowResampler(sourceWidth: region.width, sourceHeight: region.height, targetWidth: targetWidth,
+                                     targetHeight: targetHeight, pixelFormat: pixelFormat, filter: filter)
+        let bytesPerRow = bytesPerRow, channels = pixelFormat.bytesPerPixel
         pixels.withUnsafeBufferPointer { source in
-            ring.withUnsafeMutableBufferPointer { ring in
-                scratch.withUnsafeMutableBufferPointer { scratch in
-                    combined.withUnsafeMutableBufferPointer { combined in
-                        output.withUnsafeMutableBufferPointer { target in
-                            let ring = ring.baseAddress!, scratch = scratch.baseAddress!, combined = combined.baseAddress!
-                            /// The bytes of region row `row`.
-                            func sourceRow(_ row: Int) -> UnsafePointer<UInt8> {
-                                source.baseAddress! + (region.y + row) * bytesPerRow + region.x * channels
-                            }
-                            var loaded = 0  // region rows in the ring so far
-                            for y in 0..<targetHeight {
-                                let start = vertical.starts[y], count = vertical.counts[y]
-                                while loaded < start + count {
-                                    let slot = ring + (loaded % ringRows) * ringStride
-                                    if ringWidth == region.width {
-                                        rows.load(sourceRow(loaded), into: slot, pixels: region.width)
-                                    } else {
-                                        rows.load(sourceRow(loaded), into: scratch, pixels: region.width)
-                                        rows.filter(scratch, into: slot, taps: horizontal)
-                                    }
-                                    loaded += 1
-                                }
-                                let out = target.baseAddress! + y * targetWidth * channels
-                                let weights = vertical.weights.withUnsafeBufferPointer { $0.baseAddress! + y * vertical.tapsPerOutput }
-                                rows.combine(ring, stride: ringStride, ringRows: ringRows, first: start, count: count,
-                                             weights: weights, samples: ringWidth * channels, into: combined)
-                                if ringWidth == region.width {
-                                    rows.filter(combined, into: scratch, taps: horizontal)
-                                    rows.store(scratch, into: out, pixels: targetWidth)
-                                } else {
-                                    rows.store(combined, into: out, pixels: targetWidth)
-                                }
-                            }
-                        }
-                    }
-                }
+            for row in 0..<region.height {
+                resampler.push(source.baseAddress! + (region.y + row) * bytesPerRow + region.x * channels)
             }
         }
-        return Image(uncheckedWidth: targetWidth, height: targetHeight, pixelFormat: pixelFormat, pixels: output)
+        return resampler.image()
     }
 
     /// The image scaled down (never up) so its long side is at most `longSide`, keeping its aspect ratio.
@@ -157,6 +109,102 @@ extension Image {
         let newWidth = max(1, Int((Double(width) * scale).rounded()))
         let newHeight = max(1, Int((Double(height) * scale).rounded()))
         return try resized(width: newWidth, height: newHeight, filter: filter)
+    }
+}
+
+/// A resampling fed one source row at a time, top to bottom, so the source never needs to
+/// be in memory whole (a JPEG decoded row by row, or a region of an image read in place).
+///
+/// The two passes are streamed through a ring of as many rows as the vertical filter has
+/// taps, in the order that costs less (``ResamplingTaps/verticalFirst(horizontal:vertical:channels:)``):
+/// usually vertically first (whole rows of samples combined with vector arithmetic, the cheap
+/// pass, on the longer side), then horizontally on the rows that are left, each pixel a
+/// `SIMD4<Float>` load whatever its channels. Each output row is made as soon as its source
+/// rows are in. RGBA is resampled with premultiplied alpha.
+final class RowResampler {
+    private let horizontal: ResamplingTaps
+    private let vertical: ResamplingTaps
+    private let kernels: RowKernels
+    private let sourceWidth: Int, targetWidth: Int, targetHeight: Int
+    private let pixelFormat: PixelFormat
+    private let verticalFirst: Bool
+    private let ringStride: Int, ringRows: Int
+    /// The ring of rows, and two rows of scratch space, all padded by one vector (a pixel of
+    /// three channels is read and written as four floats, the fourth belonging to the next pixel).
+    private let ring: UnsafeMutablePointer<Float>
+    private let scratch: UnsafeMutablePointer<Float>
+    private let combined: UnsafeMutablePointer<Float>
+    private var output: [UInt8]
+    private var loaded = 0, produced = 0
+
+    /// A resampling of `sourceWidth` x `sourceHeight` pixels of `pixelFormat` to `targetWidth` x `targetHeight`.
+    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, pixelFormat: PixelFormat, filter: ResamplingFilter) {
+        horizontal = ResamplingTaps(sourceLength: sourceWidth, targetLength: targetWidth, filter: filter)
+        vertical = ResamplingTaps(sourceLength: sourceHeight, targetLength: targetHeight, filter: filter)
+        let channels = pixelFormat.bytesPerPixel
+        kernels = RowKernels(channels: channels, premultiplied: pixelFormat.hasAlpha)
+        self.sourceWidth = sourceWidth
+        self.targetWidth = targetWidth
+        self.targetHeight = targetHeight
+        self.pixelFormat = pixelFormat
+        verticalFirst = ResamplingTaps.verticalFirst(horizontal: horizontal, vertical: vertical, channels: channels)
+        ringStride = (verticalFirst ? sourceWidth : targetWidth) * channels + 4
+        ringRows = vertical.tapsPerOutput
+        let rowLength = max(sourceWidth, targetWidth) * channels + 4
+        ring = .allocate(capacity: ringRows * ringStride)
+        ring.initialize(repeating: 0, count: ringRows * ringStride)
+        scratch = .allocate(capacity: rowLength)
+        scratch.initialize(repeating: 0, count: rowLength)
+        combined = .allocate(capacity: rowLength)
+        combined.initialize(repeating: 0, count: rowLength)
+        output = [UInt8](repeating: 0, count: targetWidth * targetHeight * channels)
+    }
+
+    deinit {
+        ring.deallocate()
+        scratch.deallocate()
+        combined.deallocate()
+    }
+
+    /// Takes the next source row (`sourceWidth` pixels) and makes every output row it completes.
+    func push(_ row: UnsafePointer<UInt8>) {
+        guard loaded < vertical.sourceLength else { return }
+        let slot = ring + (loaded % ringRows) * ringStride
+        if verticalFirst {
+            kernels.load(row, into: slot, pixels: sourceWidth)
+        } else {
+            kernels.load(row, into: scratch, pixels: sourceWidth)
+            kernels.filter(scratch, into: slot, taps: horizontal)
+        }
+        loaded += 1
+        // The ring holds the last `ringRows` rows, which cover every output row still to come.
+        while produced < targetHeight && vertical.starts[produced] + vertical.counts[produced] <= loaded {
+            emit(produced)
+            produced += 1
+        }
+    }
+
+    /// The resampled image; rows never completed (fewer source rows pushed than announced) are black.
+    func image() -> Image {
+        Image(uncheckedWidth: targetWidth, height: targetHeight, pixelFormat: pixelFormat, pixels: output)
+    }
+
+    private func emit(_ y: Int) {
+        let channels = pixelFormat.bytesPerPixel
+        let samples = (verticalFirst ? sourceWidth : targetWidth) * channels
+        vertical.weights.withUnsafeBufferPointer { weights in
+            kernels.combine(ring, stride: ringStride, ringRows: ringRows, first: vertical.starts[y], count: vertical.counts[y],
+                            weights: weights.baseAddress! + y * vertical.tapsPerOutput, samples: samples, into: combined)
+        }
+        output.withUnsafeMutableBufferPointer { target in
+            let out = target.baseAddress! + y * targetWidth * channels
+            if verticalFirst {
+                kernels.filter(combined, into: scratch, taps: horizontal)
+                kernels.store(scratch, into: out, pixels: targetWidth)
+            } else {
+                kernels.store(combined, into: out, pixels: targetWidth)
+            }
+        }
     }
 }
 

@@ -13,11 +13,13 @@ public struct RenderedCollage: Sendable {
     public var failed: [RejectedPhoto]
 }
 
-/// Draws a ``CollageSelection`` into a ``CollageLayout``. Each photo is decoded only as far
-/// as its cell needs (JPEGs at 1/2, 1/4 or 1/8 DCT scale when the crop still covers the
-/// cell), upright, cropped around its faces (``FaceAwareCrop``) to the cell's aspect ratio,
-/// resized to the cell and drawn with the layout's rounded corners. Photos are decoded in
-/// parallel; one that cannot be read gives its cell to the next backup.
+/// Draws a ``CollageSelection`` into a ``CollageLayout``. Each photo is cropped around its
+/// faces (``FaceAwareCrop``) to the cell's aspect ratio and decoded only as far as its cell
+/// needs: a JPEG at the 1/2, 1/4 or 1/8 DCT scale at which the crop still covers the cell,
+/// row by row straight into the resampler, only the crop's rows and columns, then turned
+/// upright (``ImageDecoder/decode(_:source:region:width:height:options:fast:)``). Tiles are
+/// drawn with the layout's rounded corners. Photos are decoded in parallel; one that cannot
+/// be read gives its cell to the next backup.
 public enum CollageRenderer {
     /// The JPEG quality of collages (the seed's 0.9).
     public static let quality = 0.9
@@ -99,25 +101,8 @@ public enum CollageRenderer {
             let faces = photo.faces.map { FaceAwareCrop.upright($0, orientation: info.orientation.rawValue) }
             let aspect = Double(cell.width) / Double(cell.height)
             let crop = FaceAwareCrop.crop(width: info.uprightWidth, height: info.uprightHeight, uprightFaces: faces, aspectRatio: aspect)
-            // The smallest DCT scale whose crop still covers the cell.
-            var scale = JPEGScale.full
-            if info.format == .jpeg {
-                for candidate in JPEGScale.allCases.sorted(by: { $0.rawValue > $1.rawValue })
-                where crop.width / candidate.rawValue >= cell.width && crop.height / candidate.rawValue >= cell.height {
-                    scale = candidate
-                    break
-                }
-            }
-            let decoded = info.format == .jpeg
-                ? try ImageDecoder.decode(bytes, source: photo.path, scale: scale, options: DecodingOptions(applyOrientation: true), fast: true)
-                : try ImageDecoder.decode(bytes, source: photo.path, options: DecodingOptions(applyOrientation: true))
-            let ratioX = Double(decoded.width) / Double(info.uprightWidth), ratioY = Double(decoded.height) / Double(info.uprightHeight)
-            let x = min(decoded.width - 1, Int((Double(crop.x) * ratioX).rounded()))
-            let y = min(decoded.height - 1, Int((Double(crop.y) * ratioY).rounded()))
-            let scaled = PixelRect(x: x, y: y,
-                                   width: max(1, min(decoded.width - x, Int((Double(crop.width) * ratioX).rounded()))),
-                                   height: max(1, min(decoded.height - y, Int((Double(crop.height) * ratioY).rounded()))))
-            return try decoded.resized(from: scaled, width: cell.width, height: cell.height)
+            return try ImageDecoder.decode(bytes, source: photo.path, region: crop, width: cell.width, height: cell.height,
+                                           options: DecodingOptions(applyOrientation: true), fast: true)
         } catch {
             throw .unreadable(path: photo.path, reason: "\(error)")
         }
