@@ -1,5 +1,5 @@
-/// Finds the EXIF orientation tag (0x0112) in a JPEG's APP1 segment or a PNG's
-/// `eXIf` chunk, without decoding anything else.
+/// Finds the EXIF orientation tag (0x0112) in a JPEG's APP1 segment, a PNG's `eXIf`
+/// chunk or a WebP's `EXIF` chunk, without decoding anything else.
 ///
 /// ImageKit needs only this one tag to show photos upright; full metadata
 /// reading belongs to MetadataKit. Malformed EXIF yields nil, never an error.
@@ -9,6 +9,7 @@ enum EXIFOrientationReader {
         switch format {
         case .jpeg: jpegTIFFBlock(bytes).flatMap(orientation(inTIFF:))
         case .png: pngTIFFBlock(bytes).flatMap(orientation(inTIFF:))
+        case .webp: webpTIFFBlock(bytes).flatMap(orientation(inTIFF:))
         default: nil
         }
     }
@@ -45,6 +46,22 @@ enum EXIFOrientationReader {
             }
             if type == "IDAT" || type == "IEND" { return nil }
             offset += 12 + length
+        }
+        return nil
+    }
+
+    /// The TIFF structure in the `EXIF` chunk of a WebP (with or without an `Exif\0\0` prefix).
+    private static func webpTIFFBlock(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let length = Int(readUInt32(bytes, offset + 4, bigEndian: false))
+            guard offset + 8 + length <= bytes.count else { return nil }
+            if Array(bytes[offset..<(offset + 4)]) == Array("EXIF".utf8) {
+                var start = offset + 8
+                if length >= 6, Array(bytes[start..<(start + 6)]) == [0x45, 0x78, 0x69, 0x66, 0x00, 0x00] { start += 6 }
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<(offset + 8 + length)])
+            }
+            offset += 8 + length + (length & 1)
         }
         return nil
     }

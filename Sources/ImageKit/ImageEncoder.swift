@@ -6,6 +6,8 @@ public enum EncodingFormat: Sendable, Hashable {
     case png(PNGEncodingOptions = PNGEncodingOptions())
     /// HEIC or AVIF through libheif.
     case heif(HEIFEncodingOptions = HEIFEncodingOptions())
+    /// WebP (lossy or lossless, still) through libwebp.
+    case webp(WebPEncodingOptions = WebPEncodingOptions())
 }
 
 /// Encodes ``Image`` values; the output never carries metadata (no EXIF, XMP or GPS).
@@ -16,6 +18,7 @@ public enum ImageEncoder {
         case .jpeg(let options): try TurboJPEG.encode(image, options: options)
         case .png(let options): try LibPNG.encode(image, options: options)
         case .heif(let options): try LibHeif.encode(image, options: options)
+        case .webp(let options): try LibWebP.encode(image, options: options)
         }
     }
 

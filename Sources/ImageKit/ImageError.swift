@@ -11,6 +11,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     case unrecognizedFormat(source: String)
     /// The format is recognised but ImageKit cannot decode it (yet).
     case unsupportedFormat(source: String, format: ImageFormat)
+    /// The format is decodable, but this file uses a feature of it ImageKit cannot decode (an animated WebP).
+    case unsupportedFeature(source: String, detail: String)
     /// The data ends before the image does.
     case truncated(source: String, detail: String)
     /// The data is damaged or not valid for its format.
@@ -33,9 +35,11 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .empty(let source):
             "\(source): the file is empty (0 bytes)"
         case .unrecognizedFormat(let source):
-            "\(source): not an image ImageKit can read (expected JPEG, PNG, HEIC or AVIF)"
+            "\(source): not an image ImageKit can read (expected JPEG, PNG, HEIC, AVIF or WebP)"
         case .unsupportedFormat(let source, let format):
             "\(source): \(format.displayName) images cannot be decoded yet; convert it to JPEG or PNG first"
+        case .unsupportedFeature(let source, let detail):
+            "\(source): \(detail)"
         case .truncated(let source, let detail):
             "\(source): the image is truncated (\(detail)); the file was probably cut off while copying"
         case .corrupt(let source, let detail):

@@ -42,11 +42,11 @@ struct Library {
     var folder: String { root + "/library" }
 
     @discardableResult
-    func photo(_ name: String, seed: UInt64, png: Bool = false, xmp: String? = nil) throws -> String {
+    func photo(_ name: String, seed: UInt64, png: Bool = false, xmp: String? = nil, format: EncodingFormat? = nil) throws -> String {
         let path = folder + "/" + name
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let image = try SyntheticPhoto.landscape(width: 480, height: 360, seed: seed)
-        try ImageEncoder.write(image, to: path, as: png ? .png() : .jpeg())
+        try ImageEncoder.write(image, to: path, as: format ?? (png ? .png() : .jpeg()))
         if let xmp { try Data(xmp.utf8).write(to: URL(fileURLWithPath: path + ".xmp")) }
         return path
     }
@@ -69,13 +69,15 @@ struct IndexTests {
             faces: [("Ana", 0.3, 0.2, 0.25, 0.4), ("Ben", 0.6, 0.3, 0.1, 0.15)], rating: 5))
         try library.photo("2021/beach.png", seed: 2, png: true, xmp: sidecarXMP(date: "2021-08-01T10:00:00Z", city: nil, country: nil, people: [], faces: []))
         try library.photo("misnamed.png", seed: 3)  // a JPEG whatever its name says
+        let webp = try library.photo("2020/phone.webp", seed: 6, xmp: sidecarXMP(date: "2020-02-02T08:00:00Z", city: "Oslo", country: "Norway", people: [], faces: []),
+                                     format: .webp())
         try library.photo(".hidden/secret.jpg", seed: 4)
         try Data("not a photo".utf8).write(to: URL(fileURLWithPath: library.folder + "/notes.jpg"))
         let corrupt = try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 300, height: 200, seed: 5), as: .jpeg())
         try Data(corrupt.prefix(corrupt.count / 3)).write(to: URL(fileURLWithPath: library.folder + "/cut.jpg"))
 
         let summary = try await library.index()
-        #expect(summary.total == 4 && summary.indexed == 4 && summary.failed == 1)
+        #expect(summary.total == 5 && summary.indexed == 5 && summary.failed == 1)
         let photo = try #require(try library.database.photo(atPath: lyon))
         #expect(photo.dateTrusted && photo.utcOffset == 7200)
         #expect(photo.takenAt == ISO8601DateFormatter().date(from: "2019-07-14T14:05:09Z"))
@@ -88,12 +90,16 @@ struct IndexTests {
         #expect(photo.imageHash == PhotoAnalyzer.sha256([UInt8](try Data(contentsOf: URL(fileURLWithPath: lyon)))))
         #expect((0...1).contains(photo.quality ?? -1) && photo.perceptualHash != nil)
         #expect(try library.database.photo(atPath: library.folder + "/misnamed.png")?.kind == .jpeg)
+        // A WebP is a photo like the others: decoded for its quality and hash, sized, dated by its sidecar.
+        let phone = try #require(try library.database.photo(atPath: webp))
+        #expect(phone.error == nil && phone.kind == .webp && phone.width == 480 && phone.height == 360 && phone.place == "Oslo, Norway")
+        #expect((0...1).contains(phone.quality ?? -1) && phone.perceptualHash != nil)
         let cut = try #require(try library.database.photo(atPath: library.folder + "/cut.jpg"))
         #expect(cut.error != nil && !cut.dateTrusted)
 
         let cache = try PersonCache(database: library.database, minimumPhotosPerPerson: 1)
         #expect(cache.years.contains(CountedValue(value: "2019", count: 1)) && cache.years.contains(CountedValue(value: "2021", count: 1)))
-        #expect(cache.places == [CountedValue(value: "Lyon, France", count: 1)])
+        #expect(Set(cache.places) == [CountedValue(value: "Lyon, France", count: 1), CountedValue(value: "Oslo, Norway", count: 1)])
         #expect(Set(cache.people.map(\.value)) == ["Ana", "Ben"])
         #expect(try PersonCache(database: library.database).people.isEmpty, "the seed's minimum of 10 photos")
         #expect(cache.unreadable == 1 && cache.untrustedDates == 1)
