@@ -4,7 +4,7 @@
 //
 // The package is layered (see Docs/Architecture.md):
 //
-//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CHeif (+ SQLite through GRDB)
+//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif (+ SQLite through GRDB)
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours)
 //   composition     PhotoIndex (MetadataKit, ImageKit)
 //                   MemoraCore (everything above)
@@ -66,6 +66,9 @@ let package = Package(
             name: "CWebP", pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         .systemLibrary(
+            name: "CTIFF", pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
+        .systemLibrary(
             name: "CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(
@@ -86,7 +89,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("sodium")]),
 
         // MARK: Leaf modules (they import none of our other modules).
-        .target(name: "ImageKit", dependencies: ["CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CHeif"], swiftSettings: strictSwift),
+        .target(name: "ImageKit", dependencies: ["CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CTIFF", "CHeif"], swiftSettings: strictSwift),
         .target(name: "MetadataKit", dependencies: ["CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",

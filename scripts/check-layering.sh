@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ours=(ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore MemoraTesting)
-c_modules=(CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CTurboJPEG CJPEG CPNG CWebP CHeif CBenchPeers)
+c_modules=(CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CBenchPeers)
 
 allowed_for() {
   case "$1" in

@@ -18,6 +18,7 @@ packages=(
   libjpeg62-turbo-dev # ImageKit JPEG, decoded row by row (libjpeg API)
   libpng-dev          # ImageKit PNG
   libwebp-dev         # ImageKit WebP
+  libtiff-dev         # ImageKit TIFF
   libheif-dev         # ImageKit HEIC/AVIF (pulls in the x265 and aom encoders the tests use)
   libimage-exiftool-perl  # the MetadataKit tests check what we write with exiftool
   webp                # cwebp makes the WebP fixtures of the MetadataKit tests

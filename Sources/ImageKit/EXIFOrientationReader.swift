@@ -1,5 +1,5 @@
 /// Finds the EXIF orientation tag (0x0112) in a JPEG's APP1 segment, a PNG's `eXIf`
-/// chunk or a WebP's `EXIF` chunk, without decoding anything else.
+/// chunk, a WebP's `EXIF` chunk or a TIFF's first directory, without decoding anything else.
 ///
 /// ImageKit needs only this one tag to show photos upright; full metadata
 /// reading belongs to MetadataKit. Malformed EXIF yields nil, never an error.
@@ -10,6 +10,7 @@ enum EXIFOrientationReader {
         case .jpeg: jpegTIFFBlock(bytes).flatMap(orientation(inTIFF:))
         case .png: pngTIFFBlock(bytes).flatMap(orientation(inTIFF:))
         case .webp: webpTIFFBlock(bytes).flatMap(orientation(inTIFF:))
+        case .tiff: orientation(inTIFF: bytes)  // the file is the TIFF structure
         default: nil
         }
     }
@@ -75,6 +76,7 @@ enum EXIFOrientationReader {
         case (0x49, 0x49): bigEndian = false
         default: return nil
         }
+        guard readUInt16(tiff, 2, bigEndian: bigEndian) == 42 else { return nil }  // not BigTIFF
         let ifd = Int(readUInt32(tiff, 4, bigEndian: bigEndian))
         guard ifd >= 8, ifd + 2 <= tiff.count else { return nil }
         let count = Int(readUInt16(tiff, ifd, bigEndian: bigEndian))

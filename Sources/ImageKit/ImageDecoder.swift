@@ -1,6 +1,6 @@
 import Foundation
 
-/// Decodes JPEG, PNG, WebP, HEIC and AVIF files into ``Image`` values.
+/// Decodes JPEG, PNG, WebP, TIFF, HEIC and AVIF files into ``Image`` values.
 ///
 /// Every failure is an ``ImageError`` naming the file; no input crashes the decoder.
 /// All functions are thread-safe: each call uses its own codec state.
@@ -32,6 +32,11 @@ public enum ImageDecoder {
                 let header = try LibPNG.readHeader(raw, source: source)
                 return ImageInfo(
                     format: format, width: header.width, height: header.height, orientation: orientation,
+                    hasAlpha: header.hasAlpha, isProgressive: false, isCMYK: false, isGrayscale: false, byteCount: raw.count)
+            case .tiff:
+                let header = try LibTIFF.readHeader(raw, source: source)
+                return ImageInfo(
+                    format: format, width: header.width, height: header.height, orientation: header.orientation,
                     hasAlpha: header.hasAlpha, isProgressive: false, isCMYK: false, isGrayscale: false, byteCount: raw.count)
             case .webp:
                 let header = try LibWebP.readHeader(raw, source: source)
@@ -142,6 +147,8 @@ public enum ImageDecoder {
                 image = try LibPNG.decode(raw, source: source, maxPixelCount: options.maxPixelCount)
             case .webp:
                 image = try LibWebP.decode(raw, source: source, maxPixelCount: options.maxPixelCount)
+            case .tiff:
+                image = try LibTIFF.decode(raw, source: source, maxPixelCount: options.maxPixelCount)
             default:
                 return try LibHeif.decode(raw, source: source, maxPixelCount: options.maxPixelCount)
             }

@@ -11,7 +11,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     case unrecognizedFormat(source: String)
     /// The format is recognised but ImageKit cannot decode it (yet).
     case unsupportedFormat(source: String, format: ImageFormat)
-    /// The format is decodable, but this file uses a feature of it ImageKit cannot decode (an animated WebP).
+    /// The format is decodable, but this file uses a feature of it ImageKit cannot decode (an animated WebP, a raw DNG).
     case unsupportedFeature(source: String, detail: String)
     /// The data ends before the image does.
     case truncated(source: String, detail: String)
@@ -35,7 +35,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .empty(let source):
             "\(source): the file is empty (0 bytes)"
         case .unrecognizedFormat(let source):
-            "\(source): not an image ImageKit can read (expected JPEG, PNG, HEIC, AVIF or WebP)"
+            "\(source): not an image ImageKit can read (expected JPEG, PNG, WebP, TIFF, HEIC or AVIF)"
         case .unsupportedFormat(let source, let format):
             "\(source): \(format.displayName) images cannot be decoded yet; convert it to JPEG or PNG first"
         case .unsupportedFeature(let source, let detail):

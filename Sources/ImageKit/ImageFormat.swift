@@ -39,8 +39,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// Whether ImageKit can decode this format to pixels.
     public var isDecodable: Bool {
         switch self {
-        case .jpeg, .png, .heic, .avif, .webp: true
-        case .tiff, .gif: false
+        case .jpeg, .png, .heic, .avif, .webp, .tiff: true
+        case .gif: false
         }
     }
 

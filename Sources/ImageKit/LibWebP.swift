@@ -77,7 +77,8 @@ enum LibWebP {
         switch status {
         case VP8_STATUS_NOT_ENOUGH_DATA: .truncated(source: source, detail: "the WebP headers end early")
         case VP8_STATUS_UNSUPPORTED_FEATURE: .unsupportedFeature(source: source, detail: "it uses a WebP feature libwebp does not support; convert it to JPEG or PNG first")
-        default: .corrupt(source: source, detail: "libwebp could not read its headers (status \(status.rawValue))")
+        case VP8_STATUS_BITSTREAM_ERROR: .corrupt(source: source, detail: "its WebP headers are invalid")
+        default: .corrupt(source: source, detail: "libwebp could not read its headers (VP8StatusCode \(status.rawValue))")
         }
     }
 }
