@@ -18,8 +18,10 @@ public struct Image: Sendable, Hashable {
         guard width > 0, height > 0 else {
             throw .invalidArgument("an image needs a positive size, got \(width)x\(height)")
         }
-        let (count, overflow) = width.multipliedReportingOverflow(by: height * pixelFormat.bytesPerPixel)
-        guard !overflow, pixels.count == count else {
+        guard let count = Self.byteCount(width: width, height: height, pixelFormat: pixelFormat) else {
+            throw .invalidArgument("\(width)x\(height) \(pixelFormat.rawValue) pixels do not fit in memory")
+        }
+        guard pixels.count == count else {
             throw .invalidArgument("\(width)x\(height) \(pixelFormat.rawValue) needs \(count) bytes, got \(pixels.count)")
         }
         self.init(uncheckedWidth: width, height: height, pixelFormat: pixelFormat, pixels: pixels)
@@ -32,7 +34,9 @@ public struct Image: Sendable, Hashable {
             throw .invalidArgument("an image needs a positive size, got \(width)x\(height)")
         }
         let pixel = pixelFormat == .rgba8 ? [color.red, color.green, color.blue, color.alpha] : [color.red, color.green, color.blue]
-        let count = width * height * pixel.count
+        guard let count = Self.byteCount(width: width, height: height, pixelFormat: pixelFormat) else {
+            throw .invalidArgument("\(width)x\(height) \(pixelFormat.rawValue) pixels do not fit in memory")
+        }
         let pixels: [UInt8]
         if pixel.allSatisfy({ $0 == pixel[0] }) {
             pixels = [UInt8](repeating: pixel[0], count: count)  // one memset: white, black, grey
@@ -51,6 +55,13 @@ public struct Image: Sendable, Hashable {
             }
         }
         self.init(uncheckedWidth: width, height: height, pixelFormat: pixelFormat, pixels: pixels)
+    }
+
+    /// The bytes a `width` x `height` image of `pixelFormat` takes, or nil when that overflows.
+    static func byteCount(width: Int, height: Int, pixelFormat: PixelFormat) -> Int? {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        let (bytes, tooMany) = pixels.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
+        return overflow || tooMany ? nil : bytes
     }
 
     /// The initialiser used inside ImageKit once sizes are known to be right.

@@ -45,7 +45,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .corrupt(let source, let detail):
             "\(source): the image is damaged (\(detail))"
         case .tooLarge(let source, let width, let height, let limit):
-            "\(source): \(width)x\(height) is \(width * height) pixels, over the limit of \(limit); raise DecodingOptions.maxPixelCount if you trust this file"
+            // A damaged header can claim sides whose product does not fit in an Int.
+            "\(source): \(width)x\(height) is \(width.multipliedReportingOverflow(by: height).overflow ? "more than \(Int.max)" : "\(width * height)") pixels, over the limit of \(limit); raise DecodingOptions.maxPixelCount if you trust this file"
         case .encodingFailed(let format, let detail):
             "encoding \(format.displayName) failed: \(detail)"
         case .writeFailed(let path, let reason):

@@ -33,10 +33,11 @@ enum LibTIFF {
             guard !header.isRawDNG else {
                 throw .unsupportedFeature(source: source, detail: "raw DNG images cannot be decoded yet; export the photo as JPEG first")
             }
-            guard header.width * header.height <= maxPixelCount else {
+            // Both sides may be up to 2^32 - 1: the product is checked, not trusted.
+            let (count, overflow) = header.width.multipliedReportingOverflow(by: header.height)
+            guard !overflow, count <= maxPixelCount else {
                 throw .tooLarge(source: source, width: header.width, height: header.height, limit: maxPixelCount)
             }
-            let count = header.width * header.height
             var raster = [UInt32](repeating: 0, count: count)
             let decoded = raster.withUnsafeMutableBufferPointer { raster in
                 memora_tiff_decode(tiff, state, raster.baseAddress, UInt32(header.width), UInt32(header.height))

@@ -15,6 +15,8 @@ struct ResamplingTests {
             #expect(image.pixels.indices.allSatisfy { image.pixels[$0] == expected[$0 % expected.count] }, "\(width)x\(height)")
         }
         #expect(throws: ImageError.self) { try Image(width: 0, height: 5, pixelFormat: format, fill: color) }
+        #expect(throws: ImageError.self) { try Image(width: Int.max / 2, height: 3, pixelFormat: format, fill: color) }
+        #expect(throws: ImageError.self) { try Image(width: Int.max / 2, height: 3, pixelFormat: format, pixels: []) }
     }
 
     @Test("a flat colour stays exactly that colour with every filter, shrinking or growing", arguments: ResamplingFilter.allCases)

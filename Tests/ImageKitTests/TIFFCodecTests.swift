@@ -89,6 +89,14 @@ struct TIFFCodecTests {
         #expect(throws: ImageError.tooLarge(source: "big.tif", width: 40, height: 30, limit: 100)) {
             try ImageDecoder.decode(file, source: "big.tif", options: DecodingOptions(maxPixelCount: 100))
         }
+        // Sides of 4,000,000,000 pixels each: refused (libtiff finds the strips do not match), no overflow.
+        var huge = file
+        for tag in [256, 257] {
+            let entry = stride(from: 10, to: 10 + 12 * 11, by: 12).first { Int(huge[$0]) | Int(huge[$0 + 1]) << 8 == tag }!
+            huge.replaceSubrange((entry + 8)..<(entry + 12), with: [0x00, 0x28, 0x6B, 0xEE])
+        }
+        #expect(throws: ImageError.self) { try ImageDecoder.decode(huge, source: "huge.tif") }
+        #expect(ImageError.tooLarge(source: "huge.tif", width: 4_000_000_000, height: 4_000_000_000, limit: 100).description.contains("more than"))
         for cut in [12, 60, file.count - 500] {
             #expect(throws: ImageError.self) { try ImageDecoder.decode(Array(file.prefix(cut)), source: "cut.tif") }
         }
