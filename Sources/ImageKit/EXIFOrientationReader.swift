@@ -76,7 +76,11 @@ enum EXIFOrientationReader {
         case (0x49, 0x49): bigEndian = false
         default: return nil
         }
-        guard readUInt16(tiff, 2, bigEndian: bigEndian) == 42 else { return nil }  // not BigTIFF
+        switch readUInt16(tiff, 2, bigEndian: bigEndian) {
+        case 42: break
+        case 43: return orientation(inBigTIFF: tiff, bigEndian: bigEndian)
+        default: return nil
+        }
         let ifd = Int(readUInt32(tiff, 4, bigEndian: bigEndian))
         guard ifd >= 8, ifd + 2 <= tiff.count else { return nil }
         let count = Int(readUInt16(tiff, ifd, bigEndian: bigEndian))
@@ -90,6 +94,30 @@ enum EXIFOrientationReader {
             return ImageOrientation(rawValue: value)
         }
         return nil
+    }
+
+    /// Reads tag 0x0112 from the first directory of a BigTIFF file (64-bit offsets and counts,
+    /// 20-byte entries).
+    private static func orientation(inBigTIFF tiff: UnsafeRawBufferPointer, bigEndian: Bool) -> ImageOrientation? {
+        guard tiff.count >= 16, readUInt16(tiff, 4, bigEndian: bigEndian) == 8 else { return nil }
+        let ifd = readUInt64(tiff, 8, bigEndian: bigEndian)
+        guard ifd >= 16, ifd <= UInt64(tiff.count - 8) else { return nil }
+        let start = Int(ifd)
+        let count = readUInt64(tiff, start, bigEndian: bigEndian)
+        for index in 0..<min(count, UInt64(tiff.count / 20)) {
+            let entry = start + 8 + Int(index) * 20
+            guard entry + 20 <= tiff.count else { return nil }
+            guard readUInt16(tiff, entry, bigEndian: bigEndian) == 0x0112 else { continue }
+            guard readUInt16(tiff, entry + 2, bigEndian: bigEndian) == 3 else { return nil }  // SHORT
+            return ImageOrientation(rawValue: Int(readUInt16(tiff, entry + 12, bigEndian: bigEndian)))
+        }
+        return nil
+    }
+
+    private static func readUInt64(_ bytes: UnsafeRawBufferPointer, _ offset: Int, bigEndian: Bool) -> UInt64 {
+        let a = UInt64(readUInt32(bytes, offset, bigEndian: bigEndian))
+        let b = UInt64(readUInt32(bytes, offset + 4, bigEndian: bigEndian))
+        return bigEndian ? a << 32 | b : b << 32 | a
     }
 
     private static func readUInt16(_ bytes: UnsafeRawBufferPointer, _ offset: Int, bigEndian: Bool) -> UInt16 {

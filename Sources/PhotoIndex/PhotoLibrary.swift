@@ -35,7 +35,7 @@ public enum PhotoFileKind: String, Sendable, Hashable, Codable, CaseIterable {
     case png
     /// HEIC, HEIF or AVIF (an ISO-BMFF `ftyp` box with an image brand).
     case heif
-    /// TIFF, and DNG which is TIFF.
+    /// TIFF and BigTIFF, and DNG which is TIFF.
     case tiff
     /// WebP (`RIFF....WEBP`).
     case webp
@@ -45,6 +45,7 @@ public enum PhotoFileKind: String, Sendable, Hashable, Codable, CaseIterable {
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if head.starts(with: [0x49, 0x49, 0x2B, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }  // BigTIFF
         if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return .webp }
         if head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) {
             let brand = String(decoding: head[8..<12], as: UTF8.self)

@@ -3,48 +3,48 @@ import Testing
 
 @Suite("TIFF decoding")
 struct TIFFCodecTests {
-    /// A baseline TIFF written by hand (little-endian, one strip, uncompressed): `image`'s
-    /// pixels at 8 or 16 bits per sample (16-bit samples are the byte repeated), with
-    /// unassociated alpha for RGBA, an orientation tag, and a DNGVersion tag when `dng`.
-    static func tiff(_ image: Image, bits: Int = 8, orientation: Int = 1, dng: Bool = false) -> [UInt8] {
+    /// A baseline TIFF (or BigTIFF) written by hand (little-endian, one strip, uncompressed):
+    /// `image`'s pixels at 8 or 16 bits per sample (16-bit samples are the byte repeated),
+    /// with unassociated alpha for RGBA, an orientation tag, and a DNGVersion tag when `dng`.
+    static func tiff(_ image: Image, bits: Int = 8, orientation: Int = 1, dng: Bool = false, big: Bool = false) -> [UInt8] {
         let channels = image.pixelFormat.bytesPerPixel
         let samples: [UInt8] = bits == 8 ? image.pixels : image.pixels.flatMap { [$0, $0] }
         func short(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
         func long(_ value: Int) -> [UInt8] { short(value & 0xFFFF) + short(value >> 16) }
-        var entries: [(tag: Int, type: Int, count: Int, value: [UInt8])] = []  // value: inline (≤ 4 bytes) or data
-        let bitsData = (0..<channels).flatMap { _ in short(bits) }
+        func offset(_ value: Int) -> [UInt8] { big ? long(value) + long(0) : long(value) }  // 8 bytes in a BigTIFF
+        let inline = big ? 8 : 4, entrySize = big ? 20 : 12, headerSize = big ? 16 : 8
+        var entries: [(tag: Int, type: Int, count: Int, value: [UInt8])] = []  // value: inline or out of line
         entries.append((256, 4, 1, long(image.width)))
         entries.append((257, 4, 1, long(image.height)))
-        entries.append((258, 3, channels, bitsData))
-        entries.append((259, 3, 1, short(1) + [0, 0]))  // no compression
-        entries.append((262, 3, 1, short(2) + [0, 0]))  // RGB
+        entries.append((258, 3, channels, (0..<channels).flatMap { _ in short(bits) }))
+        entries.append((259, 3, 1, short(1)))  // no compression
+        entries.append((262, 3, 1, short(2)))  // RGB
         entries.append((273, 4, 1, long(0)))  // strip offset, patched below
-        entries.append((274, 3, 1, short(orientation) + [0, 0]))
-        entries.append((277, 3, 1, short(channels) + [0, 0]))
+        entries.append((274, 3, 1, short(orientation)))
+        entries.append((277, 3, 1, short(channels)))
         entries.append((278, 4, 1, long(image.height)))
         entries.append((279, 4, 1, long(samples.count)))
-        entries.append((284, 3, 1, short(1) + [0, 0]))  // chunky
-        if channels == 4 { entries.append((338, 3, 1, short(2) + [0, 0])) }  // unassociated alpha
+        entries.append((284, 3, 1, short(1)))  // chunky
+        if channels == 4 { entries.append((338, 3, 1, short(2))) }  // unassociated alpha
         if dng { entries.append((50706, 1, 4, [1, 4, 0, 0])) }
-        let ifdSize = 2 + entries.count * 12 + 4
-        var extra: [UInt8] = []  // out-of-line values after the IFD
-        var directory = short(entries.count)
-        let extraStart = 8 + ifdSize
+        let directorySize = (big ? 8 : 2) + entries.count * entrySize + inline
+        var extra: [UInt8] = []  // out-of-line values after the directory
+        var directory = big ? offset(entries.count) : short(entries.count)
         var stripOffsetPosition = 0
         for entry in entries {
-            directory += short(entry.tag) + short(entry.type) + long(entry.count)
-            if entry.tag == 273 { stripOffsetPosition = 8 + directory.count }
-            if entry.value.count <= 4 {
-                directory += entry.value + [UInt8](repeating: 0, count: 4 - entry.value.count)
+            directory += short(entry.tag) + short(entry.type) + (big ? offset(entry.count) : long(entry.count))
+            if entry.tag == 273 { stripOffsetPosition = headerSize + directory.count }
+            if entry.value.count <= inline {
+                directory += entry.value + [UInt8](repeating: 0, count: inline - entry.value.count)
             } else {
-                directory += long(extraStart + extra.count)
+                directory += offset(headerSize + directorySize + extra.count)
                 extra += entry.value
             }
         }
-        directory += long(0)
-        var bytes: [UInt8] = [0x49, 0x49, 42, 0] + long(8) + directory + extra
-        let stripOffset = bytes.count
-        bytes.replaceSubrange(stripOffsetPosition..<(stripOffsetPosition + 4), with: long(stripOffset))
+        directory += offset(0)
+        let header: [UInt8] = big ? [0x49, 0x49, 43, 0, 8, 0, 0, 0] + offset(16) : [0x49, 0x49, 42, 0] + long(8)
+        var bytes = header + directory + extra
+        bytes.replaceSubrange(stripOffsetPosition..<(stripOffsetPosition + 4), with: long(bytes.count))
         return bytes + samples
     }
 
@@ -67,10 +67,10 @@ struct TIFFCodecTests {
         }
     }
 
-    @Test("the orientation tag is read and applied only when asked", arguments: [3, 6, 8])
-    func orientation(value: Int) throws {
+    @Test("the orientation tag is read and applied only when asked, in a TIFF and a BigTIFF", arguments: [3, 6, 8], [false, true])
+    func orientation(value: Int, big: Bool) throws {
         let stored = try Fixtures.quadrants(width: 40, height: 30)
-        let file = Self.tiff(stored, orientation: value)
+        let file = Self.tiff(stored, orientation: value, big: big)
         let orientation = try #require(ImageOrientation(rawValue: value))
         #expect(try ImageDecoder.info(of: file).orientation == orientation)
         #expect(try ImageDecoder.decode(file) == stored)
@@ -92,7 +92,7 @@ struct TIFFCodecTests {
         // Sides of 4,000,000,000 pixels each: refused (libtiff finds the strips do not match), no overflow.
         var huge = file
         for tag in [256, 257] {
-            let entry = stride(from: 10, to: 10 + 12 * 11, by: 12).first { Int(huge[$0]) | Int(huge[$0 + 1]) << 8 == tag }!
+            let entry = stride(from: 10, to: 10 + 12 * 12, by: 12).first { Int(huge[$0]) | Int(huge[$0 + 1]) << 8 == tag }!
             huge.replaceSubrange((entry + 8)..<(entry + 12), with: [0x00, 0x28, 0x6B, 0xEE])
         }
         #expect(throws: ImageError.self) { try ImageDecoder.decode(huge, source: "huge.tif") }

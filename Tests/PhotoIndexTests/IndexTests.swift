@@ -90,6 +90,9 @@ struct IndexTests {
         #expect(photo.imageHash == PhotoAnalyzer.sha256([UInt8](try Data(contentsOf: URL(fileURLWithPath: lyon)))))
         #expect((0...1).contains(photo.quality ?? -1) && photo.perceptualHash != nil)
         #expect(try library.database.photo(atPath: library.folder + "/misnamed.png")?.kind == .jpeg)
+        for head: [UInt8] in [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00], [0x4D, 0x4D, 0x00, 0x2B]] {
+            #expect(PhotoFileKind.detect(head + [UInt8](repeating: 0, count: 28)) == .tiff)  // TIFF and BigTIFF, both byte orders
+        }
         // A WebP is a photo like the others: decoded for its quality and hash, sized, dated by its sidecar.
         let phone = try #require(try library.database.photo(atPath: webp))
         #expect(phone.error == nil && phone.kind == .webp && phone.width == 480 && phone.height == 360 && phone.place == "Oslo, Norway")
