@@ -81,12 +81,11 @@ static inline TIFF *memora_tiff_open(memora_tiff_source *source, tmsize_t max_al
     return tiff;
 }
 
-/// Size, orientation (1...8), whether it carries alpha and whether it is a raw DNG.
-static inline void memora_tiff_info(TIFF *tiff, uint32_t *width, uint32_t *height, uint16_t *orientation, int *alpha, int *dng) {
-    *width = 0; *height = 0; *orientation = ORIENTATION_TOPLEFT;
+/// Size, whether it carries alpha and whether it is a raw DNG.
+static inline void memora_tiff_info(TIFF *tiff, uint32_t *width, uint32_t *height, int *alpha, int *dng) {
+    *width = 0; *height = 0;
     TIFFGetField(tiff, TIFFTAG_IMAGEWIDTH, width);
     TIFFGetField(tiff, TIFFTAG_IMAGELENGTH, height);
-    TIFFGetFieldDefaulted(tiff, TIFFTAG_ORIENTATION, orientation);
     uint16_t extra = 0;
     uint16_t *kinds = NULL;
     *alpha = TIFFGetField(tiff, TIFFTAG_EXTRASAMPLES, &extra, &kinds) && extra > 0 && kinds != NULL

@@ -36,7 +36,7 @@ public enum ImageDecoder {
             case .tiff:
                 let header = try LibTIFF.readHeader(raw, source: source)
                 return ImageInfo(
-                    format: format, width: header.width, height: header.height, orientation: header.orientation,
+                    format: format, width: header.width, height: header.height, orientation: orientation,
                     hasAlpha: header.hasAlpha, isProgressive: false, isCMYK: false, isGrayscale: false, byteCount: raw.count)
             case .webp:
                 let header = try LibWebP.readHeader(raw, source: source)

@@ -6,7 +6,6 @@ internal import CTIFF
 struct TIFFHeader: Sendable, Hashable {
     var width: Int
     var height: Int
-    var orientation: ImageOrientation
     var hasAlpha: Bool
     var isRawDNG: Bool
 }
@@ -25,7 +24,7 @@ enum LibTIFF {
 
     /// Decodes the first image to `.rgb8`, or `.rgba8` when it has an alpha channel (libtiff
     /// premultiplies it; the colour is divided back, so faint pixels lose some precision), as
-    /// stored (its orientation tag is reported by ``readHeader(_:source:)``, not applied).
+    /// stored (its orientation tag is read like EXIF's, by `EXIFOrientationReader`, and applied by the caller).
     /// A raw DNG is refused: its first image is only a preview.
     static func decode(_ raw: UnsafeRawBufferPointer, source: String, maxPixelCount: Int) throws(ImageError) -> Image {
         try withTIFF(raw, source: source) { tiff, state throws(ImageError) in
@@ -80,11 +79,11 @@ enum LibTIFF {
     }
 
     private static func header(_ tiff: OpaquePointer, source: String) throws(ImageError) -> TIFFHeader {
-        var width: UInt32 = 0, height: UInt32 = 0, orientation: UInt16 = 1
+        var width: UInt32 = 0, height: UInt32 = 0
         var alpha: Int32 = 0, dng: Int32 = 0
-        memora_tiff_info(tiff, &width, &height, &orientation, &alpha, &dng)
+        memora_tiff_info(tiff, &width, &height, &alpha, &dng)
         guard width > 0, height > 0 else { throw .corrupt(source: source, detail: "the TIFF image has a zero size") }
-        return TIFFHeader(width: Int(width), height: Int(height), orientation: ImageOrientation(rawValue: Int(orientation)) ?? .up,
+        return TIFFHeader(width: Int(width), height: Int(height),
                           hasAlpha: alpha != 0, isRawDNG: dng != 0)
     }
 
