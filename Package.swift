@@ -5,7 +5,8 @@
 // The package is layered (see Docs/Architecture.md):
 //
 //   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif (+ SQLite through GRDB)
-//   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours)
+//   system layer    MemoraSystem (over CMemoraSystem): the only importer of a platform module
+//   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem)
 //   composition     PhotoIndex (MetadataKit, ImageKit)
 //                   MemoraCore (everything above)
 //   test support    MemoraTesting (MemoraCore, FlyingFox)
@@ -40,7 +41,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
-        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"4.0.0"),
     ],
     targets: [
         // MARK: C bridges: each library is wrapped once, thinly.
@@ -88,27 +88,34 @@ let package = Package(
             path: "Benchmarks/CBenchPeers",
             linkerSettings: [.linkedLibrary("turbojpeg"), .linkedLibrary("sodium")]),
 
-        // MARK: Leaf modules (they import none of our other modules).
-        .target(name: "ImageKit", dependencies: ["CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CTIFF", "CHeif"], swiftSettings: strictSwift),
-        .target(name: "MetadataKit", dependencies: ["CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
+        // MARK: The system layer: file descriptors, paths, atomic writes, locks, application
+        // folders, format sniffing, hashes; the only place a platform module is imported.
+        .target(
+            name: "CMemoraSystem",
+            linkerSettings: [.linkedLibrary("sodium", .when(platforms: [.linux]))]),
+        .target(name: "MemoraSystem", dependencies: ["CMemoraSystem"], swiftSettings: strictSwift),
+
+        // MARK: Leaf modules (they import none of our other modules but the system layer).
+        .target(
+            name: "ImageKit", dependencies: ["MemoraSystem", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CTIFF", "CHeif"],
+            swiftSettings: strictSwift),
+        .target(name: "MetadataKit", dependencies: ["MemoraSystem", "CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
-            dependencies: ["CSodium", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MemoraSystem", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
 
         // MARK: Composition.
         .target(
             name: "PhotoIndex",
             dependencies: [
-                "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift"),
-                // SHA-256 of photo contents (the seed's image_hash); CryptoKit's API on Apple platforms.
-                .product(name: "Crypto", package: "swift-crypto"),
+                "MemoraSystem", "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MetadataKit", "VaultCrypto", "PhotoIndex", "ImageKit",
+                "MemoraSystem", "MetadataKit", "VaultCrypto", "PhotoIndex", "ImageKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -128,22 +135,25 @@ let package = Package(
         .executableTarget(
             name: "memora",
             dependencies: [
-                "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore",
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora-bench",
-            dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraTesting", "CBenchPeers"],
+            dependencies: [
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraTesting", "CBenchPeers",
+            ],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),
         // memora-bench's streaming-memory probe: a process that links VaultCrypto alone.
         .executableTarget(
-            name: "loca-memory-probe", dependencies: ["VaultCrypto"],
+            name: "loca-memory-probe", dependencies: ["MemoraSystem", "VaultCrypto"],
             path: "Benchmarks/loca-memory-probe",
             swiftSettings: strictSwift),
 
         // MARK: Tests (Swift Testing), one target per module.
+        .testTarget(name: "MemoraSystemTests", dependencies: ["MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "ImageKitTests", dependencies: ["ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MetadataKitTests", dependencies: ["MetadataKit", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], swiftSettings: strictSwift),

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Enforces Memora's module layering (Docs/Architecture.md) by reading every
 # `import` line under Sources/ and Benchmarks/:
-#   - ImageKit, MetadataKit and VaultCrypto import none of our other modules;
+#   - MemoraSystem (the system layer) imports none of our modules, and no other file
+#     imports a platform module (Glibc, Darwin, Musl, WinSDK, ...) or calls libc's file
+#     and process calls directly: they live in the system layer;
+#   - ImageKit, MetadataKit and VaultCrypto import none of our other modules but MemoraSystem;
 #   - PhotoIndex may import MetadataKit and ImageKit;
 #   - MemoraCore may import MetadataKit, VaultCrypto, PhotoIndex and ImageKit;
 #   - exactly one Swift file in the package imports each C module.
@@ -9,15 +12,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ours=(ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore MemoraTesting)
-c_modules=(CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CBenchPeers)
+ours=(MemoraSystem ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore MemoraTesting)
+c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CBenchPeers)
+platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
 allowed_for() {
   case "$1" in
-    ImageKit|MetadataKit|VaultCrypto) echo "" ;;
-    PhotoIndex) echo "MetadataKit ImageKit" ;;
-    MemoraCore) echo "MetadataKit VaultCrypto PhotoIndex ImageKit" ;;
-    MemoraTesting) echo "MemoraCore" ;;
+    MemoraSystem) echo "" ;;
+    ImageKit|MetadataKit|VaultCrypto) echo "MemoraSystem" ;;
+    PhotoIndex) echo "MemoraSystem MetadataKit ImageKit" ;;
+    MemoraCore) echo "MemoraSystem MetadataKit VaultCrypto PhotoIndex ImageKit" ;;
+    MemoraTesting) echo "MemoraSystem MemoraCore" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac
 }
@@ -52,6 +57,28 @@ for c in "${c_modules[@]}"; do
     failures=$((failures + 1))
   fi
 done
+
+# Platform modules: only the system layer imports them (any `#if canImport(...)` form included).
+for p in "${platform_modules[@]}"; do
+  while IFS=: read -r file module; do
+    [ -n "$file" ] || continue
+    case "$file" in Sources/MemoraSystem/*) continue ;; esac
+    if [ "$module" = "$p" ]; then
+      echo "layering: $file imports the platform module $p; only Sources/MemoraSystem may (Docs/Architecture.md)" >&2
+      failures=$((failures + 1))
+    fi
+  done <<< "$imports"
+done
+# Platform conditionals and raw file/process system calls (Foundation re-exports libc, so an
+# import check alone would not see them) live in the system layer too.
+raw=$(grep -rnE --include='*.swift' \
+  '#if[^\n]*(canImport\((Glibc|Darwin|Musl)\)|os\(Linux\))|(^|[^.A-Za-z_])(errno|strerror|fstat|lstat|flock|mkstemp|fsync|fcntl|pread|pwrite|realpath|opendir|readdir|isatty|ftruncate|fchmod|futimens|posix_fadvise)[[:space:]]*\(|[^.A-Za-z_]errno[^A-Za-z_(]' \
+  Sources | grep -v '^Sources/MemoraSystem/' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)
+if [ -n "$raw" ]; then
+  echo "layering: platform calls or conditionals outside Sources/MemoraSystem:" >&2
+  echo "$raw" | sed 's/^/  /' >&2
+  failures=$((failures + 1))
+fi
 
 if [ "$failures" -gt 0 ]; then
   echo "layering: $failures violation(s); see Docs/Architecture.md" >&2

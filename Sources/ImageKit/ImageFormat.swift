@@ -1,3 +1,5 @@
+internal import MemoraSystem
+
 /// An image container format, recognised by content (magic bytes), never by file extension.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case jpeg
@@ -47,40 +49,16 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// Recognises the format from the first bytes of a file (the `ftyp` box of a
     /// HEIF file may list brands up to 256 bytes in); nil when unknown.
     public static func detect<Bytes: Collection>(_ bytes: Bytes) -> ImageFormat? where Bytes.Element == UInt8 {
-        let head = Array(bytes.prefix(256))
-        func starts(with prefix: [UInt8], at offset: Int = 0) -> Bool {
-            head.count >= offset + prefix.count && Array(head[offset..<offset + prefix.count]) == prefix
+        switch FileFormat.detect(bytes) {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .webp: .webp
+        case .tiff, .bigTIFF: .tiff
+        case .gif: .gif
+        case .avif: .avif
+        // A HEIF file without a codec brand is decoded by libheif like a HEIC one.
+        case .heic, .heif: .heic
+        case nil: nil
         }
-        if starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) { return .webp }
-        if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
-        if starts(with: [0x49, 0x49, 0x2B, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }  // BigTIFF
-        if starts(with: Array("GIF87a".utf8)) || starts(with: Array("GIF89a".utf8)) { return .gif }
-        if starts(with: Array("ftyp".utf8), at: 4) { return isoBrandFormat(head) }
-        return nil
-    }
-
-    /// Reads the ISO-BMFF `ftyp` box's major and compatible brands.
-    private static func isoBrandFormat(_ head: [UInt8]) -> ImageFormat? {
-        let boxSize = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
-        let end = min(head.count, max(boxSize, 16))
-        var brands: [String] = []
-        var offset = 8
-        while offset + 4 <= end {
-            if offset != 12 {  // bytes 12..<16 are the minor version, not a brand
-                brands.append(String(decoding: head[offset..<offset + 4], as: UTF8.self))
-            }
-            offset += 4
-        }
-        let heicBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
-        let avifBrands: Set<String> = ["avif", "avis"]
-        if let major = brands.first {
-            if avifBrands.contains(major) { return .avif }
-            if heicBrands.contains(major) && major != "mif1" && major != "msf1" { return .heic }
-        }
-        if brands.contains(where: avifBrands.contains) { return .avif }
-        if brands.contains(where: heicBrands.contains) { return .heic }
-        return nil
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraSystem
 import GRDB
 
 /// Why the caption database failed.
@@ -35,8 +36,7 @@ public final class CaptionDatabase: Sendable {
     public init(path: String) throws(CaptionDatabaseError) {
         self.path = path
         do {
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileSystem.makeFolder(SystemPath.folder(of: path))
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -46,11 +46,9 @@ public final class CaptionDatabase: Sendable {
         }
     }
 
-    /// `$XDG_DATA_HOME/memora/memora.sqlite` (or `~/.local/share/memora/memora.sqlite`).
+    /// `$XDG_DATA_HOME/memora/memora.sqlite` (or `$HOME/.local/share/memora/memora.sqlite`).
     public static var defaultPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/share")
-        return base + "/memora/memora.sqlite"
+        ApplicationFolders().data + "/memora.sqlite"
     }
 
     /// Milliseconds since 1970, the unit of every timestamp column.

@@ -1,4 +1,5 @@
 import Foundation
+internal import MemoraSystem
 import GRDB
 import PhotoIndex
 
@@ -50,7 +51,7 @@ public struct GalleryScanner: Sendable {
                 result.photos += 1
                 if try queue.item(forPath: file) != nil, !force { result.alreadyQueued += 1; continue }
                 if !explicit {
-                    let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? now
+                    let modified = FileSystem.statusIfPresent(of: file).map { Date(timeIntervalSince1970: $0.modified.timeIntervalSince1970) } ?? now
                     let isNew = lastScan.map { modified > $0 } ?? false
                     if isNew ? !preferences.autoProcessNew : !preferences.processExisting { result.leftByPreferences += 1; continue }
                 }
@@ -66,27 +67,15 @@ public struct GalleryScanner: Sendable {
 
     /// Regular files under `path` (itself when it is a file), sorted, without hidden files or `.xmp` sidecars.
     static func files(under path: String) -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
-        guard isDirectory.boolValue else { return [path] }
-        var found: [String] = []
-        let enumerator = FileManager.default.enumerator(atPath: path)
-        while let relative = enumerator?.nextObject() as? String {
-            let components = relative.split(separator: "/")
-            if components.contains(where: { $0.hasPrefix(".") }) { continue }
-            if relative.lowercased().hasSuffix(".xmp") { continue }
-            let full = path + "/" + relative
-            var directory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: full, isDirectory: &directory), !directory.boolValue { found.append(full) }
-        }
-        return found.sorted()
+        guard let status = FileSystem.statusIfPresent(of: path) else { return [] }
+        guard status.kind == .directory else { return [path] }
+        let files = (try? FolderWalker(root: path).files()) ?? []
+        return files.map(\.path).filter { !$0.lowercased().hasSuffix(".xmp") }
     }
 
     /// Whether the file's first bytes are a format Memora can caption in place (JPEG, PNG, TIFF/DNG,
     /// WebP, HEIC/HEIF/AVIF).
     static func isPhoto(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return PhotoFileKind.detect([UInt8](handle.readData(ofLength: 32))) != nil
+        PhotoFileKind.detect(contentsOf: path) != nil
     }
 }

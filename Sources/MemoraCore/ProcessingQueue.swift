@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraSystem
 import GRDB
 
 /// A row of `processing_queue`.
@@ -69,8 +70,8 @@ public struct ProcessingQueue: Sendable {
 
     /// The identity of the photo at `path`: absolute, with symlinks resolved.
     public static func assetID(for path: String) -> String {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return URL(fileURLWithPath: absolute).resolvingSymlinksInPath().standardizedFileURL.path
+        let absolute = FileSystem.absolutePath(path)
+        return FileSystem.resolvedPath(absolute) ?? SystemPath.normalized(absolute)
     }
 
     /// Queues the photo at `path`. Idempotent: a photo already queued is not queued twice.

@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraSystem
 
 /// An API key. Its description never shows the key, so it cannot leak into logs.
 public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -72,11 +73,9 @@ public struct FileSecretStore: SecretStore {
         self.path = path
     }
 
-    /// `$XDG_CONFIG_HOME/memora/secrets` (or `~/.config/memora/secrets`).
+    /// `$XDG_CONFIG_HOME/memora/secrets` (or `$HOME/.config/memora/secrets`).
     public static var defaultPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.config")
-        return base + "/memora/secrets"
+        ApplicationFolders().configuration + "/secrets"
     }
 
     public func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey? {
@@ -88,37 +87,34 @@ public struct FileSecretStore: SecretStore {
         var entries = try entries()
         entries[name.rawValue] = key.value
         let text = entries.keys.sorted().map { "\($0)=\(entries[$0]!)\n" }.joined()
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = path + ".tmp-\(getpid())"
+        var bytes = Array(text.utf8)
+        defer { SecureMemory.wipe(&bytes) }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw SecretStoreError.io(path: path, reason: String(cString: strerror(errno))) }
-            let bytes = Array(text.utf8)
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            let synced = fsync(descriptor)
-            close(descriptor)
-            guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
-                unlink(temporary)
-                throw SecretStoreError.io(path: path, reason: "could not write the secrets file")
-            }
-        } catch let error as SecretStoreError {
-            throw error
+            try FileSystem.makeFolder(SystemPath.folder(of: path), permissions: 0o700)
+            try AtomicFileWriter.write(bytes, to: path, options: .secret())
         } catch {
-            throw .io(path: path, reason: "\(error)")
+            throw .io(path: path, reason: "could not write the secrets file (\(error.reason))")
         }
     }
 
     func entries() throws(SecretStoreError) -> [String: String] {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            if errno == ENOENT { return [:] }
-            throw .io(path: path, reason: String(cString: strerror(errno)))
+        // Permissions are checked on the open file, so they cannot change between the check and the read.
+        let data: [UInt8]
+        do {
+            let file = try SystemFile(path)
+            let status = try file.status()
+            guard status.permissions & 0o077 == 0 else {
+                throw SecretStoreError.insecurePermissions(path: path, mode: String(status.permissions & 0o777, radix: 8))
+            }
+            data = try file.readAll()
+        } catch let error as SecretStoreError {
+            throw error
+        } catch let error as SystemError {
+            if error.isNotFound && error.operation == "open" { return [:] }
+            throw .io(path: path, reason: error.reason)
+        } catch {
+            throw .io(path: path, reason: "cannot be read")
         }
-        guard status.st_mode & 0o077 == 0 else {
-            throw .insecurePermissions(path: path, mode: String(status.st_mode & 0o777, radix: 8))
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .io(path: path, reason: "cannot be read") }
         var entries: [String: String] = [:]
         for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)

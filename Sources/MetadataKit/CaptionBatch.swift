@@ -23,7 +23,7 @@ extension CaptionWriter {
         options: @escaping @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
         completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil
     ) -> [Result<MetadataSnapshot, MetadataError>] {
-        let buffers = UncachedFileWrite.Buffers()
+        let buffers = FileAccess.makeBuffers()
         return inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
             try perform(.caption(update), on: path, options: options(path), buffers: buffers)
         }
@@ -37,7 +37,7 @@ extension CaptionWriter {
         options: @escaping @Sendable (String) -> CaptionWriteOptions = { _ in CaptionWriteOptions() },
         completed: (@Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil
     ) -> [Result<MetadataSnapshot, MetadataError>] {
-        let buffers = UncachedFileWrite.Buffers()
+        let buffers = FileAccess.makeBuffers()
         return inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
             try perform(.stripAllLocation, on: path, options: options(path), buffers: buffers)
         }

@@ -1,4 +1,5 @@
 import Foundation
+internal import MemoraSystem
 
 /// What to write.
 public struct CaptionUpdate: Sendable, Hashable {
@@ -194,7 +195,7 @@ public enum CaptionWriter {
 
     /// Reads, edits, verifies and atomically replaces one file (with a batch's write `buffers`).
     static func perform(_ operation: MetadataOperation, on path: String, options: CaptionWriteOptions,
-                        buffers: UncachedFileWrite.Buffers? = nil) throws(MetadataError) -> MetadataSnapshot {
+                        buffers: FileAccess.Buffers? = nil) throws(MetadataError) -> MetadataSnapshot {
         let (original, identity) = try FileAccess.readWithIdentity(path)
         guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
         try FileAccess.requireWritable(path)

@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import MemoraSystem
 
 /// Reads only the parts of a JPEG, PNG, WebP or HEIF/AVIF file that can hold metadata, for the
 /// fast scan (``MetadataReader/scan(contentsOf:)``): the image data, most of the file, is skipped.
@@ -59,37 +55,21 @@ enum SparseMetadataRead {
 
     /// An open file read at positions.
     private struct PositionalFile {
-        let descriptor: Int32
+        let file: SystemFile
         let size: Int
 
         init?(_ path: String) {
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return nil }
-            var status = stat()
-            guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-                close(descriptor)
-                return nil
-            }
-            size = Int(status.st_size)
+            guard let file = try? SystemFile(path), let size = try? file.size() else { return nil }
+            self.file = file
+            self.size = Int(size)
         }
 
-        func release() { close(descriptor) }
+        func release() { file.close() }
 
         /// Exactly `count` bytes at `offset`, or nil.
         func read(_ count: Int, at offset: Int) -> [UInt8]? {
             guard count >= 0, offset >= 0, count <= size - offset, count <= SparseMetadataRead.largestPart else { return nil }
-            var failed = false
-            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                initialized = 0
-                while initialized < count {
-                    let got = pread(descriptor, buffer.baseAddress! + initialized, count - initialized, off_t(offset + initialized))
-                    if got < 0 && errno == EINTR { continue }
-                    if got <= 0 { failed = true; break }
-                    initialized += got
-                }
-                if failed { initialized = 0 }
-            }
-            return failed ? nil : bytes
+            return try? file.readExactly(count, at: Int64(offset))
         }
     }
 

@@ -6,8 +6,8 @@ extension CaptionWriter {
     public static func sidecarPath(for path: String) -> String {
         let beside = path + ".xmp"
         let lightroom = (path as NSString).deletingPathExtension + ".xmp"
-        if FileManager.default.fileExists(atPath: beside) { return beside }
-        if lightroom != path, FileManager.default.fileExists(atPath: lightroom) { return lightroom }
+        if FileAccess.exists(beside) { return beside }
+        if lightroom != path, FileAccess.exists(lightroom) { return lightroom }
         return beside
     }
 
@@ -18,9 +18,9 @@ extension CaptionWriter {
     /// reading it back before it replaces the sidecar atomically. Returns the sidecar's path.
     @discardableResult
     public static func writeSidecar(_ update: CaptionUpdate, for path: String) throws(MetadataError) -> String {
-        guard FileManager.default.fileExists(atPath: path) else { throw .io(path: path, reason: "no such file") }
+        guard FileAccess.exists(path) else { throw .io(path: path, reason: "no such file") }
         let sidecar = sidecarPath(for: path)
-        let existing: (bytes: [UInt8], identity: FileAccess.Identity)? = FileManager.default.fileExists(atPath: sidecar)
+        let existing: (bytes: [UInt8], identity: FileAccess.Identity)? = FileAccess.exists(sidecar)
             ? try FileAccess.readWithIdentity(sidecar) : nil
         let edits = MetadataOperation.caption(update).xmpEdits(hasPacket: true) ?? []
         let packet = try Exiv2.applyXMP(existing?.bytes ?? [], edits: edits, source: sidecar)

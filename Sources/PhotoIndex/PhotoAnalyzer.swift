@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+internal import MemoraSystem
 public import ImageKit
 public import MetadataKit
 
@@ -29,7 +29,12 @@ struct PhotoAnalyzer: Sendable {
 
     /// The SHA-256 of `bytes`, lower-case hex.
     static func sha256(_ bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256Digest.hash(bytes))
+    }
+
+    /// The SHA-256 of the file at `path`, lower-case hex, read in pieces (memory does not grow with the file); nil when unreadable.
+    static func sha256(contentsOf path: String) -> String? {
+        (try? SHA256Digest.hash(contentsOf: path)).map(Hex.string)
     }
 
     /// Analyses `asset`; a file that cannot be read or decoded gives an entry with its error.
@@ -38,13 +43,15 @@ struct PhotoAnalyzer: Sendable {
             id: id, path: asset.path, size: asset.size, modified: asset.modified, imageHash: "", kind: nil, takenAt: asset.modified,
             utcOffset: nil, dateTrusted: false, latitude: nil, longitude: nil, place: nil, width: nil, height: nil, orientation: 1,
             keywords: [], people: [], faces: [], quality: nil, perceptualHash: nil, rating: nil, favorite: false, embedding: nil, error: nil)
-        guard let data = FileManager.default.contents(atPath: asset.path) else {
-            photo.error = "the file cannot be read"
+        let bytes: [UInt8]
+        do {
+            bytes = try SystemFile(asset.path).readAll()
+        } catch {
+            photo.error = "the file cannot be read (\(error.reason))"
             return photo
         }
-        let bytes = [UInt8](data)
         photo.imageHash = Self.sha256(bytes)
-        photo.kind = PhotoFileKind.detect(Array(bytes.prefix(32)))
+        photo.kind = PhotoFileKind.detect(bytes)
         var metadata = try? MetadataReader.scan(bytes, source: asset.path)  // libexif for EXIF: the fast scan
         if let sidecar = asset.sidecarPath, let extra = try? MetadataReader.read(contentsOf: sidecar) {
             metadata = metadata.map { Self.merge($0, sidecar: extra) } ?? extra

@@ -1,4 +1,5 @@
 import Foundation
+internal import MemoraSystem
 import GRDB
 
 /// The photo index: one SQLite file through GRDB (WAL, migrations). Schema in `Docs/PhotoIndex.md`.
@@ -11,7 +12,7 @@ public final class PhotoIndexDatabase: Sendable {
     public init(path: String) throws(PhotoIndexError) {
         self.path = path
         do {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileSystem.makeFolder(SystemPath.folder(of: path))
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
             configuration.busyMode = .timeout(10)
@@ -22,11 +23,9 @@ public final class PhotoIndexDatabase: Sendable {
         }
     }
 
-    /// `$XDG_DATA_HOME/memora/index.sqlite` (or `~/.local/share/memora/index.sqlite`).
+    /// `$XDG_DATA_HOME/memora/index.sqlite` (or `$HOME/.local/share/memora/index.sqlite`).
     public static var defaultPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/share")
-        return base + "/memora/index.sqlite"
+        ApplicationFolders().data + "/index.sqlite"
     }
 
     static var migrator: DatabaseMigrator {

@@ -73,7 +73,7 @@ public struct PhotoIndexer: Sendable {
                     continue
                 }
                 // Changed on disk: if the bytes are the same (a touch, a copy back), only the row's stamp moves.
-                if let data = FileManager.default.contents(atPath: asset.path), PhotoAnalyzer.sha256([UInt8](data)) == row.hash {
+                if PhotoAnalyzer.sha256(contentsOf: asset.path) == row.hash {
                     try updateStamp(id: row.id, path: asset.path, asset: asset)
                     summary.unchanged += 1
                     continue
@@ -81,8 +81,7 @@ public struct PhotoIndexer: Sendable {
                 work.append((asset, row.id))
                 continue
             }
-            if !vanished.isEmpty, let data = FileManager.default.contents(atPath: asset.path) {
-                let hash = PhotoAnalyzer.sha256([UInt8](data))
+            if !vanished.isEmpty, let hash = PhotoAnalyzer.sha256(contentsOf: asset.path) {
                 if let moved = vanished.removeValue(forKey: hash) {
                     try updateStamp(id: moved.known.id, path: asset.path, asset: asset)
                     known[moved.path] = nil

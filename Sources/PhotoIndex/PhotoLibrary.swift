@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraSystem
 
 /// One photo a library offers: where it is, and what tells whether it changed.
 public struct PhotoAsset: Sendable, Hashable, Codable {
@@ -40,18 +41,23 @@ public enum PhotoFileKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// WebP (`RIFF....WEBP`).
     case webp
 
-    /// The kind of a file from its first 32 bytes, or nil when it is not a photo the index reads.
+    /// The kind of a file from its first bytes (up to 256: a HEIF `ftyp` box lists its brands that far in),
+    /// or nil when it is not a photo the index reads.
     public static func detect(_ head: [UInt8]) -> PhotoFileKind? {
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
-        if head.starts(with: [0x49, 0x49, 0x2B, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }  // BigTIFF
-        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return .webp }
-        if head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) {
-            let brand = String(decoding: head[8..<12], as: UTF8.self)
-            if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis"].contains(brand) { return .heif }
+        switch FileFormat.detect(head) {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .tiff, .bigTIFF: .tiff
+        case .webp: .webp
+        case .heic, .avif, .heif: .heif
+        case .gif, nil: nil
         }
-        return nil
+    }
+
+    /// The kind of the file at `path` from its first bytes, or nil (also when it cannot be read).
+    public static func detect(contentsOf path: String) -> PhotoFileKind? {
+        guard let file = try? SystemFile(path), let head = try? file.read(FileFormat.headLength, at: 0) else { return nil }
+        return detect(head)
     }
 }
 
@@ -68,37 +74,19 @@ public struct DirectoryPhotoLibrary: PhotoLibrary {
     }
 
     public func assets() throws(PhotoIndexError) -> [PhotoAsset] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .libraryUnavailable(path: root, reason: "not a folder")
-        }
-        guard let enumerator = FileManager.default.enumerator(atPath: root) else {
-            throw .libraryUnavailable(path: root, reason: "cannot be listed")
-        }
+        guard FileSystem.isFolder(root) else { throw .libraryUnavailable(path: root, reason: "not a folder") }
+        let files: [FolderWalker.File]
+        do { files = try FolderWalker(root: root).files() } catch { throw .libraryUnavailable(path: root, reason: error.reason) }
         var found: [PhotoAsset] = []
-        var sidecars: Set<String> = []
-        var candidates: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix(".") {
-                if enumerator.fileAttributes?[.type] as? FileAttributeType == .typeDirectory { enumerator.skipDescendants() }
-                continue
-            }
-            guard enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
-            let path = root + "/" + relative
-            if name.lowercased().hasSuffix(".xmp") { sidecars.insert(path) } else { candidates.append(path) }
-        }
-        for path in candidates.sorted() {
-            guard let handle = FileHandle(forReadingAtPath: path) else { continue }
-            let head = [UInt8](handle.readData(ofLength: 32))
-            try? handle.close()
-            guard PhotoFileKind.detect(head) != nil,
-                  let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { continue }
-            let sidecar = [path + ".xmp", path + ".XMP", (path as NSString).deletingPathExtension + ".xmp", (path as NSString).deletingPathExtension + ".XMP"]
-                .first(where: sidecars.contains)
+        let sidecars = Set(files.map(\.path).filter { $0.lowercased().hasSuffix(".xmp") })
+        for file in files where !sidecars.contains(file.path) {
+            guard PhotoFileKind.detect(contentsOf: file.path) != nil else { continue }
+            let path = file.path
+            let stem = (path as NSString).deletingPathExtension
+            let sidecar = [path + ".xmp", path + ".XMP", stem + ".xmp", stem + ".XMP"].first(where: sidecars.contains)
             found.append(PhotoAsset(
-                path: path, size: (attributes[.size] as? NSNumber)?.int64Value ?? 0,
-                modified: attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0), sidecarPath: sidecar))
+                path: path, size: file.status.size,
+                modified: Date(timeIntervalSince1970: file.status.modified.timeIntervalSince1970), sidecarPath: sidecar))
         }
         return found
     }

@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import MemoraSystem
 
 /// Argon2id cost parameters for passphrase-protected key files.
 public struct Argon2Parameters: Sendable, Hashable {
@@ -56,13 +52,13 @@ public struct FileKeyStore: KeyStore {
     }
 
     public func loadMasterKey() throws(VaultCryptoError) -> SecretKey? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard FileSystem.exists(path) else { return nil }
         // Permissions are checked on the open file, not the path, so they cannot change in between.
         let reader = try FileReader(path: path)
         guard reader.mode & 0o077 == 0 else {
             throw .keyFileUnreadable(path: path, reason: "its permissions \(String(reader.mode & 0o777, radix: 8)) let other users read it; run chmod 600 on it")
         }
-        guard reader.owner == getuid() || getuid() == 0 else {
+        guard reader.owner == ProcessEnvironment.userID || ProcessEnvironment.userID == 0 else {
             throw .keyFileUnreadable(path: path, reason: "it belongs to another user")
         }
         guard reader.size <= 256 else { throw .keyFileUnreadable(path: path, reason: "it is too large to be a key file") }
@@ -123,7 +119,7 @@ public struct FileKeyStore: KeyStore {
             key.withUnsafeBytes { contents.append(contentsOf: $0) }
         }
         defer { Sodium.wipe(&contents) }
-        let writer = try AtomicFileWriter(path: path, mode: 0o600)
+        let writer = try VaultFileWriter(path: path, mode: 0o600)
         try writer.write(contents)
         try writer.commit()
     }

@@ -133,7 +133,7 @@ public struct LOCACipher: Sendable {
             algorithm: algorithm, chunkExponent: chunkExponent, nonce: nonce,
             originalSize: reader.size, timestamp: Self.seconds(timestamp), keyCommitment: keys.commitment)
         let headerBytes = header.bytes
-        let writer = try AtomicFileWriter(path: outputPath, mode: 0o600, expectedSize: header.fileSize)
+        let writer = try VaultFileWriter(path: outputPath, mode: 0o600, expectedSize: header.fileSize)
         try writer.write(headerBytes)
         let batch = Self.batchSize(header)
         var plain = [UInt8](repeating: 0, count: batch * header.chunkSize)
@@ -172,7 +172,7 @@ public struct LOCACipher: Sendable {
     public static func decryptFile(at inputPath: String, to outputPath: String, key: SecretKey, mode: UInt16 = 0o600) throws(VaultCryptoError) {
         let reader = try FileReader(path: inputPath)
         let header = try readHeader(reader, key: key)
-        let writer = try AtomicFileWriter(path: outputPath, mode: mode_t(mode), expectedSize: header.originalSize)
+        let writer = try VaultFileWriter(path: outputPath, mode: UInt32(mode), expectedSize: header.originalSize)
         try forEachChunk(reader, header: header, key: key, in: 0..<header.chunkCount) { _, plaintext throws(VaultCryptoError) in
             try writer.write(plaintext)
         }

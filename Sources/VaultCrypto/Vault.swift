@@ -1,8 +1,5 @@
 import Foundation
 import GRDB
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An encrypted photo vault in a folder (Docs/Vault.md):
 ///
@@ -44,15 +41,13 @@ public final class Vault: Sendable {
     ) throws(VaultCryptoError) -> Vault {
         let identifier = identifier ?? UUID().uuidString.lowercased()
         let cataloguePath = folder + "/" + catalogueName
-        guard !FileManager.default.fileExists(atPath: cataloguePath) else { throw .vaultExists(path: folder) }
+        guard !VaultFiles.exists(cataloguePath) else { throw .vaultExists(path: folder) }
         try makeFolder(folder)
         try makeFolder(folder + "/Photos")
         try makeFolder(folder + "/Thumbnails")
         let masterKey = try keyStore.loadOrCreateMasterKey()
         // The catalogue is created 0600 before SQLite opens it; its journal files inherit that.
-        let descriptor = Glibc.open(cataloguePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .writeFailed(path: cataloguePath, reason: String(cString: strerror(errno))) }
-        close(descriptor)
+        try VaultFiles.createEmpty(cataloguePath)
         let catalogue = try VaultCatalogue(path: cataloguePath)
         let check = keyCheck(masterKey)
         try catalogue.write { db in
@@ -66,7 +61,7 @@ public final class Vault: Sendable {
     /// The identifier of the vault in `folder`, readable without its key.
     public static func identifier(at folder: String) throws(VaultCryptoError) -> String {
         let cataloguePath = folder + "/" + catalogueName
-        guard FileManager.default.fileExists(atPath: cataloguePath) else { throw .vaultNotFound(path: folder) }
+        guard VaultFiles.exists(cataloguePath) else { throw .vaultNotFound(path: folder) }
         let catalogue = try VaultCatalogue(path: cataloguePath)
         let identifier = try catalogue.read { db in try String.fetchOne(db, sql: "SELECT identifier FROM vault WHERE id = 1") }
         guard let identifier else { throw .vaultNotFound(path: folder) }
@@ -77,7 +72,7 @@ public final class Vault: Sendable {
     /// interrupted key rotation if there was one.
     public static func open(at folder: String, keyStore: any KeyStore, cipher: LOCACipher? = nil) throws(VaultCryptoError) -> Vault {
         let cataloguePath = folder + "/" + catalogueName
-        guard FileManager.default.fileExists(atPath: cataloguePath) else { throw .vaultNotFound(path: folder) }
+        guard VaultFiles.exists(cataloguePath) else { throw .vaultNotFound(path: folder) }
         guard let masterKey = try keyStore.loadMasterKey() else { throw .masterKeyMissing(path: folder) }
         let catalogue = try VaultCatalogue(path: cataloguePath)
         let check = Data(keyCheck(masterKey))
@@ -120,7 +115,7 @@ public final class Vault: Sendable {
     public func add(contents: [UInt8], originalFilename: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultPhoto {
         try add(originalFilename: originalFilename, originalSize: UInt64(contents.count), details: details) {
             photoKey, destination throws(VaultCryptoError) in
-            let writer = try AtomicFileWriter(path: destination, mode: 0o600)
+            let writer = try VaultFileWriter(path: destination, mode: 0o600)
             try writer.write(cipher.encrypt(contents, key: photoKey))
             try writer.commit()
         }
@@ -153,7 +148,7 @@ public final class Vault: Sendable {
         do {
             if let thumbnail = details.thumbnail {
                 let encrypted = cipher.encrypt(thumbnail, key: Self.thumbnailKey(photoKey))
-                let writer = try AtomicFileWriter(path: thumbnailPath(id), mode: 0o600)
+                let writer = try VaultFileWriter(path: thumbnailPath(id), mode: 0o600)
                 try writer.write(encrypted)
                 try writer.commit()
                 written.append(thumbnailPath(id))
@@ -168,7 +163,7 @@ public final class Vault: Sendable {
             try catalogue.write { db in try VaultCatalogue.insert(photo, into: db) }
             return photo
         } catch {
-            written.forEach(overwriteAndRemove)
+            written.forEach(VaultFiles.overwriteAndRemove)
             throw error
         }
     }
@@ -246,8 +241,8 @@ public final class Vault: Sendable {
     private func removeLocked(_ id: String) throws(VaultCryptoError) {
         let photo = try photo(id: id)
         try catalogue.write { db in try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id]) }
-        overwriteAndRemove(folder + "/" + photo.relativePath)
-        if photo.hasThumbnail { overwriteAndRemove(thumbnailPath(id)) }
+        VaultFiles.overwriteAndRemove(folder + "/" + photo.relativePath)
+        if photo.hasThumbnail { VaultFiles.overwriteAndRemove(thumbnailPath(id)) }
     }
 
     /// Marks or unmarks photo `id` as a favourite, and hides or shows it.
@@ -348,20 +343,28 @@ public final class Vault: Sendable {
         var report = VaultReport(orphanFiles: [], missingFiles: [], damagedPhotos: [], checkedCount: records.count)
         let known = Set(records.map(\.relativePath))
         let knownThumbnails = Set(records.filter(\.hasThumbnail).map { "Thumbnails/\($0.id).thumb" })
-        let enumerator = FileManager.default.enumerator(atPath: folder + "/Photos")
-        while let file = enumerator?.nextObject() as? String {
+        // Temporary files of an interrupted add are hidden (`.NAME.memora-XXXXXX`), so the walk lists them separately.
+        let photosFolder = folder + "/Photos"
+        var hidden: [String] = []
+        for year in VaultFiles.names(in: photosFolder) {
+            for month in VaultFiles.names(in: photosFolder + "/" + year) {
+                hidden += VaultFiles.names(in: photosFolder + "/" + year + "/" + month).filter { $0.hasPrefix(".") }.map { year + "/" + month + "/" + $0 }
+            }
+        }
+        for file in VaultFiles.files(under: photosFolder) + hidden {
             let relative = "Photos/" + file
-            let isLeftover = URL(fileURLWithPath: file).lastPathComponent.hasPrefix(".") && file.contains(".tmp-")
+            let name = file.split(separator: "/").last.map(String.init) ?? file
+            let isLeftover = name.hasPrefix(".") && (name.contains(".memora-") || name.contains(".tmp-"))
             if (file.hasSuffix(".encrypted") && !known.contains(relative)) || isLeftover { report.orphanFiles.append(relative) }
         }
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: folder + "/Thumbnails")) ?? [] {
+        for file in VaultFiles.names(in: folder + "/Thumbnails") {
             let relative = "Thumbnails/" + file
-            let isLeftover = file.hasPrefix(".") && file.contains(".tmp-")
+            let isLeftover = file.hasPrefix(".") && (file.contains(".memora-") || file.contains(".tmp-"))
             if (file.hasSuffix(".thumb") && !knownThumbnails.contains(relative)) || isLeftover { report.orphanFiles.append(relative) }
         }
         for photo in records {
             let path = folder + "/" + photo.relativePath
-            guard FileManager.default.fileExists(atPath: path) else {
+            guard VaultFiles.exists(path) else {
                 report.missingFiles.append(photo.id)
                 continue
             }
@@ -374,13 +377,13 @@ public final class Vault: Sendable {
             }
         }
         if repair {
-            report.orphanFiles.forEach { overwriteAndRemove(folder + "/" + $0) }
+            report.orphanFiles.forEach { VaultFiles.overwriteAndRemove(folder + "/" + $0) }
             let missing = report.missingFiles
             try catalogue.write { db in
                 for id in missing { try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id]) }
             }
-            for id in missing where FileManager.default.fileExists(atPath: thumbnailPath(id)) {
-                overwriteAndRemove(thumbnailPath(id))
+            for id in missing where VaultFiles.exists(thumbnailPath(id)) {
+                VaultFiles.overwriteAndRemove(thumbnailPath(id))
             }
         }
         return report
@@ -411,12 +414,7 @@ public final class Vault: Sendable {
     }
 
     private static func makeFolder(_ path: String) throws(VaultCryptoError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
-        } catch {
-            throw .writeFailed(path: path, reason: error.localizedDescription)
-        }
+        try VaultFiles.makePrivateFolder(path)
     }
 }
 

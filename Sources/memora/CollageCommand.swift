@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MemoraSystem
 import PhotoIndex
 
 /// `memora collage`: a memory collage from the index.
@@ -45,7 +46,7 @@ struct CollageCommand: AsyncParsableCommand {
                 + " (see `memora index stats` for the years, places and people in the index)")
         }
         let rendered = try await CollageRenderer.render(selection, layout: collageLayout, scale: scale)
-        try Data(rendered.jpeg).write(to: URL(fileURLWithPath: out), options: .atomic)
+        try AtomicFileWriter.write(rendered.jpeg, to: out)
         if json { try printJSON(selection); return }
         print("\(out): \(rendered.image.width)x\(rendered.image.height), \(rendered.cells.count) photos (seed \(seed); --seed \(seed &+ 1) shuffles)")
         for failure in rendered.failed { print("  could not load \(failure.path): \(failure.reason)") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MemoraSystem
 import ImageKit
 import MemoraCore
 import PhotoIndex
@@ -100,7 +101,7 @@ struct DemoCommand: AsyncParsableCommand {
         let selection = try CollageSelector(database: index).select(CollageRequest(source: .everything, count: 6, seed: 0))
         let collage = try await CollageRenderer.render(selection, layout: .grid2x3)
         let collagePath = output + "/collage.jpg"
-        try Data(collage.jpeg).write(to: URL(fileURLWithPath: collagePath), options: .atomic)
+        try AtomicFileWriter.write(collage.jpeg, to: collagePath)
         let vaultResult = try encryptIntoVault(files: files, library: library)
 
         let summary = Summary(

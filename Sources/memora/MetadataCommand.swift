@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MemoraSystem
 import MetadataKit
 
 /// `memora metadata`: read and write captions and alt text.
@@ -10,17 +11,14 @@ struct MetadataCommand: ParsableCommand {
         subcommands: [Read.self, Write.self, StripLocation.self, Restore.self])
 
     /// Where `write` keeps what it replaced, for `restore`:
-    /// `$XDG_STATE_HOME/memora/snapshots` (else `~/.local/state/memora/snapshots`).
+    /// `$XDG_STATE_HOME/memora/snapshots` (else `$HOME/.local/state/memora/snapshots`).
     static var snapshotFolder: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/memora/snapshots" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
-        return home + "/.local/state/memora/snapshots"
+        ApplicationFolders().state + "/snapshots"
     }
 
     /// The snapshot file of `path` (one per absolute path; the latest write wins).
     static func snapshotPath(for path: String) -> String {
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let absolute = SystemPath.normalized(FileSystem.absolutePath(path))
         let name = absolute.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
         return snapshotFolder + "/" + String(name, radix: 16) + ".json"
     }
@@ -151,14 +149,11 @@ struct MetadataCommand: ParsableCommand {
     ) throws {
         var seen = Set<String>()
         let unique = files.filter { file in
-            let resolved = realpath(file, nil).map { pointer in
-                defer { free(pointer) }
-                return String(cString: pointer)
-            } ?? file
+            let resolved = FileSystem.resolvedPath(file) ?? file
             return seen.insert(resolved).inserted
         }
         // The snapshot folder is made once here, not by several writers at the same moment.
-        try? FileManager.default.createDirectory(atPath: snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileSystem.makeFolder(snapshotFolder, permissions: 0o700)
         let output = NSLock()
         let results = run(unique) { index, result in
             output.withLock {
@@ -180,16 +175,11 @@ struct MetadataCommand: ParsableCommand {
     /// with its folder entry, so that a power cut after the photo is replaced cannot lose it.
     static func saver(_ path: String) -> @Sendable (MetadataSnapshot) throws -> Void {
         { snapshot in
-            try FileManager.default.createDirectory(atPath: snapshotFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileSystem.makeFolder(snapshotFolder, permissions: 0o700)
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
-            try encoder.encode(snapshot).write(to: URL(fileURLWithPath: path), options: .atomic)
-            for (target, flags) in [(path, O_RDONLY), (snapshotFolder, O_RDONLY | O_DIRECTORY)] {
-                let descriptor = open(target, flags | O_CLOEXEC)
-                guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target]) }
-                defer { close(descriptor) }
-                guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target]) }
-            }
+            // Flushed with its folder entry by the atomic write; 0600: a snapshot holds the old captions.
+            try AtomicFileWriter.write(Array(try encoder.encode(snapshot)), to: path, options: .secret())
         }
     }
 
@@ -202,11 +192,11 @@ struct MetadataCommand: ParsableCommand {
                 let decoder = JSONDecoder()
                 decoder.dateDecodingStrategy = .iso8601
                 let snapshotFile = MetadataCommand.snapshotPath(for: file)
-                guard let data = FileManager.default.contents(atPath: snapshotFile) else {
+                guard let data = try? SystemFile(snapshotFile).readAll() else {
                     throw ValidationError("\(file): no snapshot from an earlier `memora metadata write` or `strip-location`")
                 }
-                try CaptionWriter.restore(try decoder.decode(MetadataSnapshot.self, from: data), to: file)
-                try? FileManager.default.removeItem(atPath: snapshotFile)
+                try CaptionWriter.restore(try decoder.decode(MetadataSnapshot.self, from: Data(data)), to: file)
+                try? FileSystem.remove(snapshotFile)
             }
         }
     }

@@ -1,16 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MemoraSystem
 
 /// Reports progress on standard error: a redrawn bar when stderr is a terminal,
 /// one plain line per step otherwise (for logs and CI). Never writes to stdout.
 struct ProgressReporter {
     let title: String
     let total: Int
-    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let isTerminal = ProcessEnvironment.standardErrorIsTerminal
 
     init(title: String, total: Int) {
         self.title = title

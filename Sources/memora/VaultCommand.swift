@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MemoraSystem
 import ImageKit
 import MetadataKit
 import VaultCrypto
@@ -58,10 +59,7 @@ struct VaultCommand: ParsableCommand {
 
     /// `$XDG_CONFIG_HOME/memora`, else `$HOME/.config/memora`.
     static var configurationFolder: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/memora" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
-        return home + "/.config/memora"
+        ApplicationFolders().configuration
     }
 
     /// Reads a passphrase from the environment variable `name`; never from an argument.
@@ -106,7 +104,7 @@ struct VaultCommand: ParsableCommand {
                 recipient = .passphrase(try VaultCommand.passphrase(fromEnvironment: passphraseEnv!))
             }
             let bundle = try options.open().share(id, from: try options.identity(), to: recipient)
-            try Data(bundle).write(to: URL(fileURLWithPath: output), options: .atomic)
+            try AtomicFileWriter.write(bundle, to: output, options: .init(permissions: .exactly(0o600)))
             print(output)
         }
     }

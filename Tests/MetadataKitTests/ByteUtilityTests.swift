@@ -10,47 +10,6 @@ private func hex(_ bytes: [UInt8]) -> String {
 /// One megabyte of a fixed, non-repeating-per-block pattern: byte i is (31 i + 7) mod 256.
 private let megabyte: [UInt8] = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
 
-/// MD5 against the RFC 1321 appendix A.5 test suite and hashlib-computed values.
-struct MD5Tests {
-    /// The RFC 1321 test suite (each value also checked with Python's hashlib).
-    @Test(arguments: [
-        ("", "d41d8cd98f00b204e9800998ecf8427e"),
-        ("a", "0cc175b9c0f1b6a831c399e269772661"),
-        ("abc", "900150983cd24fb0d6963f7d28e17f72"),
-        ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
-        ("abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"),
-        ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
-        (String(repeating: "1234567890", count: 8), "57edf4a22be3c955ac49da2e2107b67a"),
-    ])
-    func rfc1321Suite(message: String, expected: String) {
-        #expect(hex(MD5.digest(Array(message.utf8))) == expected)
-        #expect(hex(MD5.digest(message.utf8)) == expected)
-    }
-
-    /// Lengths around the padding boundary: 55 bytes fit one block, 56 and 64 need two.
-    @Test(arguments: [
-        (55, "ef1772b6dff9a122358552954ad0df65"),
-        (56, "3b0c8ac703f828b04c6c197006d17218"),
-        (64, "014842d480b571495a4a0363793f7367"),
-    ])
-    func paddingBoundaries(length: Int, expected: String) {
-        #expect(hex(MD5.digest([UInt8](repeating: 0x61, count: length))) == expected)
-    }
-
-    /// A 1 MB input (value from hashlib), through the contiguous and the generic paths.
-    @Test func oneMegabyte() {
-        let expected = "3f2c8bd9cfde6550fdff4b36617c3261"
-        #expect(hex(MD5.digest(megabyte)) == expected)
-        #expect(hex(MD5.digest(megabyte.lazy.map { $0 })) == expected)
-    }
-
-    /// Slices are hashed from their own start, not their base's.
-    @Test func slice() {
-        let bytes = Array("xxabcxx".utf8)
-        #expect(hex(MD5.digest(bytes[2..<5])) == "900150983cd24fb0d6963f7d28e17f72")
-    }
-}
-
 /// CRC-32 against the standard check value and a real PNG chunk.
 struct CRC32Tests {
     /// The CRC-32 check value, and the CRC every PNG IEND chunk carries.

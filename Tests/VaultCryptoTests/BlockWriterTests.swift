@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import VaultCrypto
 
-/// Large files go through `BlockWriter`: 2 MiB blocks on a writing thread, direct I/O where
-/// the file system allows it, the last block padded and the file cut back to its length.
+/// Large vault files go through the system layer's threaded writer: 2 MiB blocks on a writing
+/// thread, direct I/O where the file system allows it, the last partial block through the cache.
 @Suite("Large files written in blocks")
 struct BlockWriterTests {
     /// Folders to write into: the temporary folder (ext4 on CI: direct I/O) and, when present,
@@ -17,10 +17,10 @@ struct BlockWriterTests {
         let folder = base + "blockwriter-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let content = patterned(Int(BlockWriter.minimumFileSize) + 4096 * 3 + 7, salt: 9)
-        let writer = try AtomicFileWriter(path: folder + "/out", mode: 0o600, expectedSize: UInt64(content.count))
+        let content = patterned(8 << 20 + 4096 * 3 + 7, salt: 9)
+        let writer = try VaultFileWriter(path: folder + "/out", mode: 0o600, expectedSize: UInt64(content.count))
         var offset = 0
-        for piece in [1, 4095, BlockWriter.blockSize + 3, 64 << 10, 17] + Array(repeating: 1 << 20, count: 5) {
+        for piece in [1, 4095, (2 << 20) + 3, 64 << 10, 17] + Array(repeating: 1 << 20, count: 5) {
             let end = min(content.count, offset + piece)
             try content.withUnsafeBytes { try writer.write(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
             offset = end
@@ -55,34 +55,5 @@ struct BlockWriterTests {
             try LOCACipher.decryptFile(at: folder + "/damaged.loca", to: folder + "/damaged.mov", key: key)
         }
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["video.mov", "video.loca", "export.mov", "damaged.loca"])
-    }
-
-    @Test("a block direct I/O refuses (here: not aligned) is written through the page cache instead")
-    func directRefusalFallsBack() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let descriptor = open(folder + "/out", O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        defer { close(descriptor) }
-        let blocks = BlockWriter(descriptor: descriptor, path: folder + "/out")
-        let buffer = try blocks.takeBuffer()
-        let content = patterned(100, salt: 5)
-        content.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        blocks.submit(buffer, offset: 0, length: content.count)
-        try blocks.finish()
-        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/out"))) == content)
-    }
-
-    @Test("a write error on the writing thread reaches the caller as a typed error")
-    func writeErrorSurfaces() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        _ = FileManager.default.createFile(atPath: folder + "/read-only", contents: Data())
-        let descriptor = open(folder + "/read-only", O_RDONLY)
-        defer { close(descriptor) }
-        let blocks = BlockWriter(descriptor: descriptor, path: folder + "/read-only")
-        let buffer = try blocks.takeBuffer()
-        blocks.submit(buffer, offset: 0, length: BlockWriter.alignment)
-        #expect(throws: VaultCryptoError.self) { try blocks.finish() }
-        #expect(throws: VaultCryptoError.self) { _ = try blocks.takeBuffer() }
     }
 }

@@ -4,12 +4,12 @@
 /// IPTC-IIM block that Photoshop stores in image resource 0x0425 so readers can
 /// tell whether the IPTC data was edited by another program). MD5 is broken as
 /// a cryptographic hash: never use it for anything security-related.
-enum MD5 {
+package enum MD5 {
     /// Returns the 16-byte MD5 digest of `bytes`.
     ///
     /// Contiguous collections (`[UInt8]`, `ArraySlice`, `Data`, native strings'
     /// UTF-8 views) are hashed in place; any other collection is copied once.
-    static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
         if let result = bytes.withContiguousStorageIfAvailable({ digest(raw: UnsafeRawBufferPointer($0)) }) {
             return result
         }

@@ -1,0 +1,75 @@
+// See include/CMemoraSystem.h.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include "CMemoraSystem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#if defined(__APPLE__)
+#include <CommonCrypto/CommonDigest.h>
+_Static_assert(sizeof(CC_SHA256_CTX) <= sizeof(memora_sha256_state), "memora_sha256_state is too small");
+#else
+#include <sodium.h>
+_Static_assert(sizeof(crypto_hash_sha256_state) <= sizeof(memora_sha256_state), "memora_sha256_state is too small");
+#endif
+
+int memora_o_direct(void) {
+#ifdef O_DIRECT
+    return O_DIRECT;
+#else
+    return 0;
+#endif
+}
+
+int memora_set_direct_io(int descriptor, int enable) {
+#if defined(O_DIRECT)
+    int flags = fcntl(descriptor, F_GETFL);
+    if (flags < 0) return -1;
+    flags = enable ? (flags | O_DIRECT) : (flags & ~O_DIRECT);
+    return fcntl(descriptor, F_SETFL, flags) == 0 ? 0 : -1;
+#elif defined(__APPLE__)
+    // Apple platforms have no O_DIRECT; F_NOCACHE asks for the same (no caching of the data).
+    return fcntl(descriptor, F_NOCACHE, enable ? 1 : 0) == -1 ? -1 : 0;
+#else
+    (void)descriptor; (void)enable;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
+void memora_secure_zero(void *pointer, size_t length) {
+    if (pointer == NULL || length == 0) return;
+#if defined(__APPLE__)
+    memset_s(pointer, length, 0, length);
+#else
+    sodium_memzero(pointer, length);
+#endif
+}
+
+int memora_sha256_init(memora_sha256_state *state) {
+#if defined(__APPLE__)
+    return CC_SHA256_Init((CC_SHA256_CTX *)state) == 1 ? 0 : -1;
+#else
+    if (sodium_init() < 0) return -1;
+    return crypto_hash_sha256_init((crypto_hash_sha256_state *)state);
+#endif
+}
+
+int memora_sha256_update(memora_sha256_state *state, const void *bytes, size_t length) {
+#if defined(__APPLE__)
+    return CC_SHA256_Update((CC_SHA256_CTX *)state, bytes, (CC_LONG)length) == 1 ? 0 : -1;
+#else
+    return crypto_hash_sha256_update((crypto_hash_sha256_state *)state, (const unsigned char *)bytes, length);
+#endif
+}
+
+int memora_sha256_final(memora_sha256_state *state, unsigned char digest[32]) {
+#if defined(__APPLE__)
+    return CC_SHA256_Final(digest, (CC_SHA256_CTX *)state) == 1 ? 0 : -1;
+#else
+    return crypto_hash_sha256_final((crypto_hash_sha256_state *)state, digest);
+#endif
+}

@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where Memora keeps its files when the user does not say: the XDG base directories on Linux
+/// (`$XDG_CONFIG_HOME`, `$XDG_DATA_HOME`, `$XDG_STATE_HOME`, `$XDG_CACHE_HOME`, each falling back
+/// to its folder under `$HOME`, and `$HOME` to the account's home folder), and
+/// `~/Library/Application Support` and `~/Library/Caches` on Apple platforms. Every folder ends in `memora`.
+package struct ApplicationFolders: Sendable {
+    /// Settings and secrets (`$XDG_CONFIG_HOME/memora`).
+    package var configuration: String
+    /// Databases (`$XDG_DATA_HOME/memora`).
+    package var data: String
+    /// History and snapshots (`$XDG_STATE_HOME/memora`).
+    package var state: String
+    /// Files that can be rebuilt (`$XDG_CACHE_HOME/memora`).
+    package var cache: String
+
+    /// The folders for `environment` (the process's by default).
+    package init(environment: [String: String] = ProcessEnvironment.variables) {
+        let home = Self.home(environment)
+        #if canImport(Darwin)
+        let support = home + "/Library/Application Support/memora"
+        configuration = support
+        data = support
+        state = support
+        cache = home + "/Library/Caches/memora"
+        #else
+        func folder(_ variable: String, _ fallback: String) -> String {
+            // The XDG specification: a relative value is invalid and ignored.
+            if let value = environment[variable], value.hasPrefix("/") { return SystemPath.join(value, "memora") }
+            return home + "/" + fallback + "/memora"
+        }
+        configuration = folder("XDG_CONFIG_HOME", ".config")
+        data = folder("XDG_DATA_HOME", ".local/share")
+        state = folder("XDG_STATE_HOME", ".local/state")
+        cache = folder("XDG_CACHE_HOME", ".cache")
+        #endif
+    }
+
+    /// `$HOME` when set, else the account's home folder from the password database, else `/tmp`.
+    static func home(_ environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home }
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
+            return String(cString: directory)
+        }
+        return "/tmp"
+    }
+}
+
+/// The process's environment and identity.
+package enum ProcessEnvironment {
+    /// The environment variables.
+    package static var variables: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// The user the process runs as.
+    package static var userID: UInt32 { UInt32(getuid()) }
+
+    /// This process's id.
+    package static var processID: Int32 { getpid() }
+
+    /// Whether standard error is a terminal (a progress bar may redraw itself).
+    package static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// Whether standard input is a terminal (a question may be asked).
+    package static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+}

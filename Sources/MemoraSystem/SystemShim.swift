@@ -1,0 +1,80 @@
+// The one file that imports CMemoraSystem, the system layer's small C shim.
+internal import CMemoraSystem
+
+/// The C shim's calls that are not SHA-256.
+enum SystemShim {
+    /// Turns `O_DIRECT` (`F_NOCACHE` on Apple platforms) on or off; false when refused.
+    static func setDirectIO(_ descriptor: Int32, _ enable: Bool) -> Bool {
+        memora_set_direct_io(descriptor, enable ? 1 : 0) == 0
+    }
+
+    /// Overwrites memory with zeros in a way the optimiser keeps.
+    static func secureZero(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
+        memora_secure_zero(pointer, count)
+    }
+}
+
+/// SHA-256 (FIPS 180-4), incremental: libsodium's on Linux, CommonCrypto's on Apple platforms.
+package struct SHA256Digest: ~Copyable {
+    private var state = memora_sha256_state()
+
+    package init() {
+        let status = memora_sha256_init(&state)
+        precondition(status == 0, "SHA-256 could not start (libsodium failed to initialise)")
+    }
+
+    /// Adds `bytes`.
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        _ = memora_sha256_update(&state, bytes.baseAddress, bytes.count)
+    }
+
+    /// Adds `bytes`.
+    package mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The 32-byte digest.
+    package consuming func finalize() -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = digest.withUnsafeMutableBufferPointer { memora_sha256_final(&state, $0.baseAddress!) }
+        return digest
+    }
+
+    /// The digest of `bytes`.
+    package static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = SHA256Digest()
+        digest.update(bytes)
+        return digest.finalize()
+    }
+
+    /// The digest of the file at `path`, read in 1 MiB pieces (memory does not grow with the file).
+    package static func hash(contentsOf path: String) throws(SystemError) -> [UInt8] {
+        let file = try SystemFile(path)
+        file.adviseSequentialRead()
+        var digest = SHA256Digest()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let count = try file.read(into: buffer, at: offset)
+            if count == 0 { break }
+            digest.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            offset += Int64(count)
+        }
+        return digest.finalize()
+    }
+}
+
+/// Lower-case hexadecimal text of bytes.
+package enum Hex {
+    package static func string<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
