@@ -75,12 +75,12 @@ enum CaptionBench {
         defer { server.terminate() }
         let database = try CaptionDatabase(path: folder + "/bench.sqlite")
         let selector = ModelSelector(mode: .onDevice, local: [OllamaCaptionGenerator(endpoint: url, model: "llava")], basic: nil)
-        let scheduler = CaptionScheduler(
-            database: database, pipeline: CaptionPipeline(database: database, selector: selector), monitor: ControllableConstraintMonitor())
+        // The job users run (`memora caption`): worker lock, crash recovery, scan, scheduler.
+        let job = CaptionJob(database: database, models: .selector(selector), monitor: ControllableConstraintMonitor())
         let start = Date()
         let cpuStart = cpuSeconds()
-        let scan = try GalleryScanner(database: database).scan([folder + "/photos"], explicit: true, force: false)
-        let summary = try await scheduler.run()
+        let report = try await job.run(paths: [folder + "/photos"])
+        let (scan, summary) = (report.scan, report.summary)
         let total = Date().timeIntervalSince(start)
         let cpuTotal = cpuSeconds() - cpuStart
         guard summary.captioned == count, scan.queued == count else {

@@ -1,6 +1,6 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
-import MemoraCore
+public import MemoraCore
 import MetadataKit
 
 /// Options every captioning command shares: the database.
@@ -13,10 +13,17 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
+extension CaptionMode: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+}
+
+extension CaptionConfiguration.LocalServer: ExpressibleByArgument {}
+
 /// Which models `memora caption` may use.
 struct ModelOptions: ParsableArguments {
     @Option(help: "Where captions are made: on-device, gemini or gpt (default: the ai_mode preference).")
-    var mode: String?
+    var mode: CaptionMode?
 
     @Option(help: "The chosen mode's server: Ollama (on-device, default http://127.0.0.1:11434), an OpenAI-compatible base URL ending in /v1, or Gemini's.")
     var endpoint: String?
@@ -25,49 +32,21 @@ struct ModelOptions: ParsableArguments {
     var model: String?
 
     @Option(help: "The on-device server's protocol: ollama, or openai for llama.cpp's llama-server, LM Studio or vLLM.")
-    var localServer = "ollama"
+    var localServer: CaptionConfiguration.LocalServer = .ollama
 
     @Option(help: "A secrets file (NAME=value lines, mode 0600) with GEMINI_API_KEY or OPENAI_API_KEY (default: $XDG_CONFIG_HOME/memora/secrets); the environment comes first.")
     var secrets: String?
 
-    /// Builds the selector for `preferences`' mode unless `--mode` overrides it.
-    func selector(preferences: CaptionPreferences) throws -> ModelSelector {
-        let mode: CaptionMode
-        if let text = self.mode {
-            guard let parsed = CaptionMode(parsing: text) else { throw ValidationError("unknown mode '\(text)'; use on-device, gemini or gpt") }
-            mode = parsed
-        } else {
-            mode = preferences.aiMode
+    func validate() throws {
+        if let endpoint { _ = try CaptionConfiguration.endpoint(parsing: endpoint) }
+    }
+
+    /// The library's configuration for these flags.
+    var configuration: CaptionConfiguration {
+        get throws {
+            CaptionConfiguration(mode: mode, endpoint: try endpoint.map(CaptionConfiguration.endpoint(parsing:)), model: model,
+                                 localServer: localServer, secretsPath: secrets)
         }
-        let endpointURL = try endpoint.map { text -> URL in
-            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-                throw ValidationError("--endpoint must be an http(s) URL, got '\(text)'")
-            }
-            return url
-        }
-        let store = ChainedSecretStore([EnvironmentSecretStore(), FileSecretStore(path: secrets ?? FileSecretStore.defaultPath)])
-        let environment = ProcessInfo.processInfo.environment
-        let localEndpoint = (mode == .onDevice ? endpointURL : nil)
-            ?? environment["MEMORA_OLLAMA_URL"].flatMap(URL.init(string:)) ?? OllamaCaptionGenerator.defaultEndpoint
-        let localModel = (mode == .onDevice ? model : nil) ?? environment["MEMORA_OLLAMA_MODEL"] ?? OllamaCaptionGenerator.defaultModel
-        let local: any CaptionGenerator
-        switch localServer {
-        case "ollama": local = OllamaCaptionGenerator(endpoint: localEndpoint, model: localModel)
-        case "openai": local = OpenAICaptionGenerator(endpoint: localEndpoint, model: localModel, apiKey: try store.secret(.openAIAPIKey))
-        default: throw ValidationError("--local-server must be ollama or openai")
-        }
-        var gemini: (any CaptionGenerator)?
-        var gpt: (any CaptionGenerator)?
-        switch mode {
-        case .onDevice: break
-        case .gemini:
-            gemini = GeminiCaptionGenerator(endpoint: endpointURL ?? GeminiCaptionGenerator.defaultEndpoint,
-                                            model: model ?? GeminiCaptionGenerator.defaultModel, apiKey: try store.secret(.geminiAPIKey))
-        case .gpt:
-            gpt = OpenAICaptionGenerator(endpoint: endpointURL ?? OpenAICaptionGenerator.defaultEndpoint,
-                                         model: model ?? OpenAICaptionGenerator.defaultModel, apiKey: try store.secret(.openAIAPIKey))
-        }
-        return ModelSelector(mode: mode, local: [local], gemini: gemini, gpt: gpt)
     }
 }
 
@@ -104,84 +83,57 @@ struct CaptionCommand: AsyncParsableCommand {
     @Argument(help: "Photos or folders to caption (folders are walked; hidden files and sidecars are skipped). Without any, the photos already queued are processed.")
     var paths: [String] = []
 
-    struct Report: Encodable {
-        var mode: String
-        var chain: [String]
-        var scan: GalleryScanner.Result
-        var summary: CaptionScheduler.Summary
-        var failures: [String]
-        var unavailable: [String: String]
-    }
-
     func run() async throws {
-        let report = try await Self.caption(paths: paths, database: database.open(), models: models, force: force, now: now,
-                                            maxWait: maxWait, quiet: json)
-        if json { try printJSON(report) }
+        let job = CaptionJob(database: try database.open(), models: .configured(try models.configuration), force: force,
+                             ignoresConstraints: now, maxWait: maxWait)
+        let report = try await job.run(paths: paths, onEvent: json ? { _ in } : Self.progressDisplay())
+        if json { try printJSON(report) } else { Self.printSummary(report) }
         if report.summary.failed > 0 && report.summary.captioned == 0 && report.summary.recovered == 0 { throw ExitCode(1) }
     }
 
-    /// Queues `paths` and works the queue; shared with `memora demo`.
-    static func caption(paths: [String], database: CaptionDatabase, models: ModelOptions, force: Bool, now: Bool,
-                        maxWait: Double, quiet: Bool) async throws -> Report {
-        let lock = try QueueWorkerLock(database: database)
-        let queue = ProcessingQueue(database: database)
-        let recovered = try queue.recoverInterrupted()
-        if recovered > 0 && !quiet { StandardError.write("resuming \(recovered) photo(s) interrupted by an earlier run\n") }
-        let preferences = try database.preferences()
-        let selector = try models.selector(preferences: preferences)
-        if let missing = paths.first(where: { !FileManager.default.fileExists(atPath: $0) }) {
-            throw ValidationError("\(missing) does not exist")
-        }
-        let scan = try GalleryScanner(database: database).scan(paths, explicit: true, force: force)
-        let chain = selector.chain
-        if !quiet {
-            StandardError.write("mode \(selector.mode.rawValue): " + chain.map(\.displayName).joined(separator: " -> ") + "\n")
-        }
-        let policy = now ? SchedulingPolicy(lowBattery: 0) : SchedulingPolicy()
-        var effectivePreferencesNote = ""
-        if now { effectivePreferencesNote = " (constraints ignored: --now)" }
-        let pending = try queue.counts()[.pending] ?? 0
-        let progress = ProgressReporter(title: "captions", total: pending)
+    /// Shows the job's events on stderr: the models, pauses, a progress bar, each failure.
+    static func progressDisplay() -> @Sendable (CaptionJob.Event) -> Void {
+        let progress = Locked<ProgressReporter?>(nil)
         let done = Counter()
-        let scheduler = CaptionScheduler(
-            database: database, pipeline: CaptionPipeline(database: database, selector: selector),
-            monitor: now ? AlwaysReadyMonitor() : LinuxConstraintMonitor(), policy: policy)
-        let summary = try await scheduler.run(.init(pollInterval: 15, maxPause: maxWait)) { event in
+        return { event in
             switch event {
-            case .paused(let reason): if !quiet { StandardError.write("paused: \(reason)\n") }
-            case .resumed: if !quiet { StandardError.write("resumed\n") }
+            case .resuming(let count): StandardError.write("resuming \(count) photo(s) interrupted by an earlier run\n")
+            case .models(let mode, let chain):
+                StandardError.write("mode \(mode.rawValue): " + chain.map(\.displayName).joined(separator: " -> ") + "\n")
+            case .started(let pending): progress.set(ProgressReporter(title: "captions", total: pending))
+            case .paused(let reason): StandardError.write("paused: \(reason)\n")
+            case .resumed: StandardError.write("resumed\n")
             case .photo(let path, let outcome):
-                if !quiet {
-                    progress.update(completed: min(done.increment(), pending), item: (path as NSString).lastPathComponent)
-                    if case .failed(let error, _) = outcome { StandardError.write("  \(path): \(error)\n") }
+                if let reporter = progress.get() {
+                    reporter.update(completed: min(done.increment(), reporter.total), item: (path as NSString).lastPathComponent)
                 }
-            case .started: break
+                if case .failed(let error, _) = outcome { StandardError.write("  \(path): \(error)\n") }
             }
         }
-        withExtendedLifetime(lock) {}
-        let failures = try queue.items(status: .failed).map { "\($0.assetURI): \($0.errorMessage ?? "failed")" }
-        let report = Report(mode: selector.mode.rawValue + effectivePreferencesNote, chain: chain.map(\.identifier), scan: scan,
-                            summary: summary, failures: failures, unavailable: await selector.unavailable)
-        if !quiet {
-            print("Captioned \(summary.captioned) photo(s)" + (summary.recovered > 0 ? ", finished \(summary.recovered) interrupted" : "")
-                  + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(summary.failed) failed tries, \(scan.notPhotos) files skipped (not JPEG, PNG, TIFF/DNG, WebP, HEIC or AVIF photos).")
-            for (model, count) in summary.models.sorted(by: { $0.key < $1.key }) { print("  \(model): \(count)") }
-            for (model, reason) in report.unavailable.sorted(by: { $0.key < $1.key }) { print("Not used: \(model): \(reason)") }
-            if let stopped = summary.stoppedEarly { print("Stopped early: \(stopped); run again to continue.") }
-            if summary.models.keys.contains("basic:basic-description") {
-                print("Note: the basic description is measured by Memora, not written by an AI model. For real captions start Ollama "
-                      + "(`ollama serve` and `ollama pull llava`), or set GEMINI_API_KEY and use --mode gemini, or OPENAI_API_KEY and --mode gpt.")
-            }
+    }
+
+    static func printSummary(_ report: CaptionJob.Report) {
+        let summary = report.summary
+        print("Captioned \(summary.captioned) photo(s)" + (summary.recovered > 0 ? ", finished \(summary.recovered) interrupted" : "")
+              + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(summary.failed) failed tries, \(report.scan.notPhotos) files skipped (not JPEG, PNG, TIFF/DNG, WebP, HEIC or AVIF photos)."
+              + (report.ignoredConstraints ? " Constraints ignored (--now)." : ""))
+        for (model, count) in summary.models.sorted(by: { $0.key < $1.key }) { print("  \(model): \(count)") }
+        for (model, reason) in report.unavailable.sorted(by: { $0.key < $1.key }) { print("Not used: \(model): \(reason)") }
+        if let stopped = summary.stoppedEarly { print("Stopped early: \(stopped); run again to continue.") }
+        if summary.models.keys.contains("basic:basic-description") {
+            print("Note: the basic description is measured by Memora, not written by an AI model. For real captions start Ollama "
+                  + "(`ollama serve` and `ollama pull llava`), or set GEMINI_API_KEY and use --mode gemini, or OPENAI_API_KEY and --mode gpt.")
         }
-        return report
     }
 }
 
-/// A monitor for `--now`: the user asked to run regardless of the device's state.
-struct AlwaysReadyMonitor: ConstraintMonitor {
-    func currentConditions() async -> DeviceConditions {
-        DeviceConditions(hasBattery: false, isCharging: true, network: .ethernet, thermal: .nominal)
-    }
+/// A value shared with a `@Sendable` callback.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ new: Value) { lock.withLock { value = new } }
 }
 
 /// A thread-safe counter for progress callbacks.

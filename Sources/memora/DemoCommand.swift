@@ -143,9 +143,9 @@ extension DemoCommand {
         let databasePath = output + "/memora.sqlite"
         for suffix in ["", "-wal", "-shm", ".worker-lock"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
         let database = try CaptionDatabase(path: databasePath)
-        let models = try ModelOptions.parse(["--mode", "on-device"])
-        let report = try await CaptionCommand.caption(paths: [library], database: database, models: models, force: false, now: true,
-                                                      maxWait: 0, quiet: true)
+        let job = CaptionJob(database: database, models: .configured(CaptionConfiguration(mode: .onDevice)),
+                             ignoresConstraints: true, maxWait: 0)
+        let report = try await job.run(paths: [library])
         var captions: [String: String] = [:]
         for item in try ProcessingQueue(database: database).items(status: .completed) {
             if let caption = item.caption { captions[(item.assetURI as NSString).lastPathComponent] = caption }

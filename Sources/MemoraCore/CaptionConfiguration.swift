@@ -1,0 +1,78 @@
+public import Foundation
+
+/// Which models captioning may use, and where they are: what `memora caption`'s flags, the
+/// environment and the secrets file say, as one value a front end builds and the library turns
+/// into a ``ModelSelector``. Keys are looked up when the selector is built (environment first,
+/// then the secrets file) and never stored in the value.
+public struct CaptionConfiguration: Sendable, Hashable {
+    /// The protocol of the on-device model server.
+    public enum LocalServer: String, Sendable, Hashable, CaseIterable {
+        /// Ollama's `/api/chat`.
+        case ollama
+        /// An OpenAI-compatible server on this machine: llama.cpp's llama-server, LM Studio, vLLM.
+        case openai
+    }
+
+    /// Where captions are made; nil: the `ai_mode` preference.
+    public var mode: CaptionMode?
+    /// The chosen mode's server (Ollama's for on-device; an OpenAI-compatible base URL ending in /v1; Gemini's).
+    public var endpoint: URL?
+    /// The chosen mode's model (defaults: llava, gpt-5.2, gemini-2.5-flash).
+    public var model: String?
+    /// The on-device server's protocol.
+    public var localServer: LocalServer
+    /// A secrets file (`NAME=value` lines, mode 0600); nil: ``FileSecretStore/defaultPath``.
+    public var secretsPath: String?
+    /// The environment read for API keys and `MEMORA_OLLAMA_URL` / `MEMORA_OLLAMA_MODEL`.
+    public var environment: [String: String]
+
+    /// A configuration; by default the preference's mode with the default servers and models.
+    public init(mode: CaptionMode? = nil, endpoint: URL? = nil, model: String? = nil, localServer: LocalServer = .ollama,
+                secretsPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.mode = mode
+        self.endpoint = endpoint
+        self.model = model
+        self.localServer = localServer
+        self.secretsPath = secretsPath
+        self.environment = environment
+    }
+
+    /// Checks an endpoint a person typed: an http(s) URL with a host.
+    public static func endpoint(parsing text: String) throws(CaptionJobError) -> URL {
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw CaptionJobError(.invalidConfiguration, "the endpoint must be an http(s) URL, got '\(text)'")
+        }
+        return url
+    }
+
+    /// The mode used with `preferences`: ``mode`` when set, else the preference.
+    public func effectiveMode(preferences: CaptionPreferences) -> CaptionMode { mode ?? preferences.aiMode }
+
+    /// The selector for this configuration: the on-device generator always (the privacy rule's
+    /// fallback), plus Gemini or GPT for those modes, with keys from the environment or the secrets file.
+    public func makeSelector(preferences: CaptionPreferences) throws -> ModelSelector {
+        let mode = effectiveMode(preferences: preferences)
+        let store = ChainedSecretStore([EnvironmentSecretStore(environment: environment),
+                                        FileSecretStore(path: secretsPath ?? FileSecretStore.defaultPath)])
+        let localEndpoint = (mode == .onDevice ? endpoint : nil)
+            ?? environment["MEMORA_OLLAMA_URL"].flatMap(URL.init(string:)) ?? OllamaCaptionGenerator.defaultEndpoint
+        let localModel = (mode == .onDevice ? model : nil) ?? environment["MEMORA_OLLAMA_MODEL"] ?? OllamaCaptionGenerator.defaultModel
+        let local: any CaptionGenerator
+        switch localServer {
+        case .ollama: local = OllamaCaptionGenerator(endpoint: localEndpoint, model: localModel)
+        case .openai: local = OpenAICaptionGenerator(endpoint: localEndpoint, model: localModel, apiKey: try store.secret(.openAIAPIKey))
+        }
+        var gemini: (any CaptionGenerator)?
+        var gpt: (any CaptionGenerator)?
+        switch mode {
+        case .onDevice: break
+        case .gemini:
+            gemini = GeminiCaptionGenerator(endpoint: endpoint ?? GeminiCaptionGenerator.defaultEndpoint,
+                                            model: model ?? GeminiCaptionGenerator.defaultModel, apiKey: try store.secret(.geminiAPIKey))
+        case .gpt:
+            gpt = OpenAICaptionGenerator(endpoint: endpoint ?? OpenAICaptionGenerator.defaultEndpoint,
+                                         model: model ?? OpenAICaptionGenerator.defaultModel, apiKey: try store.secret(.openAIAPIKey))
+        }
+        return ModelSelector(mode: mode, local: [local], gemini: gemini, gpt: gpt)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+internal import MemoraSystem
+
+/// The main job, as `memora caption`, `memora demo`, the benchmark and an app run it: take the
+/// queue's worker lock, finish photos an earlier run left half-done, queue the photos under the
+/// given paths, then caption them with the models the configuration names, as the device's
+/// conditions allow, writing caption and alt text into each photo and recording history.
+public struct CaptionJob: Sendable {
+    /// Where the models come from.
+    public enum Models: Sendable {
+        /// Built from a configuration and the database's preferences when the job runs.
+        case configured(CaptionConfiguration)
+        /// A selector the caller built (tests, benchmarks, apps with their own generators).
+        case selector(ModelSelector)
+    }
+
+    /// Something the job did, for a progress display.
+    public enum Event: Sendable {
+        /// Photos interrupted by an earlier run are being finished.
+        case resuming(count: Int)
+        /// The models chosen, in the order they are tried.
+        case models(mode: CaptionMode, chain: [ModelInfo])
+        /// Captioning started with this many photos pending.
+        case started(pending: Int)
+        /// Waiting for the device's conditions (charging, Wi-Fi, temperature).
+        case paused(reason: String)
+        /// The conditions hold again.
+        case resumed
+        /// One photo is done.
+        case photo(path: String, outcome: PipelineOutcome)
+    }
+
+    /// What a run did.
+    public struct Report: Sendable, Encodable {
+        /// The mode used.
+        public var mode: CaptionMode
+        /// Whether the device's conditions were ignored (the user asked to run now).
+        public var ignoredConstraints: Bool
+        /// The generators tried, in order (`kind:model`).
+        public var chain: [String]
+        /// What the scan of the paths found.
+        public var scan: GalleryScanner.Result
+        /// What captioning did.
+        public var summary: CaptionScheduler.Summary
+        /// The photos that failed for good, with their last error.
+        public var failures: [String]
+        /// Generators that could not be used, with the reason.
+        public var unavailable: [String: String]
+    }
+
+    public var database: CaptionDatabase
+    public var models: Models
+    /// Replace captions the photos already have (never a person's manual edit).
+    public var force: Bool
+    /// Run even when the preferences' constraints (charging only, Wi-Fi only) do not hold.
+    public var ignoresConstraints: Bool
+    /// Stop after waiting this long for the constraints to hold; nil: wait as long as it takes.
+    public var maxWait: Double?
+    /// How often the constraints are checked while paused, in seconds.
+    public var pollInterval: Double
+    /// The device's conditions; nil: this platform's monitor (``LinuxConstraintMonitor``).
+    public var monitor: (any ConstraintMonitor)?
+
+    public init(database: CaptionDatabase, models: Models, force: Bool = false, ignoresConstraints: Bool = false,
+                maxWait: Double? = 600, pollInterval: Double = 15, monitor: (any ConstraintMonitor)? = nil) {
+        self.database = database
+        self.models = models
+        self.force = force
+        self.ignoresConstraints = ignoresConstraints
+        self.maxWait = maxWait
+        self.pollInterval = pollInterval
+        self.monitor = monitor
+    }
+
+    /// Queues the photos under `paths` (files or folders; none: work the queue as it is) and captions the queue.
+    public func run(paths: [String], onEvent: @Sendable (Event) -> Void = { _ in }) async throws -> Report {
+        if let missing = paths.first(where: { !FileSystem.exists($0) }) {
+            throw CaptionJobError(.notFound, "\(missing): no such file or folder", path: missing)
+        }
+        let lock = try QueueWorkerLock(database: database)
+        defer { withExtendedLifetime(lock) {} }
+        let queue = ProcessingQueue(database: database)
+        let recovered = try queue.recoverInterrupted()
+        if recovered > 0 { onEvent(.resuming(count: recovered)) }
+        let selector: ModelSelector
+        switch models {
+        case .configured(let configuration): selector = try configuration.makeSelector(preferences: try database.preferences())
+        case .selector(let given): selector = given
+        }
+        onEvent(.models(mode: selector.mode, chain: selector.chain))
+        let scan = try GalleryScanner(database: database).scan(paths, explicit: true, force: force)
+        let scheduler = CaptionScheduler(
+            database: database, pipeline: CaptionPipeline(database: database, selector: selector),
+            monitor: monitor ?? (ignoresConstraints ? AlwaysReadyMonitor() : LinuxConstraintMonitor()),
+            policy: ignoresConstraints ? SchedulingPolicy(lowBattery: 0) : SchedulingPolicy())
+        let summary = try await scheduler.run(.init(pollInterval: pollInterval, maxPause: maxWait)) { event in
+            switch event {
+            case .started(let pending): onEvent(.started(pending: pending))
+            case .paused(let reason): onEvent(.paused(reason: reason))
+            case .resumed: onEvent(.resumed)
+            case .photo(let path, let outcome): onEvent(.photo(path: path, outcome: outcome))
+            }
+        }
+        let failures = try queue.items(status: .failed).map { "\($0.assetURI): \($0.errorMessage ?? "failed")" }
+        return Report(mode: selector.mode, ignoredConstraints: ignoresConstraints, chain: selector.chain.map(\.identifier), scan: scan,
+                      summary: summary, failures: failures, unavailable: await selector.unavailable)
+    }
+}
+
+/// The device's conditions when the user asked to run now: always ready.
+public struct AlwaysReadyMonitor: ConstraintMonitor {
+    public init() {}
+
+    public func currentConditions() async -> DeviceConditions {
+        DeviceConditions(hasBattery: false, isCharging: true, network: .ethernet, thermal: .nominal)
+    }
+}
