@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libsqlite3-dev      # GRDB's SQLite
-  libsodium-dev       # VaultCrypto
+  libsodium-dev  # VaultCrypto and the system layer (SHA-256)
   libexif-dev         # MetadataKit (fast EXIF scan)
   zlib1g-dev          # MetadataKit (compressed PNG text chunks)
   libdeflate-dev      # MetadataKit (CRC-32 of image data for snapshots)

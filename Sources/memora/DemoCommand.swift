@@ -164,15 +164,11 @@ extension DemoCommand {
         let vault = try Vault.create(at: folder, keyStore: FileKeyStore(path: keyFile))
         let progress = ProgressReporter(title: "vault", total: files.count)
         var added: [(VaultPhoto, String)] = []
-        for (index, file) in files.enumerated() {
-            let path = library + "/" + file
-            let info = try? ImageDecoder.info(contentsOf: path)
-            let thumbnail = (try? ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: 256, options: DecodingOptions(applyOrientation: true)))
-                .flatMap { try? ImageEncoder.encode($0, as: .jpeg()) }
-            let details = VaultPhotoDetails(
-                format: info?.format.rawValue ?? "unknown", width: info?.uprightWidth, height: info?.uprightHeight, thumbnail: thumbnail)
-            added.append((try vault.add(fileAt: path, details: details), path))
-            progress.update(completed: index + 1, item: file)
+        let paths = files.map { library + "/" + $0 }
+        for (path, result) in zip(paths, VaultImport(thumbnailSize: 256).add(paths, to: vault, onProgress: { completed, path in
+            progress.update(completed: completed, item: (path as NSString).lastPathComponent)
+        })) {
+            added.append((try result.get(), path))
         }
         let report = try vault.verify()
         var matches = false

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MemoraCore
 import MemoraSystem
 import ImageKit
 import MetadataKit
@@ -165,30 +166,18 @@ struct VaultCommand: ParsableCommand {
         func run() throws {
             let vault = try options.open()
             let progress = ProgressReporter(title: "vault add", total: files.count)
+            let results = VaultImport(stripsLocation: stripLocation, tags: tag).add(files, to: vault) { completed, file in
+                progress.update(completed: completed, item: file)
+            }
             var added: [VaultPhoto] = []
             var failures = 0
-            for (index, file) in files.enumerated() {
-                do {
-                    // Size, format and an encrypted 384-px thumbnail when ImageKit can read the file.
-                    let info = try? ImageDecoder.info(contentsOf: file)
-                    let thumbnail = (try? ImageDecoder.thumbnail(contentsOf: file, maxPixelSize: 384, options: DecodingOptions(applyOrientation: true)))
-                        .flatMap { try? ImageEncoder.encode($0, as: .jpeg()) }
-                    let details = VaultPhotoDetails(
-                        format: info?.format.rawValue ?? URL(fileURLWithPath: file).pathExtension.lowercased(),
-                        width: info?.uprightWidth, height: info?.uprightHeight, tags: tag, thumbnail: thumbnail)
-                    if stripLocation {
-                        // Stripped in memory: no second plaintext copy of the photo is ever written.
-                        guard let original = FileManager.default.contents(atPath: file) else { throw VaultCryptoError.readFailed(path: file, reason: "cannot be read") }
-                        let stripped = try CaptionWriter.strippingLocation(from: [UInt8](original), source: file)
-                        added.append(try vault.add(contents: stripped, originalFilename: (file as NSString).lastPathComponent, details: details))
-                    } else {
-                        added.append(try vault.add(fileAt: file, details: details))
-                    }
-                } catch {
+            for result in results {
+                switch result {
+                case .success(let photo): added.append(photo)
+                case .failure(let error):
                     failures += 1
                     StandardError.write("error: \(error)\n")
                 }
-                progress.update(completed: index + 1, item: file)
             }
             if json {
                 try printJSON(added.map(PhotoSummary.init))
