@@ -15,4 +15,5 @@ if ! command -v age >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-ge
 fi
 swift build -c release --product memora-bench >&2
 swift build -c release --product loca-memory-probe >&2
+swift build -c release --product memora >&2  # scenario 8 runs the CLI as a child process
 exec .build/release/memora-bench --python "$PYTHON" --peer-script scripts/pillow_peer.py "$@"

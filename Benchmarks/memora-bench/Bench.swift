@@ -61,6 +61,9 @@ struct Bench {
         if settings.only == nil || settings.only == "vault" || settings.only == "vault-files" {
             try VaultBench.files(megabytes: settings.megabytes, rounds: 3)
         }
+        if settings.only == nil || settings.only == "memory" {
+            try MemoryBench.run()
+        }
     }
 
     static func imageScenarios(_ settings: Settings) throws {

@@ -6,14 +6,19 @@ import Foundation
 /// All functions are thread-safe: each call uses its own codec state.
 public enum ImageDecoder {
     /// Reads format, size and orientation without decoding pixels.
+    /// Of a JPEG only the header is read (up to its first scan), so a large file costs no more than a small one.
     public static func info(contentsOf path: String) throws(ImageError) -> ImageInfo {
-        try info(of: FileIO.read(path), source: path)
+        let read = try ImageFileReader.header(path)
+        var info = try info(of: read.bytes, source: path)
+        info.byteCount = Int(read.fileSize)
+        return info
     }
 
     /// The bytes of the image file at `path`, read once, for ``info(of:source:)`` followed by a
     /// decode that depends on it (``decode(_:source:scale:options:fast:)``) without reading the file twice.
+    /// A JPEG larger than 32 MiB is read up to its end-of-image marker only (not a trailer after it).
     public static func bytes(contentsOf path: String) throws(ImageError) -> [UInt8] {
-        try FileIO.read(path)
+        try ImageFileReader.image(path).bytes
     }
 
     /// Reads format, size and orientation of an image held in memory; `source` names it in errors.
@@ -54,7 +59,7 @@ public enum ImageDecoder {
 
     /// Decodes the image file at `path`.
     public static func decode(contentsOf path: String, options: DecodingOptions = DecodingOptions()) throws(ImageError) -> Image {
-        try decode(FileIO.read(path), source: path, options: options)
+        try decode(imageBytes(path, maxPixelCount: options.maxPixelCount), source: path, options: options)
     }
 
     /// Decodes an image held in memory; `source` names it in errors.
@@ -77,7 +82,7 @@ public enum ImageDecoder {
     /// `options.applyOrientation` is set. JPEGs are decoded at the smallest DCT
     /// scale that still covers the size, then resampled with high quality.
     public static func thumbnail(contentsOf path: String, maxPixelSize: Int, options: DecodingOptions = DecodingOptions()) throws(ImageError) -> Image {
-        try thumbnail(FileIO.read(path), source: path, maxPixelSize: maxPixelSize, options: options)
+        try thumbnail(imageBytes(path, maxPixelCount: options.maxPixelCount), source: path, maxPixelSize: maxPixelSize, options: options)
     }
 
     /// A thumbnail of an image held in memory; see ``thumbnail(contentsOf:maxPixelSize:options:)``.
@@ -157,6 +162,16 @@ public enum ImageDecoder {
             }
             return image.applying(orientation)
         }
+    }
+
+    /// The bytes to decode the image at `path`; a large file whose header already shows more than
+    /// `maxPixelCount` pixels is refused before the rest of it is read.
+    private static func imageBytes(_ path: String, maxPixelCount: Int) throws(ImageError) -> [UInt8] {
+        let read = try ImageFileReader.image(path, refusing: { info in
+            let (count, overflow) = info.width.multipliedReportingOverflow(by: info.height)
+            return overflow || count > maxPixelCount ? ImageError.tooLarge(source: path, width: info.width, height: info.height, limit: maxPixelCount) : nil
+        })
+        return read.bytes
     }
 
     private static func detectDecodable(_ raw: UnsafeRawBufferPointer, source: String) throws(ImageError) -> ImageFormat {

@@ -1,5 +1,12 @@
 // The one file that imports CMemoraSystem, the system layer's small C shim.
 internal import CMemoraSystem
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The C shim's calls that are not SHA-256.
 enum SystemShim {
@@ -49,13 +56,15 @@ package struct SHA256Digest: ~Copyable {
     }
 
     /// The digest of the file at `path`, read in 1 MiB pieces (memory does not grow with the file).
-    package static func hash(contentsOf path: String) throws(SystemError) -> [UInt8] {
+    /// `head`: the file's first bytes, already read by the caller, hashed without being read again.
+    package static func hash(contentsOf path: String, head: [UInt8] = []) throws(SystemError) -> [UInt8] {
         let file = try SystemFile(path)
         file.adviseSequentialRead()
         var digest = SHA256Digest()
+        digest.update(head)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
-        var offset: Int64 = 0
+        var offset = Int64(head.count)
         while true {
             let count = try file.read(into: buffer, at: offset)
             if count == 0 { break }
@@ -76,5 +85,17 @@ package enum Hex {
             text.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// Fast byte searches (`memchr`).
+package enum ByteSearch {
+    /// The index of the first `byte` in `bytes[start..<end]`, or nil.
+    package static func firstIndex(of byte: UInt8, in bytes: [UInt8], from start: Int, to end: Int) -> Int? {
+        guard start < end, start >= 0, end <= bytes.count else { return nil }
+        return bytes.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress, let found = memchr(base + start, Int32(byte), end - start) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
+        }
     }
 }

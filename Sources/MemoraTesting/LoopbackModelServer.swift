@@ -95,7 +95,7 @@ public actor LoopbackModelServer {
     /// Starts listening on a free loopback port and returns the base URL a generator takes.
     @discardableResult
     public func start() async throws -> URL {
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled,
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 120, logger: .disabled,
                                 handler: Handler(owner: self))
         self.server = server
         task = Task { try await server.run() }

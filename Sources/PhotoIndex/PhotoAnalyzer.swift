@@ -43,14 +43,16 @@ struct PhotoAnalyzer: Sendable {
             id: id, path: asset.path, size: asset.size, modified: asset.modified, imageHash: "", kind: nil, takenAt: asset.modified,
             utcOffset: nil, dateTrusted: false, latitude: nil, longitude: nil, place: nil, width: nil, height: nil, orientation: 1,
             keywords: [], people: [], faces: [], quality: nil, perceptualHash: nil, rating: nil, favorite: false, embedding: nil, error: nil)
+        // What decoding needs (a large JPEG up to its end-of-image marker, not a trailer after it);
+        // the hash covers the whole file, the rest read in pieces: memory does not grow with the file.
         let bytes: [UInt8]
         do {
-            bytes = try SystemFile(asset.path).readAll()
+            bytes = try ImageDecoder.bytes(contentsOf: asset.path)
+            photo.imageHash = Hex.string(try SHA256Digest.hash(contentsOf: asset.path, head: bytes))
         } catch {
-            photo.error = "the file cannot be read (\(error.reason))"
+            photo.error = "\(error)"
             return photo
         }
-        photo.imageHash = Self.sha256(bytes)
         photo.kind = PhotoFileKind.detect(bytes)
         var metadata = try? MetadataReader.scan(bytes, source: asset.path)  // libexif for EXIF: the fast scan
         if let sidecar = asset.sidecarPath, let extra = try? MetadataReader.read(contentsOf: sidecar) {

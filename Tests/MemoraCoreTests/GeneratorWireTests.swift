@@ -6,6 +6,8 @@ import Testing
 import MemoraTesting
 
 /// Every generator against a loopback server that speaks its provider's real wire format.
+/// Generators get a 300 s timeout here: in a parallel run on two cores, synchronous tests can hold
+/// the cooperative pool (and so the loopback server's task) for longer than the default 60 s.
 @Suite("Caption generators on the wire")
 struct GeneratorWireTests {
     /// Runs `body` with a started server and a camera JPEG, then cleans up.
@@ -74,7 +76,7 @@ struct GeneratorWireTests {
     @Test("OpenAI-compatible: chat/completions with a data: URI and a Bearer key; a cloud host gets 1024 pixels")
     func openAI() async throws {
         try await withServer(.openAI, apiKey: "sk-test-123") { server, url, photo in
-            let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("sk-test-123"), profile: .cloud)
+            let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("sk-test-123"), profile: .cloud, timeout: 300)
             #expect(await generator.availability() == .available)
             let caption = try await generator.generateCaption(for: CaptionRequest(path: photo))
             #expect(caption.description == "A red kite above a green hill.")
@@ -91,7 +93,7 @@ struct GeneratorWireTests {
     @Test("OpenAI-compatible: a wrong key is unauthorized, not retryable; content_filter is a safety block")
     func openAIErrors() async throws {
         try await withServer(.openAI, apiKey: "right") { server, url, photo in
-            let wrong = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("wrong"))
+            let wrong = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("wrong"), timeout: 300)
             await #expect(throws: CaptionError.self) { try await wrong.generateCaption(for: CaptionRequest(path: photo)) }
             do throws(CaptionError) {
                 _ = try await wrong.generateCaption(for: CaptionRequest(path: photo))
@@ -100,7 +102,7 @@ struct GeneratorWireTests {
                 #expect(!error.isRetryable)
                 #expect(!error.description.contains("wrong"))
             }
-            let right = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("right"))
+            let right = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("right"), timeout: 300)
             await server.enqueue(.safetyBlock)
             do throws(CaptionError) {
                 _ = try await right.generateCaption(for: CaptionRequest(path: photo))
@@ -114,7 +116,7 @@ struct GeneratorWireTests {
     @Test("Gemini: generateContent with inline_data, the key in x-goog-api-key, thinking budget 0 on Flash")
     func gemini() async throws {
         try await withServer(.gemini, apiKey: "AIza-test") { server, url, photo in
-            let generator = GeminiCaptionGenerator(endpoint: url, model: "gemini-2.5-flash", apiKey: APIKey("AIza-test"))
+            let generator = GeminiCaptionGenerator(endpoint: url, model: "gemini-2.5-flash", apiKey: APIKey("AIza-test"), timeout: 300)
             #expect(generator.modelInfo.pixelsLeaveDevice == false)  // loopback
             #expect(await generator.availability() == .available)
             let caption = try await generator.generateCaption(for: CaptionRequest(path: photo))
@@ -133,7 +135,7 @@ struct GeneratorWireTests {
     func geminiSafety() async throws {
         try await withServer(.gemini, apiKey: "k") { server, url, photo in
             await server.enqueue(.safetyBlock)
-            let generator = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("k"))
+            let generator = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("k"), timeout: 300)
             do throws(CaptionError) {
                 _ = try await generator.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a safety block must not become a caption")
@@ -147,12 +149,12 @@ struct GeneratorWireTests {
     @Test("Gemini: an invalid key (HTTP 400 API_KEY_INVALID) is unauthorized; a per-day quota is exhausted, not retryable")
     func geminiKeyAndQuota() async throws {
         try await withServer(.gemini, apiKey: "right") { server, url, photo in
-            let wrong = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("wrong"))
+            let wrong = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("wrong"), timeout: 300)
             do throws(CaptionError) { _ = try await wrong.generateCaption(for: CaptionRequest(path: photo)) } catch {
                 guard case .unauthorized = error else { Issue.record("expected unauthorized, got \(error)"); return }
             }
             guard case .unavailable = await wrong.availability() else { Issue.record("a wrong key must make Gemini unavailable"); return }
-            let right = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("right"))
+            let right = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("right"), timeout: 300)
             await server.enqueue(.geminiResourceExhausted(retryDelay: "30s", perDayQuota: true))
             do throws(CaptionError) { _ = try await right.generateCaption(for: CaptionRequest(path: photo)) } catch {
                 guard case .quotaExhausted = error else { Issue.record("expected quotaExhausted, got \(error)"); return }
@@ -169,7 +171,7 @@ struct GeneratorWireTests {
     @Test("429 with Retry-After and retry-after-ms, 503, malformed JSON: each is the right typed error")
     func errorReplies() async throws {
         try await withServer(.openAI) { server, url, photo in
-            let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: nil)
+            let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: nil, timeout: 300)
             await server.enqueue(.rateLimited(retryAfter: "12"), .rateLimited(retryAfter: "5", retryAfterMilliseconds: "1500"),
                                  .error(status: 503, message: "overloaded"), .malformedJSON)
             var errors: [CaptionError] = []

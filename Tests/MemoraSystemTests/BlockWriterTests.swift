@@ -36,7 +36,7 @@ struct BlockWriterTests {
     }
 
     /// Sizes around every boundary: below the direct-I/O minimum, at it, aligned and not, over one block.
-    static let sizes = [0, 100, (1 << 20) - 1, 1 << 20, (1 << 20) + 3 * 4096 + 7, 8 << 20, 2 * (8 << 20) + 4096 + 5]
+    static let sizes = [0, 100, (1 << 20) - 1, 1 << 20, (1 << 20) + 3 * 4096 + 7, (8 << 20) + 4096 + 5]
 
     @Test("every size comes out byte for byte, in every kind of folder, with and without a batch's buffers", arguments: folders)
     func exactBytes(base: String) throws {
@@ -45,7 +45,7 @@ struct BlockWriterTests {
         defer { try? FileSystem.removeTree(folder) }
         let pool = AlignedBufferPool(bufferSize: AtomicFileWriter.blockSize)
         for (index, size) in Self.sizes.enumerated() {
-            let content = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 12 &+ index) }
+            let content = patterned(size, salt: UInt8(index))
             try AtomicFileWriter.write(content, to: folder + "/out-\(size)", options: .init(uncached: true))
             #expect(try SystemFile(folder + "/out-\(size)").readAll() == content, "\(size) bytes")
             try AtomicFileWriter.write(content, to: folder + "/pooled-\(size)", options: .init(uncached: true), pool: pool)
