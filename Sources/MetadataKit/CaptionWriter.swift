@@ -196,6 +196,10 @@ public enum CaptionWriter {
     /// Reads, edits, verifies and atomically replaces one file (with a batch's write `buffers`).
     static func perform(_ operation: MetadataOperation, on path: String, options: CaptionWriteOptions,
                         buffers: FileAccess.Buffers? = nil) throws(MetadataError) -> MetadataSnapshot {
+        if let window = try JPEGWindow.open(path),
+           let snapshot = try performWindowed(operation, window: window, options: options, buffers: buffers) {
+            return snapshot
+        }
         let (original, identity) = try FileAccess.readWithIdentity(path)
         guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
         try FileAccess.requireWritable(path)
@@ -211,6 +215,43 @@ public enum CaptionWriter {
         try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime,
                                buffers: buffers)
         return result
+    }
+
+    /// ``perform(_:on:options:buffers:)`` for a large JPEG, through a window (``JPEGWindow``): the header and
+    /// the end of the file are edited and verified in memory, the coded image between is copied in pieces.
+    /// Nil when the window cannot be used (an AFCP trailer, whose offsets are absolute): the caller reads the whole file.
+    static func performWindowed(_ operation: MetadataOperation, window: JPEGWindow, options: CaptionWriteOptions,
+                                buffers: FileAccess.Buffers?) throws(MetadataError) -> MetadataSnapshot? {
+        let path = window.path
+        let proxy = window.proxy
+        let original = try JPEGFile(proxy, source: path)
+        guard original.afcp == nil, original.afcpProblem == nil else { return nil }
+        try FileAccess.requireWritable(path)
+        guard let (updated, result) = try edit(operation, proxy, source: path) else {
+            return MetadataSnapshot(path: path, segments: [], imageDigest: Data(), date: Date())
+        }
+        // The SOS segment and the coded image after it are the editors' untouched tail: the new header
+        // ends where the same SOS segment ends, and what follows it is the old tail's bytes.
+        let sos = Array(window.head[window.scanStart...])
+        guard let headEnd = JPEGWindow.scanHeaderEnd(of: updated), headEnd >= sos.count,
+              updated[(headEnd - sos.count)..<headEnd].elementsEqual(sos),
+              updated[headEnd...].starts(with: window.tail.prefix(4096)) else {
+            throw .verificationFailed(source: path, differences: ["the coded image (the edit moved it)"])
+        }
+        let gap = window.head.count - window.scanStart
+        var saved = result
+        try window.replace(
+            newHead: updated[..<headEnd], newTail: updated[headEnd...], crc: original.imageDataCRC(tailPrefix: gap),
+            keepModificationTime: options.keepModificationTime, buffers: buffers
+        ) { middleCRC throws(MetadataError) in
+            saved.imageDigest = Data(JPEGFile.digestBytes(CRC32.checksum(original.tail.dropFirst(gap), initial: middleCRC)))
+            do {
+                try options.beforeReplacing?(saved)
+            } catch {
+                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
+            }
+        }
+        return saved
     }
 
     /// The photo in `bytes` without its location (EXIF GPS, XMP and IPTC location fields),

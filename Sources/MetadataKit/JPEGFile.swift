@@ -169,14 +169,24 @@ struct JPEGFile {
     /// frame, other application data, extended XMP) and the tail (without a FotoStation trailer). Snapshots use it to make
     /// sure a restore lands on the same picture.
     var imageDataDigest: [UInt8] {
+        Self.digestBytes(imageDataCRC(tailPrefix: tail.count))
+    }
+
+    /// The CRC-32 of the digest's bytes up to `tailPrefix` bytes into the tail (a windowed write
+    /// continues it through the bytes it never read into memory, then over the rest of the tail).
+    func imageDataCRC(tailPrefix: Int) -> UInt32 {
         var crc: UInt32 = 0
         for segment in segments where !Self.isMetadata(segment) {
             let length = segment.payload.count + 2
             crc = CRC32.checksum([0xFF, segment.marker, UInt8(length >> 8), UInt8(length & 0xFF)], initial: crc)
             crc = CRC32.checksum(segment.payload, initial: crc)
         }
-        crc = CRC32.checksum(tail, initial: crc)
-        return [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+        return CRC32.checksum(tail.prefix(tailPrefix), initial: crc)
+    }
+
+    /// A CRC-32 as the four big-endian bytes snapshots store.
+    static func digestBytes(_ crc: UInt32) -> [UInt8] {
+        [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
     }
 
     /// Whether `other` holds exactly the same coded image (byte comparison with memcmp, no hashing).
