@@ -161,6 +161,10 @@ let package = Package(
         .testTarget(
             name: "MemoraCoreTests", dependencies: ["MemoraCore", "MemoraTesting", "MetadataKit", "ImageKit"],
             swiftSettings: strictSwift),
+        // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
+        .testTarget(
+            name: "MemoraCLITests", dependencies: ["memora", "MemoraSystem", "ImageKit", "MetadataKit"],
+            swiftSettings: strictSwift),
     ],
     cxxLanguageStandard: .cxx17
 )

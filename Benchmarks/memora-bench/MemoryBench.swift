@@ -3,7 +3,7 @@ import ImageKit
 import MemoraSystem
 import VaultCrypto
 
-/// Scenario 8: memory that does not grow with the file. Each command runs as a child process of
+/// Scenario 13: memory that does not grow with the file. Each command runs as a child process of
 /// the built `memora` on a 1 MB photo and on the same photo grown to 1 GiB (a trailer after the
 /// JPEG's end, as an MPF image or a maker's trailer is), and on a 1 MB and a 200 MB TIFF; peak RSS
 /// comes from `wait4`. The target: the large file within 64 MiB of the small one.
@@ -22,7 +22,7 @@ enum MemoryBench {
         let folder = NSTemporaryDirectory() + "memora-bench-memory-\(ProcessEnvironment.processID)"
         try FileSystem.makeFolder(folder)
         defer { try? FileSystem.removeTree(folder) }
-        print("\nScenario 8: peak memory (RSS from wait4) of memora commands on a small and a large file; target: large within 64 MiB of small")
+        print("\nScenario 13: peak memory (RSS from wait4) of memora commands on a small and a large file; target: large within 64 MiB of small")
 
         let photo = try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 1600, height: 1200, seed: 8), as: .jpeg(JPEGEncodingOptions(quality: 0.97)))
         let largeSize = Int64(largeMegabytes) << 20

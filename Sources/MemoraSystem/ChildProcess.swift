@@ -19,8 +19,10 @@ package enum ChildProcess {
     }
 
     /// Runs `executable` with `arguments` (and `environment` added to this process's) and waits for it.
+    /// Standard output and error go to `outputPath` and `errorPath` when given, else to `/dev/null`
+    /// (or this process's own with `keepOutput`).
     package static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                            keepOutput: Bool = false) throws(SystemError) -> Outcome {
+                            keepOutput: Bool = false, outputPath: String? = nil, errorPath: String? = nil) throws(SystemError) -> Outcome {
         var merged = ProcessEnvironment.variables
         for (key, value) in environment { merged[key] = value }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -32,9 +34,12 @@ package enum ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if !keepOutput {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        for (descriptor, target) in [(Int32(1), outputPath), (Int32(2), errorPath)] {
+            if let target {
+                posix_spawn_file_actions_addopen(&actions, descriptor, target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            } else if !keepOutput {
+                posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0)
+            }
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)

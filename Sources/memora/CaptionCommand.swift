@@ -38,7 +38,9 @@ struct ModelOptions: ParsableArguments {
     var secrets: String?
 
     func validate() throws {
-        if let endpoint { _ = try CaptionConfiguration.endpoint(parsing: endpoint) }
+        if let endpoint {
+            do { _ = try CaptionConfiguration.endpoint(parsing: endpoint) } catch { throw ValidationError(error.message) }
+        }
     }
 
     /// The library's configuration for these flags.

@@ -1,0 +1,115 @@
+import Foundation
+import ImageKit
+import MemoraSystem
+import MetadataKit
+import Testing
+
+/// Runs the built `memora` (beside the test bundle) with its own XDG folders inside a temporary folder.
+struct CLI {
+    let folder: String
+    let executable: String
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "memora-cli-" + UUID().uuidString
+        try FileSystem.makeFolder(folder)
+        executable = SystemPath.join(SystemPath.folder(of: FileSystem.absolutePath(CommandLine.arguments[0])), "memora")
+    }
+
+    func remove() { try? FileSystem.removeTree(folder) }
+
+    /// The exit status, standard output and standard error of `memora arguments`.
+    func run(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
+        let out = folder + "/.stdout", err = folder + "/.stderr"
+        let outcome = try ChildProcess.run(executable, arguments, environment: [
+            "XDG_CONFIG_HOME": folder + "/config", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
+            "MEMORA_OLLAMA_URL": "http://127.0.0.1:9",  // nothing listens: no model, never the network
+        ], outputPath: out, errorPath: err)
+        let text = { (path: String) in String(decoding: (try? SystemFile(path).readAll()) ?? [], as: UTF8.self) }
+        return (outcome.status, text(out), text(err))
+    }
+
+    /// A real JPEG from the real encoder.
+    func photo(_ name: String, seed: UInt64 = 1) throws -> String {
+        let path = folder + "/" + name
+        try FileSystem.makeFolder(SystemPath.folder(of: path))
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: seed), to: path, as: .jpeg())
+        return path
+    }
+}
+
+@Suite("memora, end to end")
+struct CLITests {
+    @Test("image info prints JSON for a photo; a missing file fails with exit 1 and names the file once, without a Foundation dump")
+    func imageInfo() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let photo = try cli.photo("a.jpg")
+        let ok = try cli.run("image", "info", photo, "--json")
+        #expect(ok.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(ok.out.utf8)) as? [[String: Any]])
+        let info = try #require(json.first?["info"] as? [String: Any])
+        #expect(info["width"] as? Int == 320 && info["height"] as? Int == 240 && info["format"] as? String == "jpeg")
+        let missing = try cli.run("image", "info", cli.folder + "/missing.jpg")
+        #expect(missing.status == 1)
+        #expect(missing.err.components(separatedBy: cli.folder + "/missing.jpg").count == 2, "the path appears once: \(missing.err)")
+        #expect(!missing.err.contains("NSCocoaErrorDomain") && !missing.err.contains("Error Domain"))
+    }
+
+    @Test("metadata write, read and restore: the caption lands, and restore gives back the original bytes")
+    func metadataRoundTrip() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let photo = try cli.photo("b.jpg")
+        let original = try SystemFile(photo).readAll()
+        let written = try cli.run("metadata", "write", "--caption", "Zoë at the harbour", photo)
+        #expect(written.status == 0 && written.out.contains(photo))
+        #expect(try MetadataReader.read(contentsOf: photo).captions.caption == "Zoë at the harbour")
+        let read = try cli.run("metadata", "read", photo, "--json")
+        #expect(read.status == 0 && read.out.contains("Zoë at the harbour"))
+        #expect(try cli.run("metadata", "restore", photo).status == 0)
+        #expect(try SystemFile(photo).readAll() == original)
+    }
+
+    @Test("caption: a bad endpoint is a usage error (exit 64) and a missing path fails before anything is queued")
+    func captionRefusals() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let bad = try cli.run("caption", "--endpoint", "ftp://example.org", cli.folder)
+        #expect(bad.status == 64 && bad.err.contains("http(s) URL"))
+        let badMode = try cli.run("caption", "--mode", "bogus", cli.folder)
+        #expect(badMode.status == 64 && badMode.err.contains("on-device"))
+        let missing = try cli.run("caption", "--db", cli.folder + "/memora.sqlite", cli.folder + "/nowhere")
+        #expect(missing.status != 0 && missing.err.contains("no such file or folder"))
+    }
+
+    @Test("vault: init, add with JSON, export byte for byte, verify")
+    func vault() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let photo = try cli.photo("c.jpg", seed: 4)
+        let vault = cli.folder + "/vault", key = cli.folder + "/vault.key"
+        #expect(try cli.run("vault", "init", "--vault", vault, "--key-file", key).status == 0)
+        #expect(try FileSystem.status(of: key).permissions == 0o600)
+        let added = try cli.run("vault", "add", "--vault", vault, "--key-file", key, photo, "--json")
+        #expect(added.status == 0)
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(added.out.utf8)) as? [[String: Any]])
+        let id = try #require(records.first?["id"] as? String)
+        #expect(records.first?["thumbnail"] as? Bool == true)
+        let exported = cli.folder + "/exported.jpg"
+        #expect(try cli.run("vault", "export", "--vault", vault, "--key-file", key, id, "--output", exported).status == 0)
+        #expect(try SystemFile(exported).readAll() == SystemFile(photo).readAll())
+        #expect(try cli.run("vault", "verify", "--vault", vault, "--key-file", key).status == 0)
+    }
+
+    @Test("index build into a database named without a folder, run from another folder")
+    func indexBuild() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        _ = try cli.photo("library/one.jpg", seed: 2)
+        _ = try cli.photo("library/two.jpg", seed: 3)
+        let built = try cli.run("index", "build", "--db", cli.folder + "/index.sqlite", cli.folder + "/library", "--json")
+        #expect(built.status == 0)
+        #expect(built.out.contains("\"added\"") || built.out.contains("2"))
+        #expect(FileSystem.exists(cli.folder + "/index.sqlite"))
+    }
+}
