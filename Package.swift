@@ -92,7 +92,7 @@ let package = Package(
         // folders, format sniffing, hashes; the only place a platform module is imported.
         .target(
             name: "CMemoraSystem",
-            linkerSettings: [.linkedLibrary("sodium", .when(platforms: [.linux]))]),
+            linkerSettings: [.linkedLibrary("crypto", .when(platforms: [.linux]))]),
         .target(name: "MemoraSystem", dependencies: ["CMemoraSystem"], swiftSettings: strictSwift),
 
         // MARK: Leaf modules (they import none of our other modules but the system layer).

@@ -9,7 +9,8 @@ set -euo pipefail
 packages=(
   pkg-config
   libsqlite3-dev      # GRDB's SQLite
-  libsodium-dev  # VaultCrypto and the system layer (SHA-256)
+  libsodium-dev       # VaultCrypto
+  libssl-dev          # the system layer's SHA-256 (OpenSSL's libcrypto: SHA-NI, 3x libsodium's)
   libexif-dev         # MetadataKit (fast EXIF scan)
   zlib1g-dev          # MetadataKit (compressed PNG text chunks)
   libdeflate-dev      # MetadataKit (CRC-32 of image data for snapshots)

@@ -12,8 +12,11 @@
 #include <CommonCrypto/CommonDigest.h>
 _Static_assert(sizeof(CC_SHA256_CTX) <= sizeof(memora_sha256_state), "memora_sha256_state is too small");
 #else
-#include <sodium.h>
-_Static_assert(sizeof(crypto_hash_sha256_state) <= sizeof(memora_sha256_state), "memora_sha256_state is too small");
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+/// On Linux the state holds a pointer to OpenSSL's digest context (freed by final or free).
+typedef struct { EVP_MD_CTX *context; } openssl_state;
+_Static_assert(sizeof(openssl_state) <= sizeof(memora_sha256_state), "memora_sha256_state is too small");
 #endif
 
 int memora_o_direct(void) {
@@ -45,7 +48,7 @@ void memora_secure_zero(void *pointer, size_t length) {
 #if defined(__APPLE__)
     memset_s(pointer, length, 0, length);
 #else
-    sodium_memzero(pointer, length);
+    OPENSSL_cleanse(pointer, length);
 #endif
 }
 
@@ -53,8 +56,15 @@ int memora_sha256_init(memora_sha256_state *state) {
 #if defined(__APPLE__)
     return CC_SHA256_Init((CC_SHA256_CTX *)state) == 1 ? 0 : -1;
 #else
-    if (sodium_init() < 0) return -1;
-    return crypto_hash_sha256_init((crypto_hash_sha256_state *)state);
+    openssl_state *own = (openssl_state *)state;
+    own->context = EVP_MD_CTX_new();
+    if (own->context == NULL) return -1;
+    if (EVP_DigestInit_ex(own->context, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(own->context);
+        own->context = NULL;
+        return -1;
+    }
+    return 0;
 #endif
 }
 
@@ -62,7 +72,9 @@ int memora_sha256_update(memora_sha256_state *state, const void *bytes, size_t l
 #if defined(__APPLE__)
     return CC_SHA256_Update((CC_SHA256_CTX *)state, bytes, (CC_LONG)length) == 1 ? 0 : -1;
 #else
-    return crypto_hash_sha256_update((crypto_hash_sha256_state *)state, (const unsigned char *)bytes, length);
+    openssl_state *own = (openssl_state *)state;
+    if (own->context == NULL) return -1;
+    return EVP_DigestUpdate(own->context, bytes, length) == 1 ? 0 : -1;
 #endif
 }
 
@@ -70,6 +82,24 @@ int memora_sha256_final(memora_sha256_state *state, unsigned char digest[32]) {
 #if defined(__APPLE__)
     return CC_SHA256_Final(digest, (CC_SHA256_CTX *)state) == 1 ? 0 : -1;
 #else
-    return crypto_hash_sha256_final((crypto_hash_sha256_state *)state, digest);
+    openssl_state *own = (openssl_state *)state;
+    if (own->context == NULL) return -1;
+    unsigned int length = 0;
+    int status = EVP_DigestFinal_ex(own->context, digest, &length) == 1 && length == 32 ? 0 : -1;
+    EVP_MD_CTX_free(own->context);
+    own->context = NULL;
+    return status;
+#endif
+}
+
+void memora_sha256_free(memora_sha256_state *state) {
+#if !defined(__APPLE__)
+    openssl_state *own = (openssl_state *)state;
+    if (own->context != NULL) {
+        EVP_MD_CTX_free(own->context);
+        own->context = NULL;
+    }
+#else
+    (void)state;
 #endif
 }

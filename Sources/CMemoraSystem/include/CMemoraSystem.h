@@ -1,7 +1,7 @@
 // The few things Memora's system layer (MemoraSystem) needs from C that Swift's
 // Glibc and Darwin modules do not export: flags glibc declares only under
-// _GNU_SOURCE, a wipe the optimiser cannot remove, and SHA-256 from a library
-// the package already links (libsodium on Linux, CommonCrypto on Apple platforms).
+// _GNU_SOURCE, a wipe the optimiser cannot remove, and SHA-256 from the
+// platform's crypto library (OpenSSL's libcrypto on Linux, CommonCrypto on Apple platforms).
 #ifndef CMEMORA_SYSTEM_H
 #define CMEMORA_SYSTEM_H
 
@@ -25,14 +25,16 @@ int memora_set_direct_io(int descriptor, int enable);
 void memora_secure_zero(void *pointer, size_t length);
 
 /// An incremental SHA-256; the state is opaque to Swift.
-typedef struct { _Alignas(16) unsigned char opaque[256]; } memora_sha256_state;
+typedef struct { _Alignas(16) unsigned char opaque[256]; } memora_sha256_state;  // zero-initialised by the caller
 
 /// Starts a digest. Returns 0 on success.
 int memora_sha256_init(memora_sha256_state *state);
 /// Adds `length` bytes.
 int memora_sha256_update(memora_sha256_state *state, const void *bytes, size_t length);
-/// Writes the 32-byte digest to `digest`.
+/// Writes the 32-byte digest to `digest` and releases the state.
 int memora_sha256_final(memora_sha256_state *state, unsigned char digest[32]);
+/// Releases a state that was never finalised (a no-op after final).
+void memora_sha256_free(memora_sha256_state *state);
 
 #ifdef __cplusplus
 }
