@@ -35,13 +35,4 @@ package final class FileLock: @unchecked Sendable {
         _ = flock(file.descriptor, LOCK_UN)
         file.close()
     }
-
-    /// Runs `body` while holding the lock on `path` in `mode`.
-    package static func withLock<Result, Failure: Error>(
-        _ path: String, _ mode: Mode, _ body: () throws(Failure) -> Result
-    ) throws -> Result {
-        let lock = try FileLock(path, mode)
-        defer { lock.unlock() }
-        return try body()
-    }
 }

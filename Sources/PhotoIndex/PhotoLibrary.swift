@@ -44,20 +44,24 @@ public enum PhotoFileKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// The kind of a file from its first bytes (up to 256: a HEIF `ftyp` box lists its brands that far in),
     /// or nil when it is not a photo the index reads.
     public static func detect(_ head: [UInt8]) -> PhotoFileKind? {
-        switch FileFormat.detect(head) {
+        FileFormat.detect(head).flatMap(kind(of:))
+    }
+
+    /// The kind of the file at `path` from its first bytes, or nil (also when it cannot be read).
+    public static func detect(contentsOf path: String) -> PhotoFileKind? {
+        FileFormat.detect(contentsOf: path).flatMap(kind(of:))
+    }
+
+    /// The index's kind of a sniffed format; nil for formats the index does not read (GIF).
+    private static func kind(of format: FileFormat) -> PhotoFileKind? {
+        switch format {
         case .jpeg: .jpeg
         case .png: .png
         case .tiff, .bigTIFF: .tiff
         case .webp: .webp
         case .heic, .avif, .heif: .heif
-        case .gif, nil: nil
+        case .gif: nil
         }
-    }
-
-    /// The kind of the file at `path` from its first bytes, or nil (also when it cannot be read).
-    public static func detect(contentsOf path: String) -> PhotoFileKind? {
-        guard let file = try? SystemFile(path), let head = try? file.read(FileFormat.headLength, at: 0) else { return nil }
-        return detect(head)
     }
 }
 
