@@ -205,7 +205,7 @@ public enum CaptionWriter {
         try FileAccess.requireWritable(path)
         guard let (updated, result) = try edit(operation, original, source: path) else {
             // Nothing to remove: the file is not touched at all.
-            return MetadataSnapshot(path: path, segments: [], imageDigest: Data(), date: Date())
+            return .unchanged(path)
         }
         do {
             try options.beforeReplacing?(result)
@@ -228,7 +228,7 @@ public enum CaptionWriter {
         guard original.afcp == nil, original.afcpProblem == nil else { return nil }
         try FileAccess.requireWritable(path)
         guard let (updated, result) = try edit(operation, proxy, source: path) else {
-            return MetadataSnapshot(path: path, segments: [], imageDigest: Data(), date: Date())
+            return .unchanged(path)
         }
         // The SOS segment and the coded image after it are the editors' untouched tail: the new header
         // ends where the same SOS segment ends, and what follows it is the old tail's bytes.
@@ -307,55 +307,39 @@ public enum CaptionWriter {
         }
         try verify(original: original, updated: updated, operation: operation, source: path, before: beforeTags)
         var result = snapshot
-        if snapshot.segments.first?.marker == 0xFF { result.imageDigest = Data(fingerprint(updated)) }
+        if case .wholeFile = snapshot.kept { result.imageDigest = Data(fingerprint(updated)) }
         return (updated, result)
     }
 
     /// Puts back the metadata a write replaced. Refuses when the image itself changed since.
     public static func restore(_ snapshot: MetadataSnapshot, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) {
-        // The snapshot of a write that changed nothing (a strip with no location to remove).
-        if snapshot.segments.isEmpty && snapshot.imageDigest.isEmpty { return }
+        if case .nothing = snapshot.resolved(for: .other) { return }
         let (current, identity) = try FileAccess.readWithIdentity(path)
-        if current.starts(with: PNGFile.signature) {
-            try PNGCaptionEditor.restore(snapshot, current: current, identity: identity, path: path, options: options)
+        let container: MetadataSnapshot.Container = current.starts(with: [0xFF, 0xD8, 0xFF]) ? .jpeg
+            : current.starts(with: PNGFile.signature) ? .png : .other
+        switch snapshot.resolved(for: container) {
+        case .nothing:
+            // The snapshot of a write that changed nothing (a strip with no location to remove).
             return
-        }
-        if current.starts(with: [0x49, 0x49, 0x2A, 0x00]) || current.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) || current.starts(with: Array("RIFF".utf8))
-            || HEIFFile.looksLikeBMFF(current) {
+        case .png(let saved):
+            guard container == .png else { throw mismatch(path) }
+            try PNGCaptionEditor.restore(saved, digest: snapshot.imageDigest, current: current, identity: identity, path: path, options: options)
+        case .wholeFile(let whole):
             // A TIFF, WebP or HEIF snapshot is the whole original file.
-            guard let whole = snapshot.segments.first, whole.marker == 0xFF,
-                  Data(CaptionWriter.fingerprint(current)) == snapshot.imageDigest else {
+            guard container == .other, Data(CaptionWriter.fingerprint(current)) == snapshot.imageDigest else {
                 throw .verificationFailed(source: path, differences: ["the file (it changed since the caption was written, or the snapshot belongs to another file)"])
             }
-            try FileAccess.replace(path, with: [UInt8](whole.payload), expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
-            return
+            try FileAccess.replace(path, with: [UInt8](whole), expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
+        case .jpeg(let saved):
+            guard container == .jpeg else { throw mismatch(path) }
+            try JPEGCaptionEditor.restore(saved, digest: snapshot.imageDigest, current: current, identity: identity, path: path, options: options)
+        case .unversioned:
+            throw mismatch(path)
         }
-        var jpeg = try JPEGFile(current, source: path)
-        guard Data(jpeg.imageDataDigest) == snapshot.imageDigest else {
-            throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
-        }
-        // The other segments are the same ones in the same order, so the saved positions rebuild the original layout.
-        jpeg.segments.removeAll(where: JPEGFile.isMetadata)
-        let savedTrailer = snapshot.segments.first { $0.marker == MetadataSnapshot.fotoStationMarker }
-        if let savedTrailer {
-            guard let found = FotoStationTrailer.find(in: [UInt8](savedTrailer.payload)[...]), found.start == 0 else {
-                throw .corrupt(source: path, reason: "the snapshot is damaged")
-            }
-            jpeg.fotoStation = found.trailer
-        }
-        if let savedAFCP = snapshot.segments.first(where: { $0.marker == MetadataSnapshot.afcpMarker }) {
-            guard let trailer = AFCPTrailer.saved([UInt8](savedAFCP.payload)) else { throw .corrupt(source: path, reason: "the snapshot is damaged") }
-            jpeg.afcp = trailer
-        }
-        let trailerMarkers = [MetadataSnapshot.fotoStationMarker, MetadataSnapshot.afcpMarker]
-        guard snapshot.segments.allSatisfy({ trailerMarkers.contains($0.marker) || ($0.payload.count <= JPEGFile.maximumPayload && ($0.position ?? 0) >= 0) }) else {
-            throw .corrupt(source: path, reason: "the snapshot is damaged")
-        }
-        for saved in snapshot.segments.sorted(by: { ($0.position ?? .max) < ($1.position ?? .max) }) where !trailerMarkers.contains(saved.marker) {
-            let segment = JPEGFile.Segment(marker: saved.marker, payload: [UInt8](saved.payload))
-            jpeg.segments.insert(segment, at: min(saved.position ?? jpeg.segments.count, jpeg.segments.count))
-        }
-        try FileAccess.replace(path, with: jpeg.bytes, expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
+    }
+
+    private static func mismatch(_ path: String) -> MetadataError {
+        .verificationFailed(source: path, differences: ["the file's format (the snapshot was taken from a file of another format)"])
     }
 
     /// Compares every tag before and after, and the image data: only the intended fields may differ.
@@ -537,15 +521,44 @@ public enum CaptionWriter {
 
 /// The JPEG part of the writer: new EXIF, XMP and IPTC segments, everything else untouched.
 enum JPEGCaptionEditor {
+    /// Puts back a JPEG's saved metadata segments and trailers, where they were.
+    static func restore(_ saved: MetadataSnapshot.JPEGMetadata, digest: Data, current: [UInt8], identity: FileAccess.Identity, path: String,
+                        options: CaptionWriteOptions) throws(MetadataError) {
+        var jpeg = try JPEGFile(current, source: path)
+        guard Data(jpeg.imageDataDigest) == digest else {
+            throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
+        }
+        // The other segments are the same ones in the same order, so the saved positions rebuild the original layout.
+        jpeg.segments.removeAll(where: JPEGFile.isMetadata)
+        if let trailer = saved.fotoStationTrailer {
+            guard let found = FotoStationTrailer.find(in: [UInt8](trailer)[...]), found.start == 0 else {
+                throw .corrupt(source: path, reason: "the snapshot is damaged")
+            }
+            jpeg.fotoStation = found.trailer
+        }
+        if let afcp = saved.afcpTrailer {
+            guard let trailer = AFCPTrailer.saved([UInt8](afcp)) else { throw .corrupt(source: path, reason: "the snapshot is damaged") }
+            jpeg.afcp = trailer
+        }
+        guard saved.segments.allSatisfy({ $0.payload.count <= JPEGFile.maximumPayload && $0.position >= 0 && $0.marker >= 0xC0 && $0.marker != 0xFF }) else {
+            throw .corrupt(source: path, reason: "the snapshot is damaged")
+        }
+        for segment in saved.segments.sorted(by: { $0.position < $1.position }) {
+            jpeg.segments.insert(JPEGFile.Segment(marker: segment.marker, payload: [UInt8](segment.payload)), at: min(segment.position, jpeg.segments.count))
+        }
+        try FileAccess.replace(path, with: jpeg.bytes, expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
+    }
+
     static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var jpeg = try JPEGFile(original, source: source)
         let snapshot = MetadataSnapshot(
             path: source,
-            segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
-                .map { .init(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) }
-                + (jpeg.fotoStation.map { [.init(marker: MetadataSnapshot.fotoStationMarker, payload: Data($0.bytes), position: nil)] } ?? [])
-                + (jpeg.afcp.map { [.init(marker: MetadataSnapshot.afcpMarker, payload: Data($0.original), position: nil)] } ?? []),
-            imageDigest: Data(jpeg.imageDataDigest), date: Date())
+            kept: .jpeg(MetadataSnapshot.JPEGMetadata(
+                segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
+                    .map { MetadataSnapshot.JPEGSegment(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) },
+                fotoStationTrailer: jpeg.fotoStation.map { Data($0.bytes) },
+                afcpTrailer: jpeg.afcp.map { Data($0.original) })),
+            imageDigest: Data(jpeg.imageDataDigest))
         // A trailer with absolute offsets that cannot be understood would be broken by any change of size.
         func result() throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
             let output = jpeg.bytes
@@ -619,17 +632,15 @@ enum JPEGCaptionEditor {
 enum PNGCaptionEditor {
     static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var png = try PNGFile(original, source: source)
-        // The snapshot keeps the original eXIf and XMP chunks (marker 0 = eXIf, 1 = XMP iTXt,
-        // 2, 3 and 4 = legacy XMP, EXIF and IPTC profile chunks: their type and data, at their chunk index).
-        var saved: [MetadataSnapshot.Segment] = []
-        if let exif = png.exif { saved.append(.init(marker: 0, payload: Data(exif))) }
-        if let index = png.xmpIndex { saved.append(.init(marker: 1, payload: Data(png.chunks[index].data))) }
-        for (marker, profile) in [(UInt8(2), PNGFile.LegacyProfile.xmp), (3, .exif), (4, .iptc)] {
+        // The snapshot keeps the original eXIf and XMP chunks and the legacy profile chunks (their type and data, at their chunk index).
+        var profiles: [MetadataSnapshot.PNGProfileChunk] = []
+        for (kind, profile) in [(MetadataSnapshot.PNGProfileChunk.Profile.xmp, PNGFile.LegacyProfile.xmp), (.exif, .exif), (.iptc, .iptc)] {
             if let index = png.legacyIndex(profile) {
-                saved.append(.init(marker: marker, payload: Data(png.chunks[index].type + png.chunks[index].data), position: index))
+                profiles.append(.init(profile: kind, chunk: Data(png.chunks[index].type + png.chunks[index].data), position: index))
             }
         }
-        let snapshot = MetadataSnapshot(path: source, segments: saved, imageDigest: Data(png.imageDataDigest), date: Date())
+        let saved = MetadataSnapshot.PNGMetadata(exif: png.exif.map { Data($0) }, xmp: png.xmpIndex.map { Data(png.chunks[$0].data) }, profiles: profiles)
+        let snapshot = MetadataSnapshot(path: source, kept: .png(saved), imageDigest: Data(png.imageDataDigest))
 
         // XMP or EXIF only in ImageMagick's legacy profile chunks moves into the standard chunks
         // (two copies would make readers list every property twice).
@@ -668,30 +679,28 @@ enum PNGCaptionEditor {
         return (png.bytes, snapshot)
     }
 
-    static func restore(_ snapshot: MetadataSnapshot, current: [UInt8], identity: FileAccess.Identity, path: String,
+    static func restore(_ saved: MetadataSnapshot.PNGMetadata, digest: Data, current: [UInt8], identity: FileAccess.Identity, path: String,
                         options: CaptionWriteOptions) throws(MetadataError) {
         var png = try PNGFile(current, source: path)
-        guard Data(png.imageDataDigest) == snapshot.imageDigest || Data(png.legacyImageDataDigest) == snapshot.imageDigest else {
+        guard Data(png.imageDataDigest) == digest || Data(png.legacyImageDataDigest) == digest else {
             throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
         }
-        let exif = snapshot.segments.first { $0.marker == 0 }
-        let xmp = snapshot.segments.first { $0.marker == 1 }
-        if let exif { png.setEXIF([UInt8](exif.payload)) } else { png.chunks.removeAll { $0.typeName == "eXIf" } }
-        if let xmp {
-            png.setXMPChunkData([UInt8](xmp.payload))
+        if let exif = saved.exif { png.setEXIF([UInt8](exif)) } else { png.chunks.removeAll { $0.typeName == "eXIf" } }
+        if let xmp = saved.xmp {
+            png.setXMPChunkData([UInt8](xmp))
         } else if let index = png.xmpIndex {
             png.chunks.remove(at: index)
         }
         // Legacy profile chunks go back where they were, lowest position first (those edited in
         // place are replaced where they are).
-        for legacy in snapshot.segments.filter({ (2...4).contains($0.marker) && $0.payload.count >= 4 }).sorted(by: { ($0.position ?? 0) < ($1.position ?? 0) }) {
-            let chunk = PNGFile.Chunk(type: [UInt8](legacy.payload.prefix(4)), data: [UInt8](legacy.payload.dropFirst(4)))
-            let profile: PNGFile.LegacyProfile = legacy.marker == 2 ? .xmp : legacy.marker == 3 ? .exif : .iptc
+        for legacy in saved.profiles.filter({ $0.chunk.count >= 4 }).sorted(by: { $0.position < $1.position }) {
+            let chunk = PNGFile.Chunk(type: [UInt8](legacy.chunk.prefix(4)), data: [UInt8](legacy.chunk.dropFirst(4)))
+            let profile: PNGFile.LegacyProfile = switch legacy.profile { case .xmp: .xmp; case .exif: .exif; case .iptc: .iptc }
             if let index = png.legacyIndex(profile) {
                 png.chunks[index] = chunk  // edited in place (IPTC, or a copy beside the standard chunk)
                 continue
             }
-            png.chunks.insert(chunk, at: min(max(legacy.position ?? 1, 1), png.chunks.count - 1))
+            png.chunks.insert(chunk, at: min(max(legacy.position, 1), png.chunks.count - 1))
         }
         try FileAccess.replace(path, with: png.bytes, expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
     }
@@ -732,8 +741,7 @@ enum TIFFCaptionEditor {
         guard tiff.preservesUntouchedBytes(of: original) else {
             throw .verificationFailed(source: source, differences: ["bytes outside the edited entries"])
         }
-        let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
-                                        imageDigest: Data(), date: Date())
+        let snapshot = MetadataSnapshot(path: source, kept: .wholeFile(Data(original)), imageDigest: Data())
         return (tiff.bytes, snapshot)
     }
 
@@ -770,8 +778,7 @@ enum WebPCaptionEditor {
         let packet = try edits.map { edits throws(MetadataError) in try Exiv2.applyXMP(webp.xmpPacket ?? [], edits: edits, source: source) }
         let tiff = try operation.editEXIF(webp.exif, source: source, oldCaptions: oldCaptions)
         try webp.setMetadata(exif: tiff?.bytes, xmp: packet, source: source)
-        let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
-                                        imageDigest: Data(), date: Date())
+        let snapshot = MetadataSnapshot(path: source, kept: .wholeFile(Data(original)), imageDigest: Data())
         return (webp.bytes, snapshot)
     }
 }

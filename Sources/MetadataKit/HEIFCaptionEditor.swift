@@ -18,8 +18,7 @@ enum HEIFCaptionEditor {
             try Exiv2.applyXMP(xmpItem?.data ?? [], edits: edits, source: source)
         }
         let updated = try heif.settingMetadata(exif: exif, xmp: xmp)
-        let snapshot = MetadataSnapshot(path: source, segments: [.init(marker: 0xFF, payload: Data(original), position: nil)],
-                                        imageDigest: Data(), date: Date())
+        let snapshot = MetadataSnapshot(path: source, kept: .wholeFile(Data(original)), imageDigest: Data())
         return (updated, snapshot)
     }
 }

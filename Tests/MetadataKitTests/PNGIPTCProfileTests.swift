@@ -41,7 +41,7 @@ struct PNGIPTCProfileTests {
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let png = try PNGFile(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path)
         #expect(png.legacyImageDataDigest != png.imageDataDigest)
-        let older = MetadataSnapshot(path: path, segments: [], imageDigest: Data(png.legacyImageDataDigest), date: Date())
+        let older = MetadataSnapshot(path: path, kept: .unversioned([]), imageDigest: Data(png.legacyImageDataDigest))
         try CaptionWriter.restore(older, to: path)
         var bogus = older
         bogus.imageDigest = Data([1, 2, 3, 4])
