@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["PhotoIndex", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
         .testTarget(
-            name: "MemoraCoreTests", dependencies: ["MemoraCore", "MemoraTesting", "MetadataKit", "ImageKit"],
+            name: "MemoraCoreTests", dependencies: ["MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(

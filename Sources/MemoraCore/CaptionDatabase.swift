@@ -54,6 +54,9 @@ public final class CaptionDatabase: Sendable {
     /// Milliseconds since 1970, the unit of every timestamp column.
     static func timestamp(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
+    /// The date of a timestamp column's value.
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -126,6 +129,29 @@ public final class CaptionDatabase: Sendable {
             try db.execute(sql: "INSERT INTO preferences (id, updated_at) VALUES (1, ?)", arguments: [now])
             try db.execute(sql: "INSERT INTO sync_state (id) VALUES (1)")
         }
+        // v2: one history for every write. `caption_history` also records `metadata write` and
+        // location strips, and each entry keeps the metadata it replaced (`snapshot`, NULL for the
+        // first entry, whose snapshot is the original's, and for entries recorded before v2).
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE caption_history_v2 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    asset_id TEXT NOT NULL,
+                    caption TEXT,
+                    alt_text TEXT,
+                    model_used TEXT NOT NULL,
+                    was_manual_edit INTEGER NOT NULL DEFAULT 0,
+                    kind TEXT NOT NULL CHECK (kind IN ('generated', 'manual', 'rollback', 'metadata-write', 'strip-location')),
+                    snapshot BLOB,
+                    created_at INTEGER NOT NULL
+                );
+                INSERT INTO caption_history_v2 (id, asset_id, caption, alt_text, model_used, was_manual_edit, kind, created_at)
+                    SELECT id, asset_id, caption, alt_text, model_used, was_manual_edit, kind, created_at FROM caption_history;
+                DROP TABLE caption_history;
+                ALTER TABLE caption_history_v2 RENAME TO caption_history;
+                CREATE INDEX idx_caption_history_asset_created ON caption_history(asset_id, created_at);
+                """)
+        }
         return migrator
     }
 
@@ -152,7 +178,7 @@ public final class CaptionDatabase: Sendable {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM error_logs ORDER BY id DESC LIMIT ?", arguments: [limit]).map {
                 ErrorLogEntry(asset: $0["asset_id"], type: $0["error_type"], message: $0["error_message"],
-                              date: Date(timeIntervalSince1970: Double($0["created_at"] as Int64) / 1000))
+                              date: Self.date($0["created_at"]))
             }
         }
     }

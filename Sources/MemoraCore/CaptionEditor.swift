@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+internal import MemoraSystem
 public import MetadataKit
 
-/// Why a manual edit or a rollback failed.
+/// Why a manual edit, a metadata write or a rollback failed.
 public enum CaptionEditError: Error, Sendable, CustomStringConvertible {
     /// The database failed or the entry does not exist.
     case database(CaptionDatabaseError)
@@ -12,23 +13,30 @@ public enum CaptionEditError: Error, Sendable, CustomStringConvertible {
     case emptyCaption
     /// Nothing to roll back to.
     case nothingToRollBack(path: String)
+    /// The metadata of that level was not kept (entries recorded before Memora kept a snapshot per entry).
+    case levelNotKept(path: String, level: Int)
 
     public var description: String {
         switch self {
         case .database(let error): "\(error)"
         case .metadata(let error): "\(error)"
         case .emptyCaption: "the caption is empty; to remove Memora's captions, use `memora rollback FILE --to 0`"
-        case .nothingToRollBack(let path): "\(path) has no caption history: Memora never wrote to it"
+        case .nothingToRollBack(let path): "\(path) has no history: Memora never wrote to it"
+        case .levelNotKept(let path, let level):
+            "\(path): the metadata of level \(level) was recorded before Memora kept it for every entry; roll back to 0 (the original) or to an entry with a caption"
         }
     }
 }
 
-/// The user's control over captions (the seed's principle 4): manual edits, which
-/// automatic processing never overwrites, and rollback to any earlier caption or to
-/// the photo as it was before Memora wrote to it.
+/// The user's control over what Memora writes into photos (the seed's principle 4): manual
+/// edits, which automatic processing never overwrites, `memora metadata write` and
+/// location strips, and rollback to any earlier level or to the photo as it was before
+/// Memora wrote to it. Every write is recorded in the one ``PhotoHistory``.
 public struct CaptionEditor: Sendable {
     let database: CaptionDatabase
-    var history: CaptionHistory { CaptionHistory(database: database) }
+    var history: PhotoHistory { PhotoHistory(database: database) }
+    /// Where releases before the one history kept `memora metadata write`'s snapshots.
+    var legacySnapshotFolder = ApplicationFolders().state + "/snapshots"
 
     /// An editor over `database`'s history.
     public init(database: CaptionDatabase) {
@@ -43,56 +51,156 @@ public struct CaptionEditor: Sendable {
         let caption = caption.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !caption.isEmpty else { throw .emptyCaption }
         let alt = altText?.trimmingCharacters(in: .whitespacesAndNewlines) ?? CaptionPostProcessor.altText(from: caption)
-        return try write(path: path, caption: caption, altText: alt, modelUsed: "manual", kind: .manual)
+        let asset = ProcessingQueue.assetID(for: path)
+        let record = PhotoHistory.Record(asset: asset, kind: .manual, caption: caption, altText: alt, modelUsed: "manual")
+        do { try history.write(CaptionUpdate(caption: caption, altText: alt), record) } catch { throw .metadata(error) }
+        return try settle(record)
     }
 
-    /// Rolls the photo back to history entry `number` (1 is the oldest), or with 0 to its
-    /// metadata exactly as it was before Memora first wrote to it. Without a number, to the
-    /// entry before the current one. The rollback is itself recorded, as a person's choice.
+    /// Rolls the photo back to `level`: 0 is its metadata exactly as it was before Memora first
+    /// wrote to it, N the state right after history entry N (1 is the oldest). Without a level,
+    /// to the state before the latest entry (undoing it). The metadata saved with the history
+    /// is put back byte for byte; the rollback is itself recorded, as a person's choice, so it
+    /// can be undone too.
     @discardableResult
-    public func rollback(path: String, to number: Int? = nil) throws(CaptionEditError) -> HistoryEntry {
+    public func rollback(path: String, to level: Int? = nil) throws(CaptionEditError) -> HistoryEntry {
         let asset = ProcessingQueue.assetID(for: path)
         let entries: [HistoryEntry]
-        do { entries = try history.entries(forPath: asset) } catch { throw .database(error) }
-        guard !entries.isEmpty else { throw .nothingToRollBack(path: path) }
-        let target = number ?? (entries.count - 1)
+        let original: OriginalCaption?
+        do {
+            entries = try history.entries(forPath: asset)
+            original = try history.original(forPath: asset)
+        } catch { throw .database(error) }
+        guard !entries.isEmpty else {
+            if try restoreLegacySnapshot(path: path, asset: asset) { return try settleLegacy(asset) }
+            throw .nothingToRollBack(path: path)
+        }
+        let target = level ?? (entries.count - 1)
         guard (0...entries.count).contains(target) else {
             throw .database(.noSuchHistoryEntry(asset: asset, number: target, available: entries.count))
         }
-        if target > 0, let caption = entries[target - 1].caption {
-            return try write(path: asset, caption: caption, altText: entries[target - 1].altText ?? CaptionPostProcessor.altText(from: caption),
-                             modelUsed: "rollback:\(target)", kind: .rollback)
-        }
-        // Back to the original: restore the saved metadata segments byte for byte.
+        // The caption the photo carries at that level: the last one set at or before it.
+        let setter = entries.prefix(target).last { $0.kind.setsCaption }
+        let caption = setter.map(\.caption) ?? original?.caption
+        let altText = setter.map(\.altText) ?? original?.altText
+        let record = PhotoHistory.Record(asset: asset, kind: .rollback, caption: caption, altText: altText, modelUsed: "rollback:\(target)")
         let snapshot: MetadataSnapshot?
-        do { snapshot = try history.originalSnapshot(asset: asset) } catch { throw .database(error) }
-        guard let snapshot else { throw .nothingToRollBack(path: path) }
-        do { try CaptionWriter.restore(snapshot, to: asset) } catch { throw .metadata(error) }
-        let original = try? history.original(forPath: asset)
-        return try recordOnly(asset: asset, caption: original?.caption, altText: original?.altText, modelUsed: "rollback:0", kind: .rollback)
+        do { snapshot = target < entries.count ? try history.snapshot(restoringLevel: target, asset: asset) : nil } catch { throw .database(error) }
+        if let snapshot {
+            let recorded = PhotoHistory.Recorded()
+            do {
+                try CaptionWriter.restore(snapshot, to: asset, options: history.options(recording: record, into: recorded))
+            } catch {
+                history.takeBack(recorded, asset: asset)
+                throw .metadata(error)
+            }
+        } else if let caption {
+            // A level recorded before snapshots were kept per entry: its caption is written again.
+            let update = CaptionUpdate(caption: caption, altText: altText ?? CaptionPostProcessor.altText(from: caption))
+            do { try history.write(update, record) } catch { throw .metadata(error) }
+        } else {
+            throw .levelNotKept(path: path, level: target)
+        }
+        return try settle(record)
     }
 
-    private func write(path: String, caption: String, altText: String, modelUsed: String, kind: HistoryEntry.Kind) throws(CaptionEditError) -> HistoryEntry {
-        let asset = ProcessingQueue.assetID(for: path)
-        do { try history.writeToFile(asset: asset, caption: caption, altText: altText) } catch { throw .metadata(error) }
-        return try recordOnly(asset: asset, caption: caption, altText: altText, modelUsed: modelUsed, kind: kind)
+    /// Writes `update` into every photo of `paths` (`memora metadata write`), `concurrency` at a
+    /// time, each recorded in the history as a person's caption with the metadata it replaced.
+    /// A photo named twice (or through a link) is written once. One result per unique photo.
+    public func write(_ update: CaptionUpdate, toEach paths: [String], concurrency: Int = CaptionWriter.defaultConcurrency,
+                      keepModificationTime: Bool = false,
+                      completed: (@Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)] {
+        let altText = update.altText
+        return batch(paths, completed: completed) { unique, options, done in
+            CaptionWriter.write(update, toEach: unique, concurrency: concurrency, options: {
+                options($0, PhotoHistory.Record(asset: ProcessingQueue.assetID(for: $0), kind: .metadataWrite, caption: update.caption,
+                                                altText: altText, modelUsed: "metadata-write"), keepModificationTime)
+            }, completed: done)
+        }
     }
 
-    private func recordOnly(asset: String, caption: String?, altText: String?, modelUsed: String, kind: HistoryEntry.Kind) throws(CaptionEditError) -> HistoryEntry {
+    /// Removes the location from every photo of `paths` (`memora metadata strip-location`),
+    /// recording each strip, with the metadata it removed, in the history.
+    public func stripLocation(fromEach paths: [String], concurrency: Int = CaptionWriter.defaultConcurrency, keepModificationTime: Bool = false,
+                              completed: (@Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)] {
+        batch(paths, completed: completed) { unique, options, done in
+            CaptionWriter.stripLocation(fromEach: unique, concurrency: concurrency, options: {
+                options($0, PhotoHistory.Record(asset: ProcessingQueue.assetID(for: $0), kind: .stripLocation, modelUsed: "strip-location"),
+                        keepModificationTime)
+            }, completed: done)
+        }
+    }
+
+    /// Runs a batch write with recording options, taking back the entries of the writes that failed.
+    private func batch(
+        _ paths: [String], completed: (@Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void)?,
+        _ run: ([String], @escaping @Sendable (String, PhotoHistory.Record, Bool) -> CaptionWriteOptions,
+                @escaping @Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void) -> [Result<MetadataSnapshot, MetadataError>]
+    ) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)] {
+        var seen = Set<String>()
+        let unique = paths.filter { seen.insert(ProcessingQueue.assetID(for: $0)).inserted }
+        let recordings = unique.map { _ in PhotoHistory.Recorded() }
+        let history = history
+        let results = run(unique, { path, record, keepTime in
+            history.options(recording: record, keepModificationTime: keepTime, into: recordings[unique.firstIndex(of: path) ?? 0])
+        }, { index, result in
+            if case .failure = result { history.takeBack(recordings[index], asset: ProcessingQueue.assetID(for: unique[index])) }
+            completed?(unique[index], result)
+        })
+        return zip(unique, results).map { ($0, $1) }
+    }
+
+    /// The snapshot file an earlier release's `memora metadata write` kept for `path`: one JSON
+    /// file per photo, named by a hash of its absolute path, in `$XDG_STATE_HOME/memora/snapshots`.
+    func legacySnapshotPath(for path: String) -> String {
+        let absolute = SystemPath.normalized(FileSystem.absolutePath(path))
+        let name = absolute.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        return legacySnapshotFolder + "/" + String(name, radix: 16) + ".json"
+    }
+
+    /// Restores the snapshot an earlier release's `metadata write` left for the photo, if there is
+    /// one, recording the restore (so it can be undone) and removing the old file.
+    private func restoreLegacySnapshot(path: String, asset: String) throws(CaptionEditError) -> Bool {
+        let file = legacySnapshotPath(for: path)
+        guard let bytes = try? SystemFile(file).readAll() else { return false }
+        let snapshot: MetadataSnapshot
+        do { snapshot = try MetadataSnapshot(decoding: Data(bytes), source: file) } catch { throw .metadata(error) }
+        let record = PhotoHistory.Record(asset: asset, kind: .rollback, modelUsed: "restore")
+        let recorded = PhotoHistory.Recorded()
+        do {
+            try CaptionWriter.restore(snapshot, to: asset, options: history.options(recording: record, into: recorded))
+        } catch {
+            history.takeBack(recorded, asset: asset)
+            throw .metadata(error)
+        }
+        try? FileSystem.remove(file)
+        return true
+    }
+
+    private func settleLegacy(_ asset: String) throws(CaptionEditError) -> HistoryEntry {
+        let caption = (try? MetadataReader.read(contentsOf: asset))?.captions
         do {
             try database.write { db in
-                try history.record(asset: asset, caption: caption, altText: altText, modelUsed: modelUsed, kind: kind, in: db)
-                // A queued item for this photo is settled: a person decided.
-                try db.execute(
-                    sql: "UPDATE processing_queue SET status = 'completed', caption = ?, alt_text = ?, model_used = ?, error_message = NULL, updated_at = ? WHERE asset_id = ? AND status != 'processing'",
-                    arguments: [caption, altText, modelUsed, CaptionDatabase.timestamp(Date()), asset])
+                try db.execute(sql: "UPDATE caption_history SET caption = ?, alt_text = ? WHERE id = (SELECT MAX(id) FROM caption_history WHERE asset_id = ?)",
+                               arguments: [caption?.caption, caption?.altText, asset])
             }
-            guard let entry = try history.entries(forPath: asset).last else { throw CaptionDatabaseError.queryFailed(reason: "the history entry was not recorded") }
-            return entry
-        } catch let error as CaptionDatabaseError {
-            throw .database(error)
+        } catch { throw .database(error) }
+        return try settle(PhotoHistory.Record(asset: asset, kind: .rollback, caption: caption?.caption, altText: caption?.altText, modelUsed: "restore"))
+    }
+
+    /// Settles the queue for a person's decision and returns the entry just recorded.
+    private func settle(_ record: PhotoHistory.Record) throws(CaptionEditError) -> HistoryEntry {
+        let entry: HistoryEntry?
+        do throws(CaptionDatabaseError) {
+            try database.write { db in
+                try ProcessingQueue(database: database).settle(asset: record.asset, caption: record.caption, altText: record.altText,
+                                                                modelUsed: record.modelUsed, in: db)
+            }
+            entry = try history.entries(forPath: record.asset).last
         } catch {
-            throw .database(.queryFailed(reason: "\(error)"))
+            throw .database(error)
         }
+        guard let entry else { throw .database(.queryFailed(reason: "the history entry was not recorded")) }
+        return entry
     }
 }

@@ -33,7 +33,7 @@ public struct CaptionPipeline: Sendable {
     public let maxRetries: Int
 
     var queue: ProcessingQueue { ProcessingQueue(database: database) }
-    var history: CaptionHistory { CaptionHistory(database: database) }
+    var history: PhotoHistory { PhotoHistory(database: database) }
 
     /// A pipeline writing to `database`'s queue and history, captioning with `selector`.
     public init(database: CaptionDatabase, selector: ModelSelector, maxRetries: Int = 3) {
@@ -59,7 +59,7 @@ public struct CaptionPipeline: Sendable {
                 return try failure(item, type: "read", message: "\(error)")
             }
             if let existing = metadata.captions.caption, !item.force {
-                let ours = try history.entries(forPath: asset).last?.caption
+                let ours = try history.captionEntry(forPath: asset)?.caption
                 let reason = existing == ours
                     ? "already captioned by Memora"
                     : "the photo already has a caption (from \(metadata.captions.source?.rawValue ?? "metadata")); use --force to replace it"
@@ -88,19 +88,28 @@ public struct CaptionPipeline: Sendable {
         }
     }
 
-    /// Writes the caption when the file does not hold it yet, then records the history and
-    /// completes, in one transaction. `current` is the captions just read, when known.
+    /// Writes the caption when the file does not hold it yet (recording it in the history, with
+    /// what it replaced, before the photo changes), then completes the item. `current` is the
+    /// captions just read, when known.
     private func finish(_ item: QueueItem, caption: String, altText: String, model: String, recovered: Bool,
                         current: CaptionReading? = nil) throws(CaptionDatabaseError) -> PipelineOutcome {
         let asset = item.assetID
         let current = current ?? (try? MetadataReader.read(contentsOf: asset).captions)
-        if current?.caption != caption {
-            do { try history.writeToFile(asset: asset, caption: caption, altText: altText, before: current) } catch {
+        let record = PhotoHistory.Record(asset: asset, kind: .generated, caption: caption, altText: altText, modelUsed: model, before: current)
+        let written = current?.caption == caption
+        if !written {
+            // Recorded, with what the write replaces, before the photo changes.
+            do { try history.write(CaptionUpdate(caption: caption, altText: altText), record) } catch {
                 return try failure(item, type: "write", message: "\(error)")
             }
         }
         try database.write { db in
-            try history.record(asset: asset, caption: caption, altText: altText, modelUsed: model, kind: .generated, in: db)
+            // The photo already held the caption (a crash after the write): record it unless that write was.
+            if written {
+                let last = try String.fetchOne(db, sql: "SELECT caption FROM caption_history WHERE asset_id = ? AND kind != ? ORDER BY id DESC LIMIT 1",
+                                               arguments: [asset, HistoryEntry.Kind.stripLocation.rawValue])
+                if last != caption { try history.recordWithoutSnapshot(record, in: db) }
+            }
             try queue.complete(item.id, caption: caption, altText: altText, modelUsed: model, in: db)
         }
         return recovered ? .recovered(caption: caption) : .captioned(caption: caption, model: model)

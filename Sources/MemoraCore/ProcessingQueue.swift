@@ -120,6 +120,14 @@ public struct ProcessingQueue: Sendable {
             arguments: [caption, altText, modelUsed, note, CaptionDatabase.timestamp(Date()), id])
     }
 
+    /// Settles the photo's queued item, if any, after a person decided its caption (an edit or a
+    /// rollback): it is completed with that caption, unless a worker is processing it right now.
+    func settle(asset: String, caption: String?, altText: String?, modelUsed: String, in db: Database) throws {
+        try db.execute(
+            sql: "UPDATE processing_queue SET status = 'completed', caption = ?, alt_text = ?, model_used = ?, error_message = NULL, updated_at = ? WHERE asset_id = ? AND status != 'processing'",
+            arguments: [caption, altText, modelUsed, CaptionDatabase.timestamp(Date()), asset])
+    }
+
     /// Marks an item completed without a caption of ours (skipped, with the reason).
     public func skip(_ id: String, reason: String, tag: String) throws(CaptionDatabaseError) {
         try database.write { db in try complete(id, caption: nil, altText: nil, modelUsed: "skipped:" + tag, note: reason, in: db) }

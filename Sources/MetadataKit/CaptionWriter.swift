@@ -317,9 +317,17 @@ public enum CaptionWriter {
         let (current, identity) = try FileAccess.readWithIdentity(path)
         let container: MetadataSnapshot.Container = current.starts(with: [0xFF, 0xD8, 0xFF]) ? .jpeg
             : current.starts(with: PNGFile.signature) ? .png : .other
-        switch snapshot.resolved(for: container) {
+        let kept = snapshot.resolved(for: container)
+        if case .nothing = kept { return }
+        // What the restore replaces is itself a snapshot, so that the restore can be undone too.
+        if let save = options.beforeReplacing {
+            let now = try currentSnapshot(of: current, container: container, path: path, restoring: kept)
+            do { try save(now) } catch {
+                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
+            }
+        }
+        switch kept {
         case .nothing:
-            // The snapshot of a write that changed nothing (a strip with no location to remove).
             return
         case .png(let saved):
             guard container == .png else { throw mismatch(path) }
@@ -335,6 +343,19 @@ public enum CaptionWriter {
             try JPEGCaptionEditor.restore(saved, digest: snapshot.imageDigest, current: current, identity: identity, path: path, options: options)
         case .unversioned:
             throw mismatch(path)
+        }
+    }
+
+    /// The snapshot of a file's current metadata: what restoring `kept` replaces. A whole-file
+    /// snapshot's digest is the file's after the restore, as after a write.
+    static func currentSnapshot(of bytes: [UInt8], container: MetadataSnapshot.Container, path: String,
+                                restoring kept: MetadataSnapshot.Kept) throws(MetadataError) -> MetadataSnapshot {
+        switch container {
+        case .jpeg: return JPEGCaptionEditor.snapshot(of: try JPEGFile(bytes, source: path), source: path)
+        case .png: return PNGCaptionEditor.snapshot(of: try PNGFile(bytes, source: path), source: path)
+        case .other:
+            guard case .wholeFile(let restored) = kept else { throw mismatch(path) }
+            return MetadataSnapshot(path: path, kept: .wholeFile(Data(bytes)), imageDigest: Data(fingerprint([UInt8](restored))))
         }
     }
 
@@ -521,6 +542,18 @@ public enum CaptionWriter {
 
 /// The JPEG part of the writer: new EXIF, XMP and IPTC segments, everything else untouched.
 enum JPEGCaptionEditor {
+    /// What a write to `jpeg` replaces: its metadata segments, at their positions, and its trailers.
+    static func snapshot(of jpeg: JPEGFile, source: String) -> MetadataSnapshot {
+        MetadataSnapshot(
+            path: source,
+            kept: .jpeg(MetadataSnapshot.JPEGMetadata(
+                segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
+                    .map { MetadataSnapshot.JPEGSegment(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) },
+                fotoStationTrailer: jpeg.fotoStation.map { Data($0.bytes) },
+                afcpTrailer: jpeg.afcp.map { Data($0.original) })),
+            imageDigest: Data(jpeg.imageDataDigest))
+    }
+
     /// Puts back a JPEG's saved metadata segments and trailers, where they were.
     static func restore(_ saved: MetadataSnapshot.JPEGMetadata, digest: Data, current: [UInt8], identity: FileAccess.Identity, path: String,
                         options: CaptionWriteOptions) throws(MetadataError) {
@@ -551,14 +584,7 @@ enum JPEGCaptionEditor {
 
     static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
         var jpeg = try JPEGFile(original, source: source)
-        let snapshot = MetadataSnapshot(
-            path: source,
-            kept: .jpeg(MetadataSnapshot.JPEGMetadata(
-                segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
-                    .map { MetadataSnapshot.JPEGSegment(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) },
-                fotoStationTrailer: jpeg.fotoStation.map { Data($0.bytes) },
-                afcpTrailer: jpeg.afcp.map { Data($0.original) })),
-            imageDigest: Data(jpeg.imageDataDigest))
+        let snapshot = snapshot(of: jpeg, source: source)
         // A trailer with absolute offsets that cannot be understood would be broken by any change of size.
         func result() throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
             let output = jpeg.bytes
@@ -630,9 +656,8 @@ enum JPEGCaptionEditor {
 
 /// The PNG part of the writer: the standard `eXIf` chunk and the XMP `iTXt` chunk.
 enum PNGCaptionEditor {
-    static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
-        var png = try PNGFile(original, source: source)
-        // The snapshot keeps the original eXIf and XMP chunks and the legacy profile chunks (their type and data, at their chunk index).
+    /// What a write to `png` replaces: its eXIf and XMP chunks and the legacy profile chunks (their type and data, at their chunk index).
+    static func snapshot(of png: PNGFile, source: String) -> MetadataSnapshot {
         var profiles: [MetadataSnapshot.PNGProfileChunk] = []
         for (kind, profile) in [(MetadataSnapshot.PNGProfileChunk.Profile.xmp, PNGFile.LegacyProfile.xmp), (.exif, .exif), (.iptc, .iptc)] {
             if let index = png.legacyIndex(profile) {
@@ -640,7 +665,12 @@ enum PNGCaptionEditor {
             }
         }
         let saved = MetadataSnapshot.PNGMetadata(exif: png.exif.map { Data($0) }, xmp: png.xmpIndex.map { Data(png.chunks[$0].data) }, profiles: profiles)
-        let snapshot = MetadataSnapshot(path: source, kept: .png(saved), imageDigest: Data(png.imageDataDigest))
+        return MetadataSnapshot(path: source, kept: .png(saved), imageDigest: Data(png.imageDataDigest))
+    }
+
+    static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+        var png = try PNGFile(original, source: source)
+        let snapshot = snapshot(of: png, source: source)
 
         // XMP or EXIF only in ImageMagick's legacy profile chunks moves into the standard chunks
         // (two copies would make readers list every property twice).

@@ -189,7 +189,8 @@ struct QueueCommand: ParsableCommand {
 
 /// `memora history FILE`.
 struct HistoryCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "history", abstract: "Every caption Memora wrote into a photo.")
+    static let configuration = CommandConfiguration(
+        commandName: "history", abstract: "Every write Memora made to a photo: captions, edits, metadata writes, location strips, rollbacks.")
     @OptionGroup var database: DatabaseOptions
     @Argument(help: "The photo.") var file: String
     @Flag(help: "Print as JSON.") var json = false
@@ -201,18 +202,19 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let history = CaptionHistory(database: try database.open())
+        let history = PhotoHistory(database: try database.open())
         let report = Report(original: try history.original(forPath: file), entries: try history.entries(forPath: file),
                             current: try MetadataReader.read(contentsOf: file).captions.caption)
         if json { try printJSON(report); return }
-        guard !report.entries.isEmpty else { print("\(file): Memora has not written a caption to this photo."); return }
+        guard !report.entries.isEmpty else { print("\(file): Memora has not written to this photo."); return }
         let formatter = ISO8601DateFormatter()
         if let original = report.original {
             print("0  \(formatter.string(from: original.savedAt))  original  \(original.caption.map { "\"\($0)\"" } ?? "(no caption)")")
         }
         for entry in report.entries {
             let marker = entry.wasManualEdit ? " (by a person)" : ""
-            print("\(entry.number)  \(formatter.string(from: entry.createdAt))  \(entry.modelUsed)\(marker)  \(entry.caption.map { "\"\($0)\"" } ?? "(no caption)")")
+            let what = entry.kind == .stripLocation ? "(location removed)" : entry.caption.map { "\"\($0)\"" } ?? "(no caption)"
+            print("\(entry.number)  \(formatter.string(from: entry.createdAt))  \(entry.modelUsed)\(marker)  \(what)")
         }
     }
 }
@@ -235,10 +237,10 @@ struct EditCommand: ParsableCommand {
 /// `memora rollback FILE [--to N]`.
 struct RollbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "rollback", abstract: "Go back to an earlier caption (see `memora history`), or with --to 0 to the photo before Memora.")
+        commandName: "rollback", abstract: "Go back to an earlier level of a photo's history (see `memora history`), or with --to 0 to the photo before Memora.")
     @OptionGroup var database: DatabaseOptions
     @Argument(help: "The photo.") var file: String
-    @Option(help: "The history entry to return to (default: the one before the current).") var to: Int?
+    @Option(help: "The level to return to: N is the photo right after entry N, 0 the photo before Memora (default: undo the last entry).") var to: Int?
 
     func run() throws {
         let entry = try CaptionEditor(database: database.open()).rollback(path: file, to: to)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MemoraSystem
+import MemoraCore
 import MetadataKit
 
 /// `memora metadata`: read and write captions and alt text.
@@ -9,19 +9,6 @@ struct MetadataCommand: ParsableCommand {
         commandName: "metadata",
         abstract: "Read and write captions and alt text (XMP, EXIF, IPTC).",
         subcommands: [Read.self, Write.self, StripLocation.self, Restore.self])
-
-    /// Where `write` keeps what it replaced, for `restore`:
-    /// `$XDG_STATE_HOME/memora/snapshots` (else `$HOME/.local/state/memora/snapshots`).
-    static var snapshotFolder: String {
-        ApplicationFolders().state + "/snapshots"
-    }
-
-    /// The snapshot file of `path` (one per absolute path; the latest write wins).
-    static func snapshotPath(for path: String) -> String {
-        let absolute = SystemPath.normalized(FileSystem.absolutePath(path))
-        let name = absolute.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
-        return snapshotFolder + "/" + String(name, radix: 16) + ".json"
-    }
 
     struct Read: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show captions, alt text and the fields the index uses.")
@@ -69,7 +56,8 @@ struct MetadataCommand: ParsableCommand {
     struct Write: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a caption (and alt text) into every place the format carries it.",
-            discussion: "The original is replaced only after the result was verified; what it held is kept for `memora metadata restore`.")
+            discussion: "The original is replaced only after the result was verified; the write is recorded in the history (`memora history`) with what it replaced, for `memora metadata restore` and `memora rollback`.")
+        @OptionGroup var database: DatabaseOptions
         @Option(help: "The caption.") var caption: String
         @Option(help: "Short alternative text for screen readers.") var altText: String?
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
@@ -91,11 +79,9 @@ struct MetadataCommand: ParsableCommand {
                 }
                 return
             }
-            let keepMtime = keepMtime
-            try MetadataCommand.inBatch(files) { paths, completed in
-                CaptionWriter.write(update, toEach: paths, concurrency: jobs, options: {
-                    MetadataCommand.options(for: $0, keepModificationTime: keepMtime)
-                }, completed: completed)
+            let editor = CaptionEditor(database: try database.open())
+            try MetadataCommand.report { completed in
+                editor.write(update, toEach: files, concurrency: jobs, keepModificationTime: keepMtime, completed: completed)
             }
         }
     }
@@ -104,7 +90,8 @@ struct MetadataCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "strip-location",
             abstract: "Remove GPS and location fields (EXIF, XMP, IPTC) before sharing a photo.",
-            discussion: "Everything else stays as it was; what was removed is kept for `memora metadata restore`.")
+            discussion: "Everything else stays as it was; what was removed is kept in the history for `memora metadata restore`.")
+        @OptionGroup var database: DatabaseOptions
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
         @Option(help: "How many files to work on at once (default: two per core, at most 8).") var jobs = CaptionWriter.defaultConcurrency
         @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF, AVIF).") var files: [String]
@@ -114,11 +101,9 @@ struct MetadataCommand: ParsableCommand {
         }
 
         func run() throws {
-            let keepMtime = keepMtime
-            try MetadataCommand.inBatch(files) { paths, completed in
-                CaptionWriter.stripLocation(fromEach: paths, concurrency: jobs, options: {
-                    MetadataCommand.options(for: $0, keepModificationTime: keepMtime)
-                }, completed: completed)
+            let editor = CaptionEditor(database: try database.open())
+            try MetadataCommand.report { completed in
+                editor.stripLocation(fromEach: files, concurrency: jobs, keepModificationTime: keepMtime, completed: completed)
             }
         }
     }
@@ -139,65 +124,34 @@ struct MetadataCommand: ParsableCommand {
         if failures > 0 { throw ExitCode.failure }
     }
 
-    /// Runs a batch write over `files` (each named once, in the order first given), printing each
-    /// file as it succeeds and one `error:` line for each failure, and exits non-zero at the end
-    /// if any failed. A file named twice is written once: two concurrent writes to one file would
-    /// race, and the second snapshot would replace the first.
-    static func inBatch(
-        _ files: [String],
-        _ run: ([String], @escaping @Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void) -> [Result<MetadataSnapshot, MetadataError>]
+    /// Runs a batch write, printing each file as it succeeds and one `error:` line for each
+    /// failure, and exits non-zero at the end if any failed.
+    static func report(
+        _ run: (@escaping @Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)]
     ) throws {
-        var seen = Set<String>()
-        let unique = files.filter { file in
-            let resolved = FileSystem.resolvedPath(file) ?? file
-            return seen.insert(resolved).inserted
-        }
-        // The snapshot folder is made once here, not by several writers at the same moment.
-        try? FileSystem.makeFolder(snapshotFolder, permissions: 0o700)
         let output = NSLock()
-        let results = run(unique) { index, result in
+        let results = run { path, result in
             output.withLock {
                 switch result {
-                case .success: print(unique[index])
+                case .success: print(path)
                 case .failure(let error): StandardError.write("error: \(error)\n")
                 }
             }
         }
-        if results.contains(where: { if case .failure = $0 { true } else { false } }) { throw ExitCode.failure }
-    }
-
-    /// Write options that store the file's snapshot before the photo is replaced: no write without a way back.
-    static func options(for file: String, keepModificationTime: Bool) -> CaptionWriteOptions {
-        CaptionWriteOptions(keepModificationTime: keepModificationTime, beforeReplacing: saver(snapshotPath(for: file)))
-    }
-
-    /// Stores a snapshot at `path` (called before the photo is replaced), flushed to the disk
-    /// with its folder entry, so that a power cut after the photo is replaced cannot lose it.
-    static func saver(_ path: String) -> @Sendable (MetadataSnapshot) throws -> Void {
-        { snapshot in
-            try FileSystem.makeFolder(snapshotFolder, permissions: 0o700)
-            let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .iso8601
-            // Flushed with its folder entry by the atomic write; 0600: a snapshot holds the old captions.
-            try AtomicFileWriter.write(Array(try encoder.encode(snapshot)), to: path, options: .secret())
-        }
+        if results.contains(where: { if case .failure = $0.result { true } else { false } }) { throw ExitCode.failure }
     }
 
     struct Restore: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Put back the metadata the last `metadata write` replaced.")
+        static let configuration = CommandConfiguration(
+            abstract: "Undo the last write to each photo (any of Memora's: metadata write, strip-location, caption, edit), or go back to a level of its history.",
+            discussion: "The same as `memora rollback`; `memora history FILE` lists the levels. Snapshots kept by earlier releases are restored too.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The level to return to (0: the photo before Memora; default: the one before the last write).") var to: Int?
         @Argument(help: "Image files.") var files: [String]
 
         func run() throws {
-            try MetadataCommand.forEach(files) { file in
-                let decoder = JSONDecoder()
-                decoder.dateDecodingStrategy = .iso8601
-                let snapshotFile = MetadataCommand.snapshotPath(for: file)
-                guard let data = try? SystemFile(snapshotFile).readAll() else {
-                    throw ValidationError("\(file): no snapshot from an earlier `memora metadata write` or `strip-location`")
-                }
-                try CaptionWriter.restore(try decoder.decode(MetadataSnapshot.self, from: Data(data)), to: file)
-                try? FileSystem.remove(snapshotFile)
-            }
+            let editor = CaptionEditor(database: try database.open())
+            try MetadataCommand.forEach(files) { file in try editor.rollback(path: file, to: to) }
         }
     }
 }

@@ -13,7 +13,7 @@ struct QueueAndPipelineTests {
         let folder: String
         let database: CaptionDatabase
         var queue: ProcessingQueue { ProcessingQueue(database: database) }
-        var history: CaptionHistory { CaptionHistory(database: database) }
+        var history: PhotoHistory { PhotoHistory(database: database) }
 
         init() throws {
             folder = try temporaryFolder()

@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+import MetadataKit
+
+/// The audit trail of every write Memora makes to a photo, whoever asked for it: captions
+/// (automatic or a person's), `memora metadata write`, location strips and rollbacks. Each
+/// entry keeps the metadata it replaced (a ``MetadataSnapshot``), saved before the photo
+/// changes, so the photo can go back to any level: 0 (as it was before Memora), or the
+/// state right after any entry.
+public struct PhotoHistory: Sendable {
+    let database: CaptionDatabase
+
+    /// The history kept in `database`.
+    public init(database: CaptionDatabase) {
+        self.database = database
+    }
+
+    /// The photo's entries, oldest first, numbered from 1.
+    public func entries(forPath path: String) throws(CaptionDatabaseError) -> [HistoryEntry] {
+        let asset = ProcessingQueue.assetID(for: path)
+        return try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, caption, alt_text, model_used, was_manual_edit, kind, created_at, snapshot IS NOT NULL AS saved FROM caption_history WHERE asset_id = ? ORDER BY id",
+                             arguments: [asset])
+                .enumerated().map { index, row in
+                    HistoryEntry(
+                        number: index + 1, asset: asset, caption: row["caption"], altText: row["alt_text"],
+                        modelUsed: row["model_used"], wasManualEdit: row["was_manual_edit"],
+                        kind: HistoryEntry.Kind(rawValue: row["kind"]) ?? .generated,
+                        createdAt: CaptionDatabase.date(row["created_at"]), hasSnapshot: row["saved"])
+                }
+        }
+    }
+
+    /// What the photo carried before Memora first wrote to it, if Memora ever did.
+    public func original(forPath path: String) throws(CaptionDatabaseError) -> OriginalCaption? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT caption, alt_text, created_at FROM original_metadata WHERE asset_id = ?",
+                             arguments: [ProcessingQueue.assetID(for: path)]).map {
+                OriginalCaption(caption: $0["caption"], altText: $0["alt_text"], savedAt: CaptionDatabase.date($0["created_at"]))
+            }
+        }
+    }
+
+    /// The entry that set the photo's current caption (the last one that set a caption).
+    public func captionEntry(forPath path: String) throws(CaptionDatabaseError) -> HistoryEntry? {
+        try entries(forPath: path).last { $0.kind.setsCaption }
+    }
+
+    /// Whether a person's caption (a manual edit, `metadata write` or a rollback) is the photo's current one.
+    public func hasManualCaption(forPath path: String) throws(CaptionDatabaseError) -> Bool {
+        try captionEntry(forPath: path)?.wasManualEdit ?? false
+    }
+
+    /// What a history entry records.
+    struct Record: Sendable {
+        var asset: String
+        var kind: HistoryEntry.Kind
+        var caption: String?
+        var altText: String?
+        var modelUsed: String
+        /// The photo's captions before the write (kept as entry 0's when this is the first write).
+        var before: CaptionReading?
+    }
+
+    /// The rows a write recorded before the photo was replaced, to take back if the write then failed.
+    final class Recorded: @unchecked Sendable {
+        private let lock = NSLock()
+        private var rows: (entry: Int64, original: Bool)?
+        func set(_ entry: Int64, original: Bool) { lock.withLock { rows = (entry, original) } }
+        var value: (entry: Int64, original: Bool)? { lock.withLock { rows } }
+    }
+
+    /// Write options whose `beforeReplacing` step records `record` with the snapshot of what the
+    /// write replaces, durably, before the photo changes. The first write to a photo saves the
+    /// snapshot as entry 0 (the original); later ones with their entry.
+    func options(recording record: Record, keepModificationTime: Bool = false, into recorded: Recorded) -> CaptionWriteOptions {
+        CaptionWriteOptions(keepModificationTime: keepModificationTime) { [database] snapshot in
+            try database.pool.write { db in
+                let now = CaptionDatabase.timestamp(Date())
+                let isFirst = try Int.fetchOne(db, sql: "SELECT 1 FROM original_metadata WHERE asset_id = ?", arguments: [record.asset]) == nil
+                if isFirst {
+                    // The photo is still as it was: its captions are entry 0's.
+                    let before = record.before ?? (try? MetadataReader.read(contentsOf: record.asset))?.captions
+                    try db.execute(
+                        sql: "INSERT INTO original_metadata (asset_id, snapshot, caption, alt_text, created_at) VALUES (?, ?, ?, ?, ?)",
+                        arguments: [record.asset, snapshot.encoded(), before?.caption, before?.altText, now])
+                }
+                try db.execute(
+                    sql: "INSERT INTO caption_history (asset_id, caption, alt_text, model_used, was_manual_edit, kind, snapshot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [record.asset, record.caption, record.altText, record.modelUsed, record.kind.isPersonal, record.kind.rawValue,
+                                isFirst ? nil : snapshot.encoded(), now])
+                recorded.set(db.lastInsertedRowID, original: isFirst)
+            }
+        }
+    }
+
+    /// Takes back what ``options(recording:keepModificationTime:into:)`` recorded for a write that then failed
+    /// (the photo is unchanged). Best effort: a leftover entry restores to the photo's real state.
+    func takeBack(_ recorded: Recorded, asset: String) {
+        guard let rows = recorded.value else { return }
+        _ = try? database.write { db in
+            try db.execute(sql: "DELETE FROM caption_history WHERE id = ?", arguments: [rows.entry])
+            if rows.original { try db.execute(sql: "DELETE FROM original_metadata WHERE asset_id = ?", arguments: [asset]) }
+        }
+    }
+
+    /// Records an entry without a snapshot: the photo already held what it records (a crash
+    /// between the write and the queue's completion).
+    func recordWithoutSnapshot(_ record: Record, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO caption_history (asset_id, caption, alt_text, model_used, was_manual_edit, kind, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [record.asset, record.caption, record.altText, record.modelUsed, record.kind.isPersonal, record.kind.rawValue, CaptionDatabase.timestamp(Date())])
+    }
+
+    /// Writes a caption into the photo through MetadataKit (surgical, verified, fsync'd and
+    /// renamed into place), recording `record` with the snapshot of what it replaced before
+    /// the photo changes. `record.before` is the photo's current captions when the caller has
+    /// just read them (saves a read on a first write).
+    func write(_ update: CaptionUpdate, _ record: Record) throws(MetadataError) {
+        let recorded = Recorded()
+        do {
+            try CaptionWriter.write(update, to: record.asset, options: options(recording: record, into: recorded))
+        } catch {
+            takeBack(recorded, asset: record.asset)
+            throw error
+        }
+    }
+
+    /// The snapshot that brings the photo back to `level`: 0 is the original; N is the state
+    /// right after entry N, which is what entry N+1 replaced. Nil when it was not kept.
+    func snapshot(restoringLevel level: Int, asset: String) throws(CaptionDatabaseError) -> MetadataSnapshot? {
+        let data = try database.read { db -> Data? in
+            if level == 0 {
+                return try Data.fetchOne(db, sql: "SELECT snapshot FROM original_metadata WHERE asset_id = ?", arguments: [asset])
+            }
+            return try Data.fetchOne(db, sql: "SELECT snapshot FROM caption_history WHERE asset_id = ? ORDER BY id LIMIT 1 OFFSET ?",
+                                     arguments: [asset, level])
+        }
+        guard let data else { return nil }
+        do { return try MetadataSnapshot(decoding: data, source: asset) } catch {
+            throw .queryFailed(reason: "the saved metadata of level \(level) cannot be used: \(error)")
+        }
+    }
+}
