@@ -57,7 +57,7 @@ WRAPPED_LENGTH = 1 + NONCE_LENGTH + KEY_LENGTH + TAG_LENGTH  # 61
 
 
 # ---------------------------------------------------------------------------
-# Errors: one class per rejection, named like the Swift VaultCryptoError cases.
+# Errors: one class per rejection, named like the Swift VaultCryptoError codes.
 
 class LOCAError(Exception):
     """Base class of every rejection."""

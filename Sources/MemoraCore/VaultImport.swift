@@ -37,7 +37,11 @@ public struct VaultImport: Sendable {
             takenAt: taken, tags: tags, thumbnail: thumbnail)
         guard stripsLocation else { return try vault.add(fileAt: path, details: details) }
         let original: [UInt8]
-        do { original = try SystemFile(path).readAll() } catch { throw VaultCryptoError.readFailed(path: path, reason: error.reason) }
+        do { original = try SystemFile(path).readAll() } catch {
+            // The system layer's own codes are negative and no system error numbers.
+            throw VaultCryptoError.readFailed(
+                path: path, reason: error.reason, systemCode: error.code > 0 ? error.code : nil, isRetryable: error.isTransient)
+        }
         let stripped = try CaptionWriter.strippingLocation(from: original, source: path)
         return try vault.add(contents: stripped, originalFilename: name, details: details)
     }

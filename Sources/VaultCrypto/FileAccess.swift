@@ -19,7 +19,7 @@ final class FileReader {
             mode = status.permissions
             owner = status.owner
         } catch {
-            throw .readFailed(path: path, reason: error.reason)
+            throw .readFailed(path: path, cause: error)
         }
     }
 
@@ -28,8 +28,8 @@ final class FileReader {
         do {
             try file.readExactly(into: buffer, at: Int64(offset))
         } catch {
-            throw .readFailed(path: path, reason: error.code == SystemErrorCode.endOfFile
-                ? "the file became shorter while it was being read" : error.reason)
+            throw .readFailed(path: path, cause: error, reason: error.code == SystemErrorCode.endOfFile
+                ? "the file became shorter while it was being read" : nil)
         }
     }
 }
@@ -49,22 +49,22 @@ final class VaultFileWriter {
         do {
             writer = try AtomicFileWriter(path: path, options: options, expectedSize: Int64(clamping: expectedSize))
         } catch {
-            throw .writeFailed(path: path, reason: error.reason)
+            throw .writeFailed(path: path, cause: error)
         }
     }
 
     /// Appends `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(VaultCryptoError) {
-        do { try writer.write(bytes) } catch { throw .writeFailed(path: path, reason: error.reason) }
+        do { try writer.write(bytes) } catch { throw .writeFailed(path: path, cause: error) }
     }
 
     func write(_ bytes: [UInt8]) throws(VaultCryptoError) {
-        do { try writer.write(bytes) } catch { throw .writeFailed(path: path, reason: error.reason) }
+        do { try writer.write(bytes) } catch { throw .writeFailed(path: path, cause: error) }
     }
 
     /// Flushes and puts the file in place.
     func commit() throws(VaultCryptoError) {
-        do { try writer.commit() } catch { throw .writeFailed(path: path, reason: error.reason) }
+        do { try writer.commit() } catch { throw .writeFailed(path: path, cause: error) }
     }
 }
 
@@ -75,7 +75,7 @@ enum VaultFiles {
     /// Creates an empty file that must not exist yet, with mode 0600.
     static func createEmpty(_ path: String) throws(VaultCryptoError) {
         do { _ = try SystemFile(path, .creatingNew(permissions: 0o600), requireRegularFile: false) } catch {
-            throw .writeFailed(path: path, reason: error.reason)
+            throw .writeFailed(path: path, cause: error)
         }
     }
 
@@ -85,7 +85,7 @@ enum VaultFiles {
             try FileSystem.makeFolder(path, permissions: 0o700)
             try FileSystem.setPermissions(path, 0o700)
         } catch {
-            throw .writeFailed(path: path, reason: error.reason)
+            throw .writeFailed(path: path, cause: error)
         }
     }
 
@@ -116,6 +116,26 @@ enum VaultFiles {
 
     /// Overwrites `buffer` with zeros in a way the optimiser keeps.
     static func wipe(_ buffer: UnsafeMutableRawBufferPointer) { SecureMemory.wipe(buffer) }
+}
+
+extension VaultCryptoError {
+    /// `readFailed` for a failed system call: the error number kept in ``systemCode`` and
+    /// ``isRetryable`` set when the failure is transient; `reason` replaces the system's phrase.
+    static func readFailed(path: String, cause: SystemError, reason: String? = nil) -> VaultCryptoError {
+        .readFailed(path: path, reason: reason ?? cause.reason, systemCode: cause.systemCode, isRetryable: cause.isTransient)
+    }
+
+    /// `writeFailed` for a failed system call: the error number kept in ``systemCode`` and
+    /// ``isRetryable`` set when the failure is transient; `reason` replaces the system's phrase.
+    static func writeFailed(path: String, cause: SystemError, reason: String? = nil) -> VaultCryptoError {
+        .writeFailed(path: path, reason: reason ?? cause.reason, systemCode: cause.systemCode, isRetryable: cause.isTransient)
+    }
+}
+
+extension SystemError {
+    /// The error number for ``VaultCryptoError/systemCode``: nil for the system layer's own
+    /// negative codes (not a regular file, changed or ended while read), which are no system error numbers.
+    var systemCode: Int32? { code > 0 ? code : nil }
 }
 
 /// `Array.withUnsafeBytes` with a typed-throwing body.

@@ -14,7 +14,7 @@ struct VaultCatalogue: Sendable {
             database = try DatabaseQueue(path: path, configuration: configuration)
             try Self.migrator.migrate(database)
         } catch {
-            throw .catalogueFailed(path: path, reason: "\(error)")
+            throw VaultCatalogue.failure(error, path: path)
         }
     }
 
@@ -64,14 +64,22 @@ struct VaultCatalogue: Sendable {
     /// Runs a read or write, mapping GRDB errors to `catalogueFailed`.
     func write<T>(_ body: (Database) throws -> T) throws(VaultCryptoError) -> T {
         do { return try database.write(body) } catch let error as VaultCryptoError { throw error } catch {
-            throw .catalogueFailed(path: database.path, reason: "\(error)")
+            throw Self.failure(error, path: database.path)
         }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(VaultCryptoError) -> T {
         do { return try database.read(body) } catch let error as VaultCryptoError { throw error } catch {
-            throw .catalogueFailed(path: database.path, reason: "\(error)")
+            throw Self.failure(error, path: database.path)
         }
+    }
+
+    /// `catalogueFailed` for a GRDB or SQLite error; retrying can help when the database was
+    /// busy or locked by another connection. SQLite does not pass on the system's error number.
+    private static func failure(_ error: any Error, path: String) -> VaultCryptoError {
+        let resultCode = (error as? DatabaseError)?.resultCode
+        let busy = resultCode == ResultCode.SQLITE_BUSY || resultCode == ResultCode.SQLITE_LOCKED
+        return .catalogueFailed(path: path, reason: "\(error)", systemCode: nil, isRetryable: busy)
     }
 
     static func photo(from row: Row) throws -> VaultPhoto {

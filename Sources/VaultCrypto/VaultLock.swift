@@ -15,7 +15,7 @@ struct VaultLock {
         do {
             lock = try FileLock(path, mode == .shared ? .shared : .exclusive)
         } catch {
-            throw .writeFailed(path: path, reason: "cannot lock the vault: \(error.reason)")
+            throw .writeFailed(path: path, cause: error, reason: "cannot lock the vault: \(error.reason)")
         }
         defer { lock.unlock() }
         return try body()

@@ -51,8 +51,8 @@ struct BlockWriterTests {
         // Several blocks of plaintext are on the disk before the last chunk fails to verify.
         sealed[sealed.count - 100] ^= 0x01
         try Data(sealed).write(to: URL(fileURLWithPath: folder + "/damaged.loca"))
-        #expect(throws: VaultCryptoError.authenticationFailed(source: folder + "/damaged.loca", chunk: header.chunkCount - 1)) {
-            try LOCACipher.decryptFile(at: folder + "/damaged.loca", to: folder + "/damaged.mov", key: key)
+        #expect { try LOCACipher.decryptFile(at: folder + "/damaged.loca", to: folder + "/damaged.mov", key: key) } throws: {
+            $0.isVaultError(.authenticationFailed, path: folder + "/damaged.loca", mentioning: "chunk \(header.chunkCount - 1) failed")
         }
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["video.mov", "video.loca", "export.mov", "damaged.loca"])
     }

@@ -12,7 +12,7 @@ struct KeyTests {
         let wrapped = wrapper.wrap(photoKey, photoID: "photo-1")
         #expect(wrapped.count == PhotoKeyWrapper.wrappedByteCount)
         #expect(try wrapper.unwrap(wrapped, photoID: "photo-1").hasSameBytes(as: photoKey))
-        #expect(throws: VaultCryptoError.keyUnwrapFailed(photoID: "photo-2")) { try wrapper.unwrap(wrapped, photoID: "photo-2") }
+        #expect { try wrapper.unwrap(wrapped, photoID: "photo-2") } throws: { $0.isVaultError(.keyUnwrapFailed, mentioning: "photo photo-2 ") }
         #expect(throws: VaultCryptoError.self) { try PhotoKeyWrapper(masterKey: SecretKey()).unwrap(wrapped, photoID: "photo-1") }
         for index in wrapped.indices {
             var damaged = wrapped
@@ -82,8 +82,8 @@ struct KeyTests {
         bytes.replaceSubrange(9..<13, with: [0xFF, 0xFF, 0xFF, 0xFF])
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        #expect(throws: VaultCryptoError.keyFileUnreadable(path: path, reason: "its Argon2id parameters are out of range")) {
-            try FileKeyStore(path: path, passphrase: "p").loadMasterKey()
+        #expect { try FileKeyStore(path: path, passphrase: "p").loadMasterKey() } throws: {
+            $0.isVaultError(.keyFileUnreadable, path: path, mentioning: "(its Argon2id parameters are out of range)")
         }
     }
 

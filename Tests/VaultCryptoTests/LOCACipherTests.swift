@@ -7,6 +7,17 @@ func patterned(_ count: Int, salt: UInt8 = 0) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8 &+ Int(salt)) }
 }
 
+extension Error {
+    /// Whether this is a ``VaultCryptoError`` with `code`, about `path` and with `text` in its
+    /// message when those are given.
+    func isVaultError(_ code: VaultCryptoError.Code, path: String? = nil, mentioning text: String? = nil) -> Bool {
+        guard let error = self as? VaultCryptoError, error.code == code else { return false }
+        if let path, error.path != path { return false }
+        if let text, !error.message.contains(text) { return false }
+        return true
+    }
+}
+
 func temporaryFolder() throws -> String {
     let path = NSTemporaryDirectory() + "vaultcrypto-tests-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -97,15 +108,15 @@ struct LOCACipherTests {
         for boundary in [64, 64 + sealedChunk, 64 + 2 * sealedChunk, file.count - 1, file.count - 16] {
             #expect(throws: VaultCryptoError.self) { try LOCACipher.decrypt(Array(file.prefix(boundary)), key: key) }
         }
-        #expect(throws: VaultCryptoError.trailingBytes(source: "LOCA data", expected: UInt64(file.count), actual: UInt64(file.count + 1))) {
-            try LOCACipher.decrypt(file + [0], key: key)
+        #expect { try LOCACipher.decrypt(file + [0], key: key) } throws: {
+            $0.isVaultError(.trailingBytes, path: "LOCA data", mentioning: ": 1 unexpected bytes")
         }
         // Same length, so only the chunk nonces can catch these.
-        #expect(throws: VaultCryptoError.authenticationFailed(source: "LOCA data", chunk: 0)) {
-            try LOCACipher.decrypt(header + chunks[1] + chunks[0] + chunks[2], key: key)
+        #expect { try LOCACipher.decrypt(header + chunks[1] + chunks[0] + chunks[2], key: key) } throws: {
+            $0.isVaultError(.authenticationFailed, path: "LOCA data", mentioning: "chunk 0 failed")
         }
-        #expect(throws: VaultCryptoError.authenticationFailed(source: "LOCA data", chunk: 1)) {
-            try LOCACipher.decrypt(header + chunks[0] + chunks[0] + chunks[2], key: key)
+        #expect { try LOCACipher.decrypt(header + chunks[0] + chunks[0] + chunks[2], key: key) } throws: {
+            $0.isVaultError(.authenticationFailed, path: "LOCA data", mentioning: "chunk 1 failed")
         }
         // A shorter plaintext size in the header with the tail cut off: the header is
         // authenticated, and the new last chunk was not sealed as the last one.
@@ -117,7 +128,18 @@ struct LOCACipherTests {
     @Test("the wrong key is detected by the key commitment before any decryption")
     func wrongKey() throws {
         let file = try LOCACipher().encrypt(patterned(1000), key: SecretKey())
-        #expect(throws: VaultCryptoError.wrongKey(source: "LOCA data")) { try LOCACipher.decrypt(file, key: SecretKey()) }
+        #expect { try LOCACipher.decrypt(file, key: SecretKey()) } throws: { $0.isVaultError(.wrongKey, path: "LOCA data") }
+    }
+
+    @Test("an error carries a code with a stable name, the path, and its message as its description")
+    func errorFields() {
+        let error = VaultCryptoError.wrongKey(source: "a.loca")
+        #expect(error.code == .wrongKey && error.code.rawValue == "wrong-key" && error.code.description == "wrong-key")
+        #expect(error.path == "a.loca" && error.systemCode == nil && !error.isRetryable)
+        #expect(error.description == "a.loca: this file was encrypted with a different key")
+        let busy = VaultCryptoError.writeFailed(path: "k", reason: "busy", systemCode: 16, isRetryable: true)
+        #expect(busy.code == .writeFailed && busy.systemCode == 16 && busy.isRetryable)
+        #expect(VaultCryptoError.Code(rawValue: "not-loca") == .notLOCA)
     }
 
     @Test("the parser rejects bad magic, unknown versions, algorithms and chunk sizes with typed errors")
@@ -129,17 +151,19 @@ struct LOCACipherTests {
             copy[offset] = value
             return copy
         }
-        #expect(throws: VaultCryptoError.notLOCA(source: "f")) { try LOCAHeader(parsing: patched(0, 0x4D), source: "f") }
-        #expect(throws: VaultCryptoError.unsupportedVersion(source: "f", version: 2)) { try LOCAHeader(parsing: patched(5, 2), source: "f") }
-        #expect(throws: VaultCryptoError.unknownAlgorithm(source: "f", code: 3)) { try LOCAHeader(parsing: patched(6, 3), source: "f") }
-        #expect(throws: VaultCryptoError.invalidChunkSize(source: "f", exponent: 40)) { try LOCAHeader(parsing: patched(7, 40), source: "f") }
-        #expect(throws: VaultCryptoError.invalidChunkSize(source: "f", exponent: 0)) { try LOCAHeader(parsing: patched(7, 0), source: "f") }
-        #expect(throws: VaultCryptoError.truncated(source: "f", expected: 64, actual: 10)) { try LOCAHeader(parsing: file.prefix(10), source: "f") }
-        #expect(throws: VaultCryptoError.notLOCA(source: "f")) { try LOCAHeader(parsing: Array("not encrypted at all".utf8), source: "f") }
+        #expect { try LOCAHeader(parsing: patched(0, 0x4D), source: "f") } throws: { $0.isVaultError(.notLOCA, path: "f") }
+        #expect { try LOCAHeader(parsing: patched(5, 2), source: "f") } throws: { $0.isVaultError(.unsupportedVersion, path: "f", mentioning: "version 2 ") }
+        #expect { try LOCAHeader(parsing: patched(6, 3), source: "f") } throws: { $0.isVaultError(.unknownAlgorithm, path: "f", mentioning: "0x3;") }
+        #expect { try LOCAHeader(parsing: patched(7, 40), source: "f") } throws: { $0.isVaultError(.invalidChunkSize, path: "f", mentioning: "exponent 40 ") }
+        #expect { try LOCAHeader(parsing: patched(7, 0), source: "f") } throws: { $0.isVaultError(.invalidChunkSize, path: "f", mentioning: "exponent 0 ") }
+        #expect { try LOCAHeader(parsing: file.prefix(10), source: "f") } throws: {
+            $0.isVaultError(.truncated, path: "f", mentioning: "(10 bytes, its header needs 64)")
+        }
+        #expect { try LOCAHeader(parsing: Array("not encrypted at all".utf8), source: "f") } throws: { $0.isVaultError(.notLOCA, path: "f") }
         // A size claiming more than 2^32 chunks.
         var huge = file
         huge.replaceSubrange(20..<28, with: bigEndianBytes(UInt64.max))
-        #expect(throws: VaultCryptoError.fileTooLarge(source: "f", size: UInt64.max)) { try LOCAHeader(parsing: huge, source: "f") }
+        #expect { try LOCAHeader(parsing: huge, source: "f") } throws: { $0.isVaultError(.fileTooLarge, path: "f", mentioning: "\(UInt64.max) bytes") }
     }
 
     @Test("AES-256-GCM is chosen automatically exactly when the CPU supports it")
@@ -187,8 +211,8 @@ struct LOCAFileTests {
         var file = try LOCACipher(chunkExponent: 12).encrypt(patterned(3 * 4096), key: key)
         file[file.count - 20] ^= 0x80  // inside the last chunk
         try Data(file).write(to: URL(fileURLWithPath: folder + "/damaged.encrypted"))
-        #expect(throws: VaultCryptoError.authenticationFailed(source: folder + "/damaged.encrypted", chunk: 2)) {
-            try LOCACipher.decryptFile(at: folder + "/damaged.encrypted", to: folder + "/out.jpg", key: key)
+        #expect { try LOCACipher.decryptFile(at: folder + "/damaged.encrypted", to: folder + "/out.jpg", key: key) } throws: {
+            $0.isVaultError(.authenticationFailed, path: folder + "/damaged.encrypted", mentioning: "chunk 2 failed")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["damaged.encrypted"])
     }
@@ -208,8 +232,8 @@ struct LOCAFileTests {
             let bytes = try LOCACipher.decrypt(range: range, ofFileAt: path, key: key)
             #expect(bytes == Array(plaintext[Int(range.lowerBound)..<Int(range.upperBound)]))
         }
-        #expect(throws: VaultCryptoError.authenticationFailed(source: path, chunk: 3)) {
-            try LOCACipher.decrypt(range: (3 * 4096)..<(3 * 4096 + 1), ofFileAt: path, key: key)
+        #expect { try LOCACipher.decrypt(range: (3 * 4096)..<(3 * 4096 + 1), ofFileAt: path, key: key) } throws: {
+            $0.isVaultError(.authenticationFailed, path: path, mentioning: "chunk 3 failed")
         }
         #expect(throws: VaultCryptoError.self) { try LOCACipher.decrypt(range: 0..<UInt64(plaintext.count + 1), ofFileAt: path, key: key) }
     }
@@ -225,8 +249,8 @@ struct LOCAParallelTests {
         #expect(try LOCACipher.decrypt(file, key: key) == plaintext)
         var damaged = file
         damaged[64 + damagedChunk * (4096 + 16) + 100] ^= 0x10
-        #expect(throws: VaultCryptoError.authenticationFailed(source: "LOCA data", chunk: UInt64(damagedChunk))) {
-            try LOCACipher.decrypt(damaged, key: key)
+        #expect { try LOCACipher.decrypt(damaged, key: key) } throws: {
+            $0.isVaultError(.authenticationFailed, path: "LOCA data", mentioning: "chunk \(damagedChunk) failed")
         }
         // The same through files, in batches.
         let folder = try temporaryFolder()
