@@ -56,7 +56,8 @@ public struct CaptionPipeline: Sendable {
             }
             let metadata: PhotoMetadata
             do { metadata = try MetadataReader.read(contentsOf: asset) } catch {
-                return try failure(item, type: "read", message: "\(error)")
+                // Only what can succeed is tried again (a file that changed meanwhile, a transient system error).
+                return try failure(item, type: "read", message: error.description, final: !error.isRetryable)
             }
             if let existing = metadata.captions.caption, !item.force {
                 let ours = try history.captionEntry(forPath: asset)?.caption
@@ -100,7 +101,7 @@ public struct CaptionPipeline: Sendable {
         if !written {
             // Recorded, with what the write replaces, before the photo changes.
             do { try history.write(CaptionUpdate(caption: caption, altText: altText), record) } catch {
-                return try failure(item, type: "write", message: "\(error)")
+                return try failure(item, type: "write", message: error.description, final: !error.isRetryable)
             }
         }
         try database.write { db in

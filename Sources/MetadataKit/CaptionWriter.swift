@@ -210,7 +210,7 @@ public enum CaptionWriter {
         do {
             try options.beforeReplacing?(result)
         } catch {
-            throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
+            throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
         }
         try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime,
                                buffers: buffers)
@@ -248,7 +248,7 @@ public enum CaptionWriter {
             do {
                 try options.beforeReplacing?(saved)
             } catch {
-                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
+                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
             }
         }
         return saved
@@ -271,8 +271,8 @@ public enum CaptionWriter {
         let beforeTags: [MetadataTag]
         do {
             beforeTags = try MetadataTagReader.read(original, source: path).tags
-        } catch .unreadable(let source, let reason) {
-            throw .corrupt(source: source, reason: "its metadata cannot be read (\(reason))")
+        } catch where error.code == .unreadable {
+            throw .corrupt(source: error.path, reason: "its metadata cannot be read (\(error.reason))")
         }
         let old = MetadataReader.interpret(beforeTags, mimeType: "", iptcDigestMatches: nil).captions
         let oldCaptions = Set([old.exif, old.xmp, old.iptc].compactMap { $0 })
@@ -323,7 +323,7 @@ public enum CaptionWriter {
         if let save = options.beforeReplacing {
             let now = try currentSnapshot(of: current, container: container, path: path, restoring: kept)
             do { try save(now) } catch {
-                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed")
+                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
             }
         }
         switch kept {

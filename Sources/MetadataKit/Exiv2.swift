@@ -102,7 +102,7 @@ enum Exiv2 {
                 }
             }
         }
-        guard let result else { throw .xmpRejected(source: source, reason: message(error)) }
+        guard let result else { throw .xmpRejected(source: source, reason: message(error), libraryCode: libraryCode(error)) }
         defer { cexiv2_free(result) }
         return Array(String(cString: result).utf8)
     }
@@ -124,13 +124,18 @@ enum Exiv2 {
         }
     }
 
+    /// libexiv2's own error code, when libexiv2 raised the error.
+    private static func libraryCode(_ error: cexiv2_error) -> Int32? {
+        error.status == CEXIV2_ERROR_EXIV2 ? Int32(error.exiv2_code) : nil
+    }
+
     private static func message(_ error: cexiv2_error) -> String {
         let text = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         return text.isEmpty ? "libexiv2 could not read the metadata" : text
     }
 
     private static func collect(_ list: OpaquePointer?, error: cexiv2_error, source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
-        guard let list else { throw .unreadable(source: source, reason: message(error)) }
+        guard let list else { throw .unreadable(source: source, reason: message(error), libraryCode: libraryCode(error)) }
         defer { cexiv2_tag_list_free(list) }
         var tags: [MetadataTag] = []
         let count = cexiv2_tag_count(list)

@@ -24,7 +24,7 @@ enum FileAccess {
             let status = try file.status()
             return (try file.readAll(), status.identity)
         } catch {
-            throw .io(path: path, reason: error.operation == "read" ? "cannot be read (\(error.reason))" : error.reason)
+            throw .system(error, path: path, reason: error.operation == "read" ? "cannot be read (\(error.reason))" : error.reason)
         }
     }
 
@@ -37,18 +37,18 @@ enum FileAccess {
         do {
             try AtomicFileWriter.write(bytes, to: path, options: .init(replacesExisting: false, followsSymbolicLinks: false, uncached: true))
         } catch where error.code == SystemErrorCode.exists {
-            throw .io(path: path, reason: "it appeared while it was being written; nothing was changed")
+            throw .io(path: path, reason: "it appeared while it was being written; nothing was changed", code: .changed, systemCode: error.code)
         } catch {
-            throw .io(path: path, reason: "writing failed (\(error.reason))")
+            throw .system(error, path: path, reason: "writing failed (\(error.reason))")
         }
     }
 
     /// Refuses a file its owner marked read-only (no write bit at all), even when running as root.
     static func requireWritable(_ path: String) throws(MetadataError) {
         let writable: Bool
-        do { writable = try FileSystem.isWritable(path) } catch { throw .io(path: path, reason: error.reason) }
+        do { writable = try FileSystem.isWritable(path) } catch { throw .system(error, path: path, reason: error.reason) }
         guard writable else {
-            throw .io(path: path, reason: "the file is read-only; make it writable first if you want it captioned")
+            throw .io(path: path, reason: "the file is read-only; make it writable first if you want it captioned", code: .notWritable)
         }
     }
 
@@ -62,7 +62,7 @@ enum FileAccess {
         // A symbolic link is written through: its target is replaced and the link kept.
         let path = FileSystem.resolvedPath(requestedPath) ?? requestedPath
         let status: FileStatus
-        do { status = try FileSystem.status(of: path) } catch { throw .io(path: path, reason: error.reason) }
+        do { status = try FileSystem.status(of: path) } catch { throw .system(error, path: path, reason: error.reason) }
         // The file must still be the version we read: someone may have changed or replaced it meanwhile.
         // File times come from a coarse clock (a few milliseconds), so a change made within the same
         // tick as the version we read keeps its times: as git does for "racily clean" files, a file
@@ -70,7 +70,7 @@ enum FileAccess {
         let recentlyModified = Date().timeIntervalSince1970 - status.modified.timeIntervalSince1970 < 2
         guard status.identity == identity,
               !recentlyModified || (try? read(path)).map({ sameBytes($0[...], expected[...]) }) == true else {
-            throw .io(path: path, reason: "the file changed while it was being captioned")
+            throw .io(path: path, reason: "the file changed while it was being captioned", code: .changed, isRetryable: true)
         }
         let options = AtomicFileWriter.Options(
             permissions: .keepExisting(otherwise: 0o644), keepsOwner: true, keepsModificationTime: keepModificationTime,
@@ -78,8 +78,17 @@ enum FileAccess {
         do {
             try AtomicFileWriter.write(bytes, to: path, options: options, pool: buffers)
         } catch {
-            throw .io(path: path, reason: error.operation == "rename to \(SystemPath.fileName(of: path))"
+            throw .system(error, path: path, reason: error.operation == "rename to \(SystemPath.fileName(of: path))"
                 ? "cannot replace it (\(error.reason))" : "writing failed (\(error.reason))")
         }
+    }
+}
+
+extension MetadataError {
+    /// A failed system call as a MetadataError: "not found" and "not writable" get their codes,
+    /// the errno is kept, and a transient failure is retryable.
+    static func system(_ error: SystemError, path: String, reason: String) -> MetadataError {
+        let code: Code = error.isNotFound ? .notFound : error.isPermissionDenied ? .notWritable : .io
+        return .io(path: path, reason: reason, code: code, systemCode: error.code > 0 ? error.code : nil, isRetryable: error.isTransient)
     }
 }

@@ -58,7 +58,7 @@ struct JPEGWindow {
                 guard offset < 16 << 20 else { return nil }  // a header this large is not a photo's
             }
         } catch {
-            throw .io(path: path, reason: error.reason)
+            throw .system(error, path: path, reason: error.reason)
         }
     }
 
@@ -93,7 +93,7 @@ struct JPEGWindow {
             let recentlyModified = Date().timeIntervalSince1970 - status.modified.timeIntervalSince1970 < 2
             guard status.identity == identity,
                   try !recentlyModified || (source.read(head.count, at: 0) == head && source.read(tail.count, at: middle.upperBound) == tail) else {
-                throw MetadataError.io(path: path, reason: "the file changed while it was being captioned")
+                throw MetadataError.io(path: path, reason: "the file changed while it was being captioned", code: .changed, isRetryable: true)
             }
             let options = AtomicFileWriter.Options(
                 permissions: .keepExisting(otherwise: 0o644), keepsOwner: true, keepsModificationTime: keepModificationTime,
@@ -120,7 +120,7 @@ struct JPEGWindow {
         } catch let error as MetadataError {
             throw error
         } catch let error as SystemError {
-            throw .io(path: path, reason: "writing failed (\(error.reason))")
+            throw .system(error, path: path, reason: "writing failed (\(error.reason))")
         } catch {
             throw .io(path: path, reason: "\(error)")
         }

@@ -18,7 +18,7 @@ extension CaptionWriter {
     /// reading it back before it replaces the sidecar atomically. Returns the sidecar's path.
     @discardableResult
     public static func writeSidecar(_ update: CaptionUpdate, for path: String) throws(MetadataError) -> String {
-        guard FileAccess.exists(path) else { throw .io(path: path, reason: "no such file") }
+        guard FileAccess.exists(path) else { throw .io(path: path, reason: "no such file", code: .notFound) }
         let sidecar = sidecarPath(for: path)
         let existing: (bytes: [UInt8], identity: FileAccess.Identity)? = FileAccess.exists(sidecar)
             ? try FileAccess.readWithIdentity(sidecar) : nil

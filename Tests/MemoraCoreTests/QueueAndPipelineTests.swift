@@ -239,4 +239,19 @@ struct QueueAndPipelineTests {
         let phoneCaption = try MetadataReader.read(contentsOf: phone).captions
         #expect(phoneCaption.xmp != nil && phoneCaption.xmp == phoneCaption.exif, "the HEIC got its caption in XMP and EXIF")
     }
+
+    @Test("a failure that cannot succeed (a read-only photo) fails the item at once instead of being tried three times")
+    func finalFailureNotRetried() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let photo = try fixture.photo("a.jpg")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: photo)
+        try fixture.queue.enqueue(path: photo)
+        let outcome = await fixture.pipeline().process(try #require(try fixture.queue.claimNext()))
+        guard case .failed(let error, let willRetry) = outcome else { Issue.record("expected a failure: \(outcome)"); return }
+        #expect(!willRetry)
+        #expect(error.contains("read-only") && error.components(separatedBy: photo).count == 2, "the path once: \(error)")
+        #expect(try fixture.queue.items(status: .failed).count == 1)
+        #expect(try fixture.history.entries(forPath: photo).isEmpty, "nothing was written, nothing recorded")
+    }
 }

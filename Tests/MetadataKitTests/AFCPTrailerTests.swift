@@ -80,8 +80,8 @@ struct AFCPTrailerTests {
         #expect {
             try CaptionWriter.write(CaptionUpdate(caption: "New"), to: path)
         } throws: { error in
-            guard case .unsupportedFormat(_, let reason) = error as? MetadataError else { return false }
-            return reason.contains("AFCP")
+            guard let error = error as? MetadataError, error.code == .unsupportedFormat else { return false }
+            return error.reason.contains("AFCP")
         }
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
         #expect(try MetadataReader.read(contentsOf: path).captions.caption == nil, "reading still works")
