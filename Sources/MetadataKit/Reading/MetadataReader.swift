@@ -14,7 +14,7 @@ public enum MetadataReader {
     public static func read(_ bytes: [UInt8], source: String = "image") throws(MetadataError) -> PhotoMetadata {
         guard !bytes.isEmpty else { throw .unreadable(source: source, reason: "the file is empty") }
         let (mimeType, tags) = try MetadataTagReader.read(bytes, source: source)
-        let jpeg = bytes.starts(with: [0xFF, 0xD8]) ? try? JPEGFile(bytes, source: source) : nil
+        let jpeg = MetadataContainer(bytes) == .jpeg ? try? JPEGFile(bytes, source: source) : nil
         let size = jpeg.map(ContainerPixelSize.jpeg) ?? ContainerPixelSize.of(bytes, source: source)
         return interpret(tags, mimeType: mimeType, iptcDigestMatches: jpeg.flatMap { iptcDigestMatches($0, source: source) }, pixelSize: size)
     }

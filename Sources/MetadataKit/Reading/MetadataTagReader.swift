@@ -22,7 +22,7 @@ public enum MetadataTagReader {
     /// everything else, and any HEIF-like file the parser (or a block's parser) declines, goes
     /// to libexiv2 whole.
     static func read(_ bytes: [UInt8], source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
-        if HEIFFile.looksLikeBMFF(bytes), let heif = try? HEIFFile(bytes, source: source),
+        if MetadataContainer(bytes) == .heif, let heif = try? HEIFFile(bytes, source: source),
            let (tiff, xmp) = try? (heif.exifTIFF(), heif.metadataItem(.xmp)?.data),
            let tags = try? Exiv2.readTags(tiff: tiff, xmp: xmp, mimeType: heif.mimeType, source: source) {
             return tags

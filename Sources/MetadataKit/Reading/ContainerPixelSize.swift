@@ -6,11 +6,13 @@ enum ContainerPixelSize {
     /// The size `bytes` declare (a whole file, or the parts the fast scan reads); nil for other
     /// formats (TIFF's comes from its tags) and damaged headers.
     static func of(_ bytes: [UInt8], source: String) -> (width: Int, height: Int)? {
-        if bytes.starts(with: [0xFF, 0xD8]) { return (try? JPEGFile(bytes, source: source)).flatMap(jpeg) }
-        if bytes.starts(with: PNGFile.signature) { return png(bytes) }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), bytes[8..<12].elementsEqual("WEBP".utf8) { return webP(bytes) }
-        if HEIFFile.looksLikeBMFF(bytes) { return (try? HEIFFile(bytes, source: source))?.primaryImageSize }
-        return nil
+        switch MetadataContainer(bytes) {
+        case .jpeg: (try? JPEGFile(bytes, source: source)).flatMap(jpeg)
+        case .png: png(bytes)
+        case .webp: webP(bytes)
+        case .heif: (try? HEIFFile(bytes, source: source))?.primaryImageSize
+        case .tiff, nil: nil
+        }
     }
 
     /// From the first frame header (SOF0–SOF15 but DHT, JPG and DAC): height, then width.

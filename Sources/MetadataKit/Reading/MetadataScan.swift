@@ -22,7 +22,8 @@ extension MetadataReader {
 
     /// ``scan(contentsOf:)`` for a file held in memory (a JPEG may be cut after its header).
     public static func scan(_ bytes: [UInt8], source: String = "image") throws(MetadataError) -> PhotoMetadata {
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]), let jpeg = try? JPEGFile(bytes, source: source) {
+        let container = MetadataContainer(bytes)
+        if container == .jpeg, let jpeg = try? JPEGFile(bytes, source: source) {
             // libexiv2 gets the XMP and Photoshop segments alone, in a minimal JPEG; libexif the EXIF.
             var minimal: [UInt8] = [0xFF, 0xD8]
             for segment in jpeg.segments where JPEGFile.isMetadata(segment) && !segment.payload.starts(with: JPEGFile.exifSignature) {
@@ -34,7 +35,7 @@ extension MetadataReader {
             return interpret(exif + others, mimeType: "image/jpeg", iptcDigestMatches: iptcDigestMatches(jpeg, source: source),
                              pixelSize: ContainerPixelSize.jpeg(jpeg))
         }
-        if HEIFFile.looksLikeBMFF(bytes), let heif = try? HEIFFile(bytes, source: source),
+        if container == .heif, let heif = try? HEIFFile(bytes, source: source),
            let (tiff, xmp) = try? (heif.exifTIFF(), heif.metadataItem(.xmp)?.data),
            let reading = try? scanHEIF(heif, tiff: tiff, xmp: xmp, source: source) {
             return reading

@@ -31,13 +31,13 @@ enum SparseMetadataRead {
         guard let file = PositionalFile(path) else { return nil }
         defer { file.release() }
         guard let start = file.read(min(12, file.size), at: 0) else { return nil }
-        if start.starts(with: [0xFF, 0xD8, 0xFF]) { return jpegHeader(file).map(Parts.file) }
-        if start.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return pngWithoutImageData(file).map(Parts.file) }
-        if start.count == 12, start.starts(with: Array("RIFF".utf8)), start[8..<12].elementsEqual("WEBP".utf8) {
-            return webPWithoutImageData(file).map(Parts.file)
+        switch MetadataContainer(start) {
+        case .jpeg: return jpegHeader(file).map(Parts.file)
+        case .png: return pngWithoutImageData(file).map(Parts.file)
+        case .webp: return webPWithoutImageData(file).map(Parts.file)
+        case .heif: return heifMetadata(file, source: path).map(Parts.heif)
+        case .tiff, nil: return nil
         }
-        if HEIFFile.looksLikeBMFF(start) { return heifMetadata(file, source: path).map(Parts.heif) }
-        return nil
     }
 
     /// What a HEIF/AVIF scan needs: the file's `ftyp` and `meta` boxes parsed, and the primary

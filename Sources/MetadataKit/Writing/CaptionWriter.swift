@@ -1,0 +1,354 @@
+import Foundation
+internal import MemoraSystem
+
+/// Writes captions and alt text into photos, surgically, verified, atomically (Docs/Metadata.md).
+///
+/// JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written in place; other formats are
+/// refused with a clear error. Nothing is ever half-written.
+public enum CaptionWriter {
+    /// The XMP key of IPTC's accessibility alt text (libexiv2's prefix for Iptc4xmpCore is `iptc`).
+    static let altTextKey = "Xmp.iptc.AltTextAccessibility"
+    static let descriptionKey = "Xmp.dc.description"
+
+    /// Writes `update` into the file at `path` and returns what it replaced.
+    @discardableResult
+    public static func write(_ update: CaptionUpdate, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
+        try perform(.caption(update), on: path, options: options)
+    }
+
+    /// Removes the location from the file at `path`: the EXIF GPS directory (its bytes are
+    /// zeroed where they belong to it alone), XMP GPS and location properties, and the IPTC
+    /// location fields. Other metadata and the image are left exactly as they were.
+    @discardableResult
+    public static func stripLocation(from path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
+        try perform(.stripAllLocation, on: path, options: options)
+    }
+
+    /// Reads, edits, verifies and atomically replaces one file (with a batch's write `buffers`).
+    static func perform(_ operation: MetadataOperation, on path: String, options: CaptionWriteOptions,
+                        buffers: FileAccess.Buffers? = nil) throws(MetadataError) -> MetadataSnapshot {
+        if let window = try JPEGWindow.open(path),
+           let snapshot = try performWindowed(operation, window: window, options: options, buffers: buffers) {
+            return snapshot
+        }
+        let (original, identity) = try FileAccess.readWithIdentity(path)
+        guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
+        try FileAccess.requireWritable(path)
+        guard let (updated, result) = try edit(operation, original, source: path) else {
+            // Nothing to remove: the file is not touched at all.
+            return .unchanged(path)
+        }
+        do {
+            try options.beforeReplacing?(result)
+        } catch {
+            throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
+        }
+        try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime,
+                               buffers: buffers)
+        return result
+    }
+
+    /// ``perform(_:on:options:buffers:)`` for a large JPEG, through a window (``JPEGWindow``): the header and
+    /// the end of the file are edited and verified in memory, the coded image between is copied in pieces.
+    /// Nil when the window cannot be used (an AFCP trailer, whose offsets are absolute): the caller reads the whole file.
+    static func performWindowed(_ operation: MetadataOperation, window: JPEGWindow, options: CaptionWriteOptions,
+                                buffers: FileAccess.Buffers?) throws(MetadataError) -> MetadataSnapshot? {
+        let path = window.path
+        let proxy = window.proxy
+        let original = try JPEGFile(proxy, source: path)
+        guard original.afcp == nil, original.afcpProblem == nil else { return nil }
+        try FileAccess.requireWritable(path)
+        guard let (updated, result) = try edit(operation, proxy, source: path) else {
+            return .unchanged(path)
+        }
+        // The SOS segment and the coded image after it are the editors' untouched tail: the new header
+        // ends where the same SOS segment ends, and what follows it is the old tail's bytes.
+        let sos = Array(window.head[window.scanStart...])
+        guard let headEnd = JPEGWindow.scanHeaderEnd(of: updated), headEnd >= sos.count,
+              updated[(headEnd - sos.count)..<headEnd].elementsEqual(sos),
+              updated[headEnd...].starts(with: window.tail.prefix(4096)) else {
+            throw .verificationFailed(source: path, differences: ["the coded image (the edit moved it)"])
+        }
+        let gap = window.head.count - window.scanStart
+        var saved = result
+        try window.replace(
+            newHead: updated[..<headEnd], newTail: updated[headEnd...], crc: original.imageDataCRC(tailPrefix: gap),
+            keepModificationTime: options.keepModificationTime, buffers: buffers
+        ) { middleCRC throws(MetadataError) in
+            saved.imageDigest = Data(JPEGFile.digestBytes(CRC32.checksum(original.tail.dropFirst(gap), initial: middleCRC)))
+            do {
+                try options.beforeReplacing?(saved)
+            } catch {
+                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
+            }
+        }
+        return saved
+    }
+
+    /// The photo in `bytes` without its location (EXIF GPS, XMP and IPTC location fields),
+    /// edited and verified in memory like a file write: for adding a photo to a vault or
+    /// sharing it without ever writing a second plaintext copy to disk. Returns `bytes`
+    /// unchanged when there is no location to remove.
+    public static func strippingLocation(from bytes: [UInt8], source: String = "image") throws(MetadataError) -> [UInt8] {
+        guard !bytes.isEmpty else { throw .unsupportedFormat(source: source, reason: "the file is empty") }
+        return try edit(.stripAllLocation, bytes, source: source)?.updated ?? bytes
+    }
+
+    /// Edits and verifies `original` in memory; nil when a location strip finds nothing to remove.
+    static func edit(_ operation: MetadataOperation, _ original: [UInt8], source path: String) throws(MetadataError) -> (updated: [UInt8], snapshot: MetadataSnapshot)? {
+        let updated: [UInt8]
+        let snapshot: MetadataSnapshot
+        // Read once: the editors need the old captions, the verification every old tag.
+        let beforeTags: [MetadataTag]
+        do {
+            beforeTags = try MetadataTagReader.read(original, source: path).tags
+        } catch where error.code == .unreadable {
+            throw .corrupt(source: error.path, reason: "its metadata cannot be read (\(error.reason))")
+        }
+        let old = MetadataReader.interpret(beforeTags, mimeType: "", iptcDigestMatches: nil).captions
+        let oldCaptions = Set([old.exif, old.xmp, old.iptc].compactMap { $0 })
+        var operation = operation
+        if case .stripLocation = operation {
+            let located = beforeTags.filter { operation.mayChange($0) }
+            // libexiv2 does not decode the IPTC copies in a JPEG's FotoStation and AFCP trailers or EXIF IFD0: they are checked here.
+            func hasLocation(_ iim: [UInt8]) -> Bool {
+                (try? IPTCRecord(iim, source: path))?.dataSets.contains { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) } == true
+            }
+            let jpeg = MetadataContainer(original) == .jpeg ? try? JPEGFile(original, source: path) : nil
+            let trailerLocated = ((jpeg?.fotoStation?.iimBlocks ?? []) + (jpeg?.afcp?.iimBlocks ?? [])).contains(where: hasLocation)
+            let embeddedLocated = jpeg?.exifTIFF.flatMap { try? TIFFBlock($0, source: path) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag).map(hasLocation) ?? false
+            let plan = MetadataOperation.StripPlan(
+                exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated,
+                xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
+            guard !plan.isEmpty else { return nil }
+            operation = .stripLocation(plan)
+        }
+        guard let container = MetadataContainer(original) else {
+            throw .unsupportedFormat(source: path, reason: "writing metadata into \(MetadataContainer.name(of: original)) files is not supported (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written; for other formats write an XMP sidecar: `CaptionWriter.writeSidecar`, `memora metadata write --sidecar`)")
+        }
+        (updated, snapshot) = try container.editor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
+        try verify(original: original, updated: updated, container: container, operation: operation, source: path, before: beforeTags)
+        var result = snapshot
+        if case .wholeFile = snapshot.kept { result.imageDigest = Data(fingerprint(updated)) }
+        return (updated, result)
+    }
+
+    /// Puts back the metadata a write replaced. Refuses when the image itself changed since.
+    public static func restore(_ snapshot: MetadataSnapshot, to path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) {
+        if case .nothing = snapshot.resolved(for: .other) { return }
+        let (current, identity) = try FileAccess.readWithIdentity(path)
+        let container = MetadataContainer(current)?.snapshotContainer ?? .other
+        let kept = snapshot.resolved(for: container)
+        if case .nothing = kept { return }
+        // What the restore replaces is itself a snapshot, so that the restore can be undone too.
+        if let save = options.beforeReplacing {
+            let now = try currentSnapshot(of: current, container: container, path: path, restoring: kept)
+            do { try save(now) } catch {
+                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
+            }
+        }
+        switch kept {
+        case .nothing:
+            return
+        case .png(let saved):
+            guard container == .png else { throw mismatch(path) }
+            try PNGCaptionEditor.restore(saved, digest: snapshot.imageDigest, current: current, identity: identity, path: path, options: options)
+        case .wholeFile(let whole):
+            // A TIFF, WebP or HEIF snapshot is the whole original file.
+            guard container == .other, Data(CaptionWriter.fingerprint(current)) == snapshot.imageDigest else {
+                throw .verificationFailed(source: path, differences: ["the file (it changed since the caption was written, or the snapshot belongs to another file)"])
+            }
+            try FileAccess.replace(path, with: [UInt8](whole), expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
+        case .jpeg(let saved):
+            guard container == .jpeg else { throw mismatch(path) }
+            try JPEGCaptionEditor.restore(saved, digest: snapshot.imageDigest, current: current, identity: identity, path: path, options: options)
+        case .unversioned:
+            throw mismatch(path)
+        }
+    }
+
+    /// The snapshot of a file's current metadata: what restoring `kept` replaces. A whole-file
+    /// snapshot's digest is the file's after the restore, as after a write.
+    static func currentSnapshot(of bytes: [UInt8], container: MetadataSnapshot.Container, path: String,
+                                restoring kept: MetadataSnapshot.Kept) throws(MetadataError) -> MetadataSnapshot {
+        switch container {
+        case .jpeg: return JPEGCaptionEditor.snapshot(of: try JPEGFile(bytes, source: path), source: path)
+        case .png: return PNGCaptionEditor.snapshot(of: try PNGFile(bytes, source: path), source: path)
+        case .other:
+            guard case .wholeFile(let restored) = kept else { throw mismatch(path) }
+            return MetadataSnapshot(path: path, kept: .wholeFile(Data(bytes)), imageDigest: Data(fingerprint([UInt8](restored))))
+        }
+    }
+
+    private static func mismatch(_ path: String) -> MetadataError {
+        .verificationFailed(source: path, differences: ["the file's format (the snapshot was taken from a file of another format)"])
+    }
+
+    /// Compares every tag before and after, and the image data: only the intended fields may differ.
+    static func verify(original: [UInt8], updated: [UInt8], container: MetadataContainer, operation: MetadataOperation, source: String,
+                       before: [MetadataTag]) throws(MetadataError) {
+        let after: [MetadataTag]
+        do {
+            after = try MetadataTagReader.read(updated, source: source).tags
+        } catch {
+            throw .verificationFailed(source: source, differences: ["the result is not readable (\(error))"])
+        }
+        var differences: [String] = []
+        let intended: Set<String> = [
+            "Exif.Image.ImageDescription", "Exif.Image.XPComment", "Exif.Image.XPTitle", "Iptc.Application2.Caption",
+            "Iptc.Envelope.CharacterSet", "Iptc.Application2.RecordVersion", descriptionKey, altTextKey,
+            // In TIFF and DNG the XMP, IPTC and Photoshop blocks are themselves IFD0 tags; their
+            // contents are compared above through the XMP and IPTC tags they decode to.
+            "Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources",
+        ]
+        // Tags a brand-new EXIF block brings (the minimum readers expect).
+        let createdEXIF: Set<String> = [
+            "Exif.Image.XResolution", "Exif.Image.YResolution", "Exif.Image.ResolutionUnit", "Exif.Image.YCbCrPositioning",
+            "Exif.Image.ExifTag", "Exif.Photo.ExifVersion", "Exif.Photo.ComponentsConfiguration", "Exif.Photo.FlashpixVersion",
+            "Exif.Photo.ColorSpace",
+        ]
+        let hadEXIF = before.contains { $0.family == .exif }
+        var isCaption = false
+        if case .caption = operation { isCaption = true }
+        let beforeUTF8 = before.first { $0.key == "Iptc.Envelope.CharacterSet" }?.rawBytes == IPTCRecord.utf8Marker
+        func comparable(_ tags: [MetadataTag], utf8: Bool) -> [String: [String]] {
+            var result: [String: [String]] = [:]
+            for tag in tags where !operation.mayChange(tag)
+                && !(isCaption && intended.contains(tag.key) && (tag.language.isEmpty || tag.language == "x-default"))
+                && (hadEXIF || !createdEXIF.contains(tag.key)) {
+                let value = tag.family == .iptc ? TextEncodings.decodeIPTCText(tag.rawBytes, declaredUTF8: utf8) : tag.value
+                result[tag.key + (tag.language.isEmpty ? "" : "[\(tag.language)]"), default: []].append(value)
+            }
+            return result
+        }
+        let old = comparable(before, utf8: beforeUTF8)
+        let new = comparable(after, utf8: after.first { $0.key == "Iptc.Envelope.CharacterSet" }?.rawBytes == IPTCRecord.utf8Marker)
+        for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] {
+            func shown(_ values: [String]?) -> String {
+                guard let values else { return "absent" }
+                let text = values.joined(separator: " | ")
+                return "\"" + (text.count > 40 ? String(text.prefix(40)) + "…" : text) + "\""
+            }
+            differences.append("\(key) (\(shown(old[key])) → \(shown(new[key])))")
+        }
+        // The intended fields hold the new values, or are gone.
+        let reading = MetadataReader.interpret(after, mimeType: "", iptcDigestMatches: nil)
+        let isJPEG = container == .jpeg
+        let isTIFF = container == .tiff
+        switch operation {
+        case .caption(let update):
+            let expected = update.caption.trimmingCharacters(in: .whitespacesAndNewlines)
+            if reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("\(descriptionKey) (not written)") }
+            if reading.captions.exif?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Exif.Image.ImageDescription (not written)") }
+            let hadIPTC = before.contains { $0.family == .iptc }
+            if isJPEG || isTIFF || hadIPTC, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected {
+                differences.append("Iptc.Application2.Caption (not written)")
+            }
+            if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
+        case .stripLocation:
+            let left = after.filter { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" || operation.mayChange($0) }
+                .filter { !["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources"].contains($0.key) }
+            differences += left.map { "\($0.key) (still there)" }
+        }
+        if isJPEG {
+            if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
+                if !beforeJPEG.hasSameImageData(as: afterJPEG) { differences.append("the image data") }
+                differences += trailerDifferences("FotoStation", beforeJPEG.fotoStation?.comparableRecords, afterJPEG.fotoStation?.comparableRecords, operation: operation)
+                differences += trailerDifferences("AFCP", beforeJPEG.afcp?.comparableRecords, afterJPEG.afcp?.comparableRecords, operation: operation)
+                // The IPTC-NAA tag in EXIF IFD0 is compared by meaning (libexiv2 reports it as raw bytes here).
+                func embeddedIIM(_ jpeg: JPEGFile) -> [UInt8]? {
+                    jpeg.exifTIFF.flatMap { try? TIFFBlock($0, source: source) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag)
+                }
+                if let old = embeddedIIM(beforeJPEG) {
+                    if let new = embeddedIIM(afterJPEG) {
+                        // A copy that could not be converted is left as it was, which is allowed.
+                        if old != new { differences += iimDifferences(old, new, operation: operation, place: "EXIF IPTC-NAA", mayLoseCaption: true) }
+                    } else {
+                        differences.append("the EXIF IPTC-NAA block (removed)")
+                    }
+                }
+            } else {
+                differences.append("the JPEG structure")
+            }
+        } else if isTIFF {
+            // Checked by the editor itself: only IFD0 entries and replaced values changed, the rest was appended.
+        } else if container == .webp {
+            if let before = try? WebPFile(original, source: source), let after = try? WebPFile(updated, source: source) {
+                if before.imageChunks != after.imageChunks { differences.append("the image data") }
+                if let canvas = before.canvas, canvas != after.canvas { differences.append("the canvas size") }
+            } else {
+                differences.append("the WebP structure")
+            }
+        } else if container == .heif {
+            do {
+                let before = try HEIFFile(original, source: source)
+                let after = try HEIFFile(updated, source: source)
+                let metadataItems = Set(HEIFFile.MetadataKind.allCases.flatMap(before.metadataItemIDs))
+                differences += HEIFFile.differences(before: before, after: after, metadataItems: metadataItems)
+            } catch {
+                differences.append("the HEIF structure (\(error))")
+            }
+        } else if let beforePNG = try? PNGFile(original, source: source), let afterPNG = try? PNGFile(updated, source: source) {
+            if beforePNG.imageChunks != afterPNG.imageChunks { differences.append("the image data") }
+        } else {
+            differences.append("the PNG structure")
+        }
+        guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
+    }
+
+    /// What differs between two trailers (FotoStation, AFCP) beyond the operation: libexiv2 does
+    /// not read them, so their IPTC copies are compared here, dataset by dataset and by meaning.
+    static func trailerDifferences(_ name: String, _ before: [TrailerRecord]?, _ after: [TrailerRecord]?, operation: MetadataOperation) -> [String] {
+        guard let before else { return after == nil ? [] : ["the \(name) trailer (added)"] }
+        guard let after, after.map(\.id) == before.map(\.id) else { return ["the \(name) trailer's records"] }
+        var found: [String] = []
+        for (old, new) in zip(before, after) where old.data != new.data {
+            guard old.isIIM else {
+                found.append("\(name) \(old.id)")
+                continue
+            }
+            found += iimDifferences(old.data, new.data, operation: operation, place: "\(name) IPTC")
+        }
+        return found
+    }
+
+    /// What differs between two IIM blocks that libexiv2 does not decode (a FotoStation copy, the
+    /// IPTC-NAA tag in a JPEG's EXIF) beyond the operation, dataset by dataset and by meaning.
+    /// `mayLoseCaption`: the copy may end with no caption at all (a secondary copy whose
+    /// character set cannot hold it), but never with another one.
+    static func iimDifferences(_ old: [UInt8], _ new: [UInt8], operation: MetadataOperation, place: String, mayLoseCaption: Bool = false) -> [String] {
+        guard old != new else { return [] }
+        guard let oldRecord = try? IPTCRecord(old, source: ""), let newRecord = try? IPTCRecord(new, source: "") else {
+            return ["the \(place) block"]
+        }
+        var found: [String] = []
+        let changeable: (IPTCRecord.DataSet) -> Bool
+        switch operation {
+        case .caption(let update):
+            changeable = { ($0.record == 1 && $0.number == 90) || ($0.record == 2 && ($0.number == 0 || $0.number == 120)) }
+            let captions = newRecord.envelopes.flatMap { $0.strings(record: 2, number: 120) }
+            if (captions.isEmpty && !mayLoseCaption) || captions.contains(where: { $0 != update.caption }) { found.append("the \(place) caption (not written)") }
+        case .stripLocation:
+            changeable = { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) }
+            if newRecord.dataSets.contains(where: changeable) { found.append("the \(place) location (still there)") }
+        }
+        func meaning(_ record: IPTCRecord) -> [String] {
+            record.envelopes.flatMap { envelope in
+                envelope.dataSets.filter { !changeable($0) }.map { dataSet in
+                    let value = IPTCRecord.isText(record: dataSet.record, number: dataSet.number)
+                        ? TextEncodings.decodeIPTCText(dataSet.value, declaredUTF8: envelope.declaresUTF8)
+                        : dataSet.value.map { String($0) }.joined(separator: ",")
+                    return "\(dataSet.record):\(dataSet.number)=\(value)"
+                }
+            }
+        }
+        if meaning(oldRecord) != meaning(newRecord) { found.append("the \(place) datasets") }
+        return found
+    }
+
+    /// A CRC-32 of a whole file, for whole-file snapshots (TIFF, WebP).
+    static func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
+        let crc = CRC32.checksum(bytes)
+        return [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+    }
+}

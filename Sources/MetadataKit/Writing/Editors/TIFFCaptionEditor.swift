@@ -1,0 +1,66 @@
+import Foundation
+internal import MemoraSystem
+
+/// The TIFF/DNG part of the writer: the whole file is one TIFF structure, so the same
+/// surgical IFD0 edits apply (values in place or appended; IFD0 rewritten at the end when
+/// it gains an entry) and the image strips and tiles never move.
+enum TIFFCaptionEditor {
+    static let xmpTag: UInt16 = 700
+    static let iptcTag: UInt16 = 33723
+    static let photoshopTag: UInt16 = 34377
+
+    static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
+        guard var tiff = try operation.editEXIF(original, source: source, oldCaptions: oldCaptions, strictOrder: true) else {
+            throw .corrupt(source: source, reason: "the TIFF structure is missing")
+        }
+        // XMP (tag 700).
+        let oldPacket = tiff.value(ofIFD0Tag: xmpTag)
+        if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
+            let xmpType = tiff.ifd0Entries.first { $0.tag == xmpTag }?.type ?? 1
+            tiff.setIFD0(tag: xmpTag, type: xmpType == 7 ? 7 : 1, value: try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source))
+        }
+        // IPTC (tag 33723), and the copy inside Photoshop resources (tag 34377) when there is one.
+        if let newIIM = try operation.editIIM(tiff.value(ofIFD0Tag: iptcTag), source: source) {
+            tiff.setIPTC(newIIM)
+        }
+        if let resourceBytes = tiff.value(ofIFD0Tag: photoshopTag) {
+            var resources = try PhotoshopResources(resourceBytes, source: source)
+            if let embedded = resources.data(id: PhotoshopResources.iptcID), let updatedIIM = try operation.editIIM(embedded, source: source) {
+                let stored = resources.data(id: PhotoshopResources.iptcDigestID)
+                resources.setData(updatedIIM, id: PhotoshopResources.iptcID)
+                if let stored, stored == MD5.digest(embedded) { resources.setData(MD5.digest(updatedIIM), id: PhotoshopResources.iptcDigestID) }
+                let type = tiff.ifd0Entries.first { $0.tag == photoshopTag }?.type ?? 1
+                tiff.setIFD0(tag: photoshopTag, type: type, value: resources.bytes)
+            }
+        }
+        guard tiff.preservesUntouchedBytes(of: original) else {
+            throw .verificationFailed(source: source, differences: ["bytes outside the edited entries"])
+        }
+        let snapshot = MetadataSnapshot(path: source, kept: .wholeFile(Data(original)), imageDigest: Data())
+        return (tiff.bytes, snapshot)
+    }
+
+    /// `iim` with the caption set in its first envelope (and any that had one), as UTF-8.
+    /// `iim` with the caption in every envelope that has one (and in the first): each becomes
+    /// UTF-8 first. An envelope in a character set that cannot be converted (ISO 2022) makes
+    /// the edit throw, or, with `droppingUnwritable` (a secondary copy), loses its caption datasets.
+    static func captioned(_ iim: [UInt8], update: CaptionUpdate, source: String, droppingUnwritable: Bool = false) throws(MetadataError) -> [UInt8] {
+        var envelopes = try IPTCRecord(iim, source: source).envelopes
+        for number in envelopes.indices where number == 0 || envelopes[number].dataSets.contains(where: { $0.record == 2 && $0.number == 120 }) {
+            // A record that declares ISO 8859-1 keeps it when the caption fits: nothing else changes.
+            if let latin1 = envelopes[number].latin1Encoded(update.caption) {
+                envelopes[number].set(record: 2, number: 120, value: latin1)
+                continue
+            }
+            do { try envelopes[number].convertToUTF8() } catch {
+                guard droppingUnwritable else {
+                    throw .unsupportedFormat(source: source, reason: "its IPTC text uses a declared character set other than Latin-1 or UTF-8, which cannot be converted without garbling it")
+                }
+                envelopes[number].set(record: 2, number: 120, value: nil)
+                continue
+            }
+            envelopes[number].set(record: 2, number: 120, value: Array(update.caption.utf8))
+        }
+        return IPTCRecord(joining: envelopes).bytes
+    }
+}
