@@ -4,13 +4,13 @@ internal import MemoraSystem
 /// The exclusive right to work the queue of one database: an advisory `flock` on
 /// `<database>.worker-lock`, released when the process ends (even by SIGKILL). Crash
 /// recovery (``ProcessingQueue/recoverInterrupted()``) is only safe while it is held.
-public final class QueueWorkerLock: Sendable {
+package final class QueueWorkerLock: Sendable {
     private let lock: FileLock
     /// The lock file.
-    public let path: String
+    package let path: String
 
     /// Takes the lock without waiting; throws when another worker holds it.
-    public init(database: CaptionDatabase) throws(CaptionDatabaseError) {
+    package init(database: CaptionDatabase) throws(CaptionDatabaseError) {
         path = database.path + ".worker-lock"
         do {
             lock = try FileLock(path, .exclusive, wait: false)

@@ -1,9 +1,9 @@
 /// IEEE 754 half-precision conversion for compact embeddings (2 bytes per value), written
 /// out so it behaves the same on every platform (Swift's `Float16` is missing on macOS x86).
 /// Rounds to nearest even; overflow becomes infinity; NaN stays NaN.
-public enum HalfFloat {
+package enum HalfFloat {
     /// Packs `values` as little-endian half floats.
-    public static func encode(_ values: [Float]) -> [UInt8] {
+    package static func encode(_ values: [Float]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(values.count * 2)
         for value in values {
@@ -15,7 +15,7 @@ public enum HalfFloat {
     }
 
     /// Unpacks little-endian half floats.
-    public static func decode(_ bytes: [UInt8]) -> [Float] {
+    package static func decode(_ bytes: [UInt8]) -> [Float] {
         stride(from: 0, to: bytes.count - 1, by: 2).map { value(of: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
     }
 

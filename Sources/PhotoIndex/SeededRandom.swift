@@ -3,17 +3,17 @@
 ///
 /// Collage selection uses it so a seed gives the same shuffle on every run and
 /// every platform; the system generator gives no such promise. Not for cryptography.
-public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
+package struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
     /// The generator's whole state.
-    public private(set) var state: UInt64
+    package private(set) var state: UInt64
 
     /// Creates a generator; the same seed always yields the same sequence.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -22,7 +22,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// A value in `0..<upperBound` without modulo bias (Lemire's method), identical on every platform.
-    public mutating func next(below upperBound: UInt64) -> UInt64 {
+    package mutating func next(below upperBound: UInt64) -> UInt64 {
         precondition(upperBound > 0, "the upper bound must be positive")
         var product = next().multipliedFullWidth(by: upperBound)
         if product.low < upperBound {
@@ -35,7 +35,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// `elements` in a Fisher-Yates order driven only by this generator.
-    public mutating func shuffled<Element>(_ elements: [Element]) -> [Element] {
+    package mutating func shuffled<Element>(_ elements: [Element]) -> [Element] {
         var result = elements
         guard result.count > 1 else { return result }
         for index in stride(from: result.count - 1, to: 0, by: -1) {

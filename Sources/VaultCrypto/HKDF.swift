@@ -1,16 +1,16 @@
 /// HKDF with HMAC-SHA256 (RFC 5869), built on libsodium's HMAC-SHA256 because
 /// libsodium 1.0.18 has no HKDF. CryptoKit's `HKDF<SHA256>` gives the same bytes.
-public enum HKDF {
+package enum HKDF {
     /// HKDF-Extract: a pseudorandom key from input keying material and an optional salt
     /// (an empty salt means 32 zero bytes, as the RFC says).
-    public static func extract(salt: [UInt8], inputKeyMaterial: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func extract(salt: [UInt8], inputKeyMaterial: UnsafeRawBufferPointer) -> [UInt8] {
         let zeros = [UInt8](repeating: 0, count: 32)
         let key = salt.isEmpty ? zeros : salt
         return key.withUnsafeBytes { Sodium.hmacSHA256(key: $0, messages: [inputKeyMaterial]) }
     }
 
     /// HKDF-Expand: `length` bytes (at most 255 × 32) from a pseudorandom key and context `info`.
-    public static func expand(pseudorandomKey: UnsafeRawBufferPointer, info: [UInt8], length: Int) -> [UInt8] {
+    package static func expand(pseudorandomKey: UnsafeRawBufferPointer, info: [UInt8], length: Int) -> [UInt8] {
         precondition(length >= 0 && length <= 255 * 32, "HKDF-SHA256 can produce at most 8160 bytes")
         var output: [UInt8] = []
         output.reserveCapacity(length)
@@ -32,7 +32,7 @@ public enum HKDF {
     }
 
     /// Extract then expand, in one call.
-    public static func deriveKey(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
+    package static func deriveKey(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
         var prk = extract(salt: salt, inputKeyMaterial: inputKeyMaterial)
         defer { Sodium.wipe(&prk) }
         return prk.withUnsafeBytes { expand(pseudorandomKey: $0, info: info, length: length) }

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// The list is documented in Docs/Metadata.md and tested; matching ignores case and
 /// surrounding white space.
-public enum CameraBoilerplate {
+package enum CameraBoilerplate {
     /// Exact values seen from cameras, phones and imaging software.
-    public static let knownValues: Set<String> = [
+    package static let knownValues: Set<String> = [
         "olympus digital camera", "sanyo digital camera", "konica minolta digital camera", "minolta digital camera",
         "digital camera", "kodak digital still camera", "samsung digital camera", "casio digital camera",
         "dcf 1.0", "exif jpeg", "exif_jpeg", "jpeg", "sony dsc", "default", "image", "untitled", "unknown", "<unknown>",
@@ -18,7 +18,7 @@ public enum CameraBoilerplate {
     ]
 
     /// Whether `text` is camera boilerplate rather than a description.
-    public static func isBoilerplate(_ text: String) -> Bool {
+    package static func isBoilerplate(_ text: String) -> Bool {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{0}")))
         if trimmed.isEmpty { return true }
         let lowered = trimmed.lowercased()

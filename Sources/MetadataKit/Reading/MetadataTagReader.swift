@@ -31,12 +31,3 @@ public enum MetadataTagReader {
         return try Exiv2.readTags(bytes: bytes, source: source)
     }
 }
-
-/// A fast scan of EXIF IFD0 through libexif, for indexing many files.
-public enum EXIFQuickScan {
-    /// IFD0 entries of the EXIF block in a JPEG held in memory, by libexif tag name
-    /// (for example `ImageDescription`, `Orientation`, `Make`); empty when there is no EXIF.
-    public static func ifd0(in bytes: [UInt8]) -> [String: String] {
-        LibExif.ifd0Entries(in: bytes)
-    }
-}
