@@ -153,17 +153,19 @@ let package = Package(
             swiftSettings: strictSwift),
 
         // MARK: Tests (Swift Testing), one target per module.
+        // Fixture builders every test target shares (byte orders, TIFF/EXIF blocks, JPEG segments, temporary folders).
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift),
         .testTarget(name: "MemoraSystemTests", dependencies: ["MemoraSystem"], swiftSettings: strictSwift),
-        .testTarget(name: "ImageKitTests", dependencies: ["ImageKit"], swiftSettings: strictSwift),
-        .testTarget(name: "MetadataKitTests", dependencies: ["MetadataKit", "ImageKit"], swiftSettings: strictSwift),
-        .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], swiftSettings: strictSwift),
-        .testTarget(name: "PhotoIndexTests", dependencies: ["PhotoIndex", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
+        .testTarget(name: "ImageKitTests", dependencies: ["TestSupport", "ImageKit"], swiftSettings: strictSwift),
+        .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit"], swiftSettings: strictSwift),
+        .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
         .testTarget(
-            name: "MemoraCoreTests", dependencies: ["MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(
-            name: "MemoraCLITests", dependencies: ["memora", "MemoraSystem", "ImageKit", "MetadataKit"],
+            name: "MemoraCLITests", dependencies: ["TestSupport", "memora", "MemoraSystem", "ImageKit", "MetadataKit"],
             swiftSettings: strictSwift),
     ],
     cxxLanguageStandard: .cxx17

@@ -1,6 +1,7 @@
 import Foundation
 import ImageKit
 import Testing
+import TestSupport
 
 @Suite("Bad input gives a typed error naming the file, never a crash")
 struct ErrorTests {
@@ -10,7 +11,7 @@ struct ErrorTests {
 
     @Test("a missing file, a directory and a zero-byte file")
     func fileProblems() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let folder = try temporaryFolder("imagekit-tests")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(throws: ImageError.fileNotFound(path: folder + "/missing.jpg")) {
             try ImageDecoder.decode(contentsOf: folder + "/missing.jpg")
@@ -165,7 +166,7 @@ struct ErrorTests {
 struct AtomicWriteTests {
     @Test("writing replaces a file completely and leaves no temporary file")
     func replace() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let folder = try temporaryFolder("imagekit-tests")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/out.png"
         try Data("old".utf8).write(to: URL(fileURLWithPath: path))
@@ -177,7 +178,7 @@ struct AtomicWriteTests {
 
     @Test("a failed write names the file and leaves nothing behind")
     func failure() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let folder = try temporaryFolder("imagekit-tests")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/no-such-folder/out.jpg"
         let image = try Fixtures.quadrants()

@@ -1,6 +1,7 @@
 import Foundation
 import ImageKit
 import Testing
+import TestSupport
 
 /// Test fixtures made with ImageKit's real encoders, and small helpers.
 enum Fixtures {
@@ -34,34 +35,23 @@ enum Fixtures {
         ]
     }
 
-    /// A fresh temporary folder, removed by the caller with `removeItem`.
-    static func temporaryFolder() throws -> String {
-        let path = NSTemporaryDirectory() + "imagekit-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
 
     /// Writes raw bytes to a new file in a new temporary folder and returns its path.
     static func file(named name: String, bytes: [UInt8]) throws -> String {
-        let path = try temporaryFolder() + "/" + name
+        let path = try temporaryFolder("imagekit-tests") + "/" + name
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
 
     /// A minimal EXIF APP1 segment (big-endian TIFF) holding only IFD0 Orientation.
     static func exifOrientationSegment(_ orientation: Int) -> [UInt8] {
-        var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]  // "MM", 42, IFD0 at 8
-        tiff += [0x00, 0x01]  // one entry
-        tiff += [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, UInt8(orientation), 0x00, 0x00]  // SHORT, count 1
-        tiff += [0x00, 0x00, 0x00, 0x00]  // no next IFD
-        let body = Array("Exif".utf8) + [0, 0] + tiff
-        let length = body.count + 2
-        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + body
+        let tiff = TIFFBuilder(.big)
+        return JPEGBuilder.exifSegment(tiff.block([tiff.short(0x0112, UInt16(orientation))]))
     }
 
     /// `jpeg` with an EXIF orientation segment inserted right after SOI.
     static func jpeg(_ jpeg: [UInt8], withOrientation orientation: Int) -> [UInt8] {
-        Array(jpeg[0..<2]) + exifOrientationSegment(orientation) + Array(jpeg[2...])
+        JPEGBuilder.inserting(exifOrientationSegment(orientation), into: jpeg)
     }
 
     /// The JPEG marker codes in the file, in order, up to the first scan.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImageKit
+import TestSupport
 
 /// Memory does not grow with bytes a task never looks at: a JPEG's header for `info`, its own
 /// stream (not a trailer after it) for decoding, and a header over the pixel limit refused first.
@@ -13,7 +14,7 @@ struct LargeFileTests {
 
     @Test("info reads the header; decoding reads up to EOI; both agree with the JPEG alone", arguments: [false, true])
     func trailerIsNotRead(progressive: Bool) throws {
-        let folder = try Fixtures.temporaryFolder()
+        let folder = try temporaryFolder("imagekit-tests")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let jpeg = try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 640, height: 480, seed: 3),
                                            as: .jpeg(JPEGEncodingOptions(quality: 0.9, progressive: progressive)))
@@ -33,7 +34,7 @@ struct LargeFileTests {
 
     @Test("a large JPEG cut off before its EOI is read whole and reported as truncated")
     func truncatedLargeJPEG() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let folder = try temporaryFolder("imagekit-tests")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let big = try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 1200, height: 900, seed: 5), as: .jpeg(JPEGEncodingOptions(quality: 1.0)))
         // Repeat the scan data so the file passes the whole-file limit, then cut it: no EOI anywhere.
@@ -48,7 +49,7 @@ struct LargeFileTests {
 
     @Test("a large file whose header declares too many pixels is refused from the header")
     func tooManyPixelsRefusedFirst() throws {
-        let folder = try Fixtures.temporaryFolder()
+        let folder = try temporaryFolder("imagekit-tests")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var jpeg = try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 64, height: 48, seed: 1), as: .jpeg())
         // Patch the SOF0 frame to 20000 x 20000 (400 megapixels).

@@ -1,21 +1,21 @@
 import Testing
 @testable import ImageKit
+import TestSupport
 
 @Suite("WebP decoding and encoding")
 struct WebPCodecTests {
     /// `webp` (a simple VP8 or VP8L file) rewrapped in an extended (VP8X) container with
     /// `flags` and, when given, an `EXIF` chunk holding `tiff` (after an `Exif\0\0` prefix when `prefixed`).
     static func extended(_ webp: [UInt8], width: Int, height: Int, flags: UInt8, tiff: [UInt8]? = nil, prefixed: Bool = false) -> [UInt8] {
-        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         func le24(_ value: Int) -> [UInt8] { (0..<3).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         var body = Array("WEBP".utf8)
         body += Array("VP8X".utf8) + le32(10) + [flags, 0, 0, 0] + le24(width - 1) + le24(height - 1)
         body += webp[12...]  // the image chunk
         if let tiff {
             let payload = (prefixed ? Array("Exif".utf8) + [0, 0] : []) + tiff
-            body += Array("EXIF".utf8) + le32(payload.count) + payload + (payload.count % 2 == 1 ? [0] : [])
+            body += Array("EXIF".utf8) + le32(UInt32(payload.count)) + payload + (payload.count % 2 == 1 ? [0] : [])
         }
-        return Array("RIFF".utf8) + le32(body.count) + body
+        return Array("RIFF".utf8) + le32(UInt32(body.count)) + body
     }
 
     /// The TIFF part of the EXIF fixture (after the APP1 marker, length and `Exif\0\0`).

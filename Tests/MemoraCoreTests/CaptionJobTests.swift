@@ -4,6 +4,7 @@ import MetadataKit
 import Testing
 @testable import MemoraCore
 import MemoraTesting
+import TestSupport
 
 /// The caption job the CLI, the demo and the benchmark all run, against loopback model servers.
 @Suite("The caption job")

@@ -4,6 +4,7 @@ import MetadataKit
 import Testing
 @testable import MemoraCore
 import MemoraTesting
+import TestSupport
 
 /// Every generator against a loopback server that speaks its provider's real wire format.
 /// Generators get a 300 s timeout here: in a parallel run on two cores, synchronous tests can hold

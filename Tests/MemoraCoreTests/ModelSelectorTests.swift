@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MemoraCore
 import MemoraTesting
+import TestSupport
 
 /// The selector's retries, fallbacks, cool-downs and privacy rule, against loopback servers
 /// and a manual clock (no test sleeps).

@@ -4,6 +4,7 @@ import MetadataKit
 import Testing
 @testable import MemoraCore
 import MemoraSystem
+import TestSupport
 
 /// One history for every write: captions, edits, `metadata write`, location strips and
 /// rollbacks, each level restorable byte for byte, on a real SQLite file and real JPEGs.

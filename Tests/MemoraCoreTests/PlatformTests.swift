@@ -3,6 +3,7 @@ import ImageKit
 import Testing
 @testable import MemoraCore
 @testable import MetadataKit
+import TestSupport
 
 @Suite("Linux constraint monitor on a generated sysfs tree")
 struct LinuxConstraintMonitorTests {

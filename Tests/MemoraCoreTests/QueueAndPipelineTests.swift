@@ -4,6 +4,7 @@ import MetadataKit
 import Testing
 @testable import MemoraCore
 import MemoraTesting
+import TestSupport
 
 /// The durable queue, the one-photo pipeline, the audit trail and rollback, on a real
 /// SQLite file and real JPEGs.

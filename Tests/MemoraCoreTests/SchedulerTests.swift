@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MemoraCore
 import MemoraTesting
+import TestSupport
 
 /// The constraint-aware scheduler with a controllable monitor and a manual clock.
 @Suite("Scheduler")

@@ -4,6 +4,7 @@ import MetadataKit
 import Testing
 import VaultCrypto
 @testable import MemoraCore
+import TestSupport
 
 /// The one call that puts a photo into the vault (the CLI's `vault add` and the demo use it).
 @Suite("Vault import")

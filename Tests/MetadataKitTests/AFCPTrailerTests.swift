@@ -5,7 +5,7 @@ import Testing
 /// JPEGs ending with an AFCP trailer (absolute offsets; exiftool reads its IPTC as `IPTC2`):
 /// a write that changes the header's size must move every offset with the trailer, keep its
 /// IPTC copy in step, and a restore must give the original back byte for byte.
-@Suite("AFCP trailers")
+@Suite("AFCP trailers", .tags(.exiftool))
 struct AFCPTrailerTests {
     /// One IIM dataset.
     static func dataSet(_ record: UInt8, _ number: UInt8, _ value: String) -> [UInt8] {

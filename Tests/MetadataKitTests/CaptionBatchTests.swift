@@ -3,7 +3,7 @@ import ImageKit
 import Testing
 @testable import MetadataKit
 
-@Suite("Batch writes")
+@Suite("Batch writes", .tags(.exiftool))
 struct CaptionBatchTests {
     @Test("a batch captions every good file, reports each bad one in place, and leaves the bad ones byte for byte intact")
     func mixedBatch() throws {

@@ -2,12 +2,8 @@ import Foundation
 import ImageKit
 import Testing
 @testable import MetadataKit
+import TestSupport
 
-/// A fresh folder for one test.
-private func makeFolder() throws -> String {
-    let folder = try makeTemporaryFolder()
-    return folder
-}
 
 private func contents(_ path: String) throws -> [UInt8] {
     try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
@@ -44,12 +40,12 @@ let heifLayouts: [(String, @Sendable (inout HEIFBuilder) -> Void)] = [
     ("EXIF and XMP items already there", { $0 = HEIFBuilder.photo(withXMP: true) }),
 ]
 
-@Suite("HEIC and AVIF written in place")
+@Suite("HEIC and AVIF written in place", .tags(.exiftool))
 struct HEIFWriteTests {
     @Test("a libheif HEIC or AVIF gets the caption and alt text in XMP and EXIF items that exiftool reads; pixels unchanged; restore is exact",
           arguments: [HEIFEncodingOptions.Codec.hevc, .av1])
     func encodedRoundTrip(codec: HEIFEncodingOptions.Codec) throws {
-        let folder = try makeFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try encodedPhoto(codec, in: folder)
         let original = try contents(path)
@@ -70,7 +66,7 @@ struct HEIFWriteTests {
 
     @Test("what exiftool wrote into a HEIC is read and kept; the old caption leaves the file; repeated writes do not grow it")
     func exiftoolWritten() throws {
-        let folder = try makeFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try encodedPhoto(.hevc, in: folder)
         try exiftool(["-q", "-overwrite_original", "-XMP-dc:Description=Old harbour caption", "-XMP-dc:Description-de=Der Hafen",
@@ -105,7 +101,7 @@ struct HEIFWriteTests {
 
     @Test("strip-location removes GPS from a HEIC's EXIF and XMP and keeps everything else")
     func stripLocation() throws {
-        let folder = try makeFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try encodedPhoto(.hevc, in: folder)
         try exiftool(["-q", "-overwrite_original", "-EXIF:Make=Memora", "-XMP-dc:Description=At home",
@@ -129,7 +125,7 @@ struct HEIFWriteTests {
           arguments: 0..<heifLayouts.count)
     func layouts(index: Int) throws {
         let (name, configure) = heifLayouts[index]
-        let folder = try makeFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var builder = HEIFBuilder.photo()
         configure(&builder)
@@ -172,7 +168,7 @@ struct HEIFWriteTests {
         "construction method 2", "data in another file", "two EXIF items", "a movie box behind the data", "truncated", "no meta box",
     ])
     func refusals(layout: String) throws {
-        let folder = try makeFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var builder = HEIFBuilder.photo()
         var bytes: [UInt8]
@@ -203,7 +199,7 @@ struct HEIFWriteTests {
 
     @Test("2,000 randomly corrupted HEIC files go through read and write without a crash; a refused write leaves the file as it was")
     func mutations() throws {
-        let folder = try makeFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let original = HEIFBuilder.photo(withXMP: true).build()
         let metaEnd = try HEIFFile(original, source: "fixture").meta.end

@@ -2,6 +2,7 @@ import Foundation
 import ImageKit
 import Testing
 @testable import MetadataKit
+import TestSupport
 
 /// Large JPEGs are written through a window (header and end of file in memory, the coded image
 /// between copied in pieces); the result must be exactly what the whole-file path writes.
@@ -9,7 +10,7 @@ import Testing
 struct JPEGWindowTests {
     /// A ~1 MB photo, optionally ending with a FotoStation trailer, and a copy of it.
     static func photos(fotoStation: Bool) throws -> (windowed: String, whole: String) {
-        let folder = try makeTemporaryFolder()
+        let folder = try temporaryFolder("metadatakit")
         var bytes = try ImageEncoder.encode(try SyntheticPhoto.landscape(width: 1600, height: 1200, seed: 9),
                                             as: .jpeg(JPEGEncodingOptions(quality: 0.97)))
         if fotoStation {

@@ -1,6 +1,7 @@
 import Foundation
 import MetadataKit
 import Testing
+import TestSupport
 
 /// A JPEG made by a real encoder elsewhere would pull ImageKit in; MetadataKit's
 /// tests stay independent, so they use the smallest valid baseline JPEG (a 1x1
@@ -21,23 +22,14 @@ enum MetadataFixtures {
 
     /// An APP1 EXIF segment (little-endian TIFF) with IFD0 ImageDescription = `description`.
     static func exifSegment(description: String) -> [UInt8] {
+        // Padded to 5 bytes at least, so the value is stored after the table, not inline.
         var text = Array(description.utf8) + [0]
         if text.count <= 4 { text += [UInt8](repeating: 0, count: 5 - text.count) }
-        var tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00]
-        tiff += [0x01, 0x00]  // one entry
-        let valueOffset = UInt32(8 + 2 + 12 + 4)
-        tiff += [0x0E, 0x01, 0x02, 0x00]  // tag 0x010E, type ASCII
-        tiff += withUnsafeBytes(of: UInt32(text.count).littleEndian, Array.init)
-        tiff += withUnsafeBytes(of: valueOffset.littleEndian, Array.init)
-        tiff += [0, 0, 0, 0]  // no next IFD
-        tiff += text
-        let body = Array("Exif".utf8) + [0, 0] + tiff
-        let length = body.count + 2
-        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + body
+        return JPEGBuilder.exifSegment(TIFFBuilder().block([.init(tag: 0x010E, type: 2, count: UInt32(text.count), data: text)]))
     }
 
     static func jpeg(description: String) -> [UInt8] {
-        Array(tinyJPEG[0..<2]) + exifSegment(description: description) + Array(tinyJPEG[2...])
+        JPEGBuilder.inserting(exifSegment(description: description), into: tinyJPEG)
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 /// IPTC in a PNG lives only in a legacy "Raw profile type iptc" text chunk (exiftool writes a
 /// compressed one holding a Photoshop block; ImageMagick may write a bare IIM block): a caption
 /// write keeps its caption in step, a location strip reaches it, a restore is exact.
-@Suite("IPTC raw profiles in PNG")
+@Suite("IPTC raw profiles in PNG", .tags(.exiftool))
 struct PNGIPTCProfileTests {
     /// A real PNG to which exiftool adds IPTC (it creates the zTXt raw profile itself).
     static func exiftoolPNG() throws -> String {

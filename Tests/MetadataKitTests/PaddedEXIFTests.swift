@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MetadataKit
 
-@Suite("EXIF blocks padded to the segment limit")
+@Suite("EXIF blocks padded to the segment limit", .tags(.exiftool))
 struct PaddedEXIFTests {
     /// A JPEG whose EXIF block is followed by `filler` bytes up to the 64 KB a segment holds, as
     /// Nikon cameras pad theirs with zeros.

@@ -2,9 +2,10 @@ import Foundation
 import ImageKit
 import Testing
 @testable import MetadataKit
+import TestSupport
 
 /// The pixel size comes from the file's own structure; EXIF's copy is only the fallback.
-@Suite("Pixel sizes")
+@Suite("Pixel sizes", .tags(.exiftool))
 struct PixelSizeTests {
     /// Reads `path` both ways and checks the size.
     static func expectSize(_ path: String, _ width: Int, _ height: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -24,7 +25,7 @@ struct PixelSizeTests {
 
     @Test("PNG, lossy and lossless WebP (simple and extended), HEIC and AVIF from their real encoders")
     func otherFormats() throws {
-        let folder = try makeTemporaryFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let png = folder + "/photo.png"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 48, height: 32), to: png, as: .png())
@@ -48,7 +49,7 @@ struct PixelSizeTests {
 
     @Test("TIFF: IFD0 when it is the image; a DNG-style reduced IFD0 gives way to the full-size sub-IFD")
     func tiff() throws {
-        let folder = try makeTemporaryFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let fields = TagIndex([
             Self.tag("Exif.Image.NewSubfileType", "1"), Self.tag("Exif.Image.ImageWidth", "256"),

@@ -2,10 +2,11 @@ import Foundation
 import ImageKit
 import Testing
 @testable import MetadataKit
+import TestSupport
 
 /// The fast scan reads only the parts of a PNG, WebP or HEIF file that can hold metadata and
 /// reads exactly what a scan of the whole file reads.
-@Suite("Sparse metadata scans")
+@Suite("Sparse metadata scans", .tags(.exiftool))
 struct SparseScanTests {
     /// Camera-like tags exiftool adds to every fixture.
     static let cameraTags = ["-q", "-q", "-overwrite_original", "-EXIF:Make=Memora", "-EXIF:Model=Sparse", "-EXIF:DateTimeOriginal=2023:05:06 07:08:09",
@@ -31,7 +32,7 @@ struct SparseScanTests {
 
     @Test("PNG: every chunk but the image data, including a metadata chunk after it")
     func png() throws {
-        let folder = try makeTemporaryFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/photo.png"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 400, height: 300, seed: 3), to: path, as: .png())
@@ -50,7 +51,7 @@ struct SparseScanTests {
 
     @Test("WebP: the chunk headers and metadata chunks, the image chunk cut to its frame header")
     func webP() throws {
-        let folder = try makeTemporaryFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try WebPCaptionTests().makeWebP(lossless: false, in: folder, width: 1200, height: 900)
         _ = try exiftool(Self.cameraTags + [path])
@@ -61,7 +62,7 @@ struct SparseScanTests {
 
     @Test("HEIF: the ftyp and meta boxes and the metadata items, wherever the mdat is", arguments: [false, true])
     func heif(mdatBeforeMeta: Bool) throws {
-        let folder = try makeTemporaryFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var builder = HEIFBuilder.photo(caption: "A sparse caption", withXMP: true)
         builder.mdatBeforeMeta = mdatBeforeMeta
@@ -78,7 +79,7 @@ struct SparseScanTests {
 
     @Test("a TIFF, a damaged PNG and a truncated HEIF fall back to the whole file, with the whole file's result or error")
     func fallBack() throws {
-        let folder = try makeTemporaryFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let tiff = folder + "/photo.tif"
         try Data(JPEGCaptionEditor.newEXIF(caption: Array("A TIFF".utf8) + [0])).write(to: URL(fileURLWithPath: tiff))
@@ -100,11 +101,11 @@ struct SparseScanTests {
     }
 }
 
-@Suite("Corrupted containers and trailers")
+@Suite("Corrupted containers and trailers", .tags(.exiftool))
 struct ContainerMutationTests {
     @Test("600 corrupted PNG, WebP and HEIF files go through the sparse scan without a crash, and fail as the whole file does")
     func sparseScanMutations() throws {
-        let folder = try makeTemporaryFolder()
+        let folder = try temporaryFolder("metadatakit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let png = folder + "/seed.png"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 64, height: 48), to: png, as: .png())

@@ -2,6 +2,7 @@ import Foundation
 import ImageKit
 import Testing
 @testable import MetadataKit
+import TestSupport
 
 /// Large rewrites (a caption on a multi-megabyte photo) go to the disk past the page cache where
 /// the file system allows it (the system layer's writer, tested in MemoraSystemTests).
@@ -14,7 +15,7 @@ struct UncachedFileWriteTests {
 
     @Test("a caption on a multi-megabyte photo is written, verified and readable, on disk and on tmpfs", arguments: folders)
     func largePhotoCaption(base: String) throws {
-        let folder = try makeTemporaryFolder(in: base)
+        let folder = try temporaryFolder("metadatakit", in: base)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/large.jpg"
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 2400, height: 1800, seed: 4), to: path,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VaultCrypto
+import TestSupport
 
 /// Large vault files go through the system layer's threaded writer: 2 MiB blocks on a writing
 /// thread, direct I/O where the file system allows it, the last partial block through the cache.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VaultCrypto
+import TestSupport
 
 @Suite("Keys: wrapping, stores and hygiene")
 struct KeyTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VaultCrypto
+import TestSupport
 
 /// Plaintext whose every byte depends on its position, so moved bytes are noticed.
 func patterned(_ count: Int, salt: UInt8 = 0) -> [UInt8] {
@@ -16,12 +17,6 @@ extension Error {
         if let text, !error.message.contains(text) { return false }
         return true
     }
-}
-
-func temporaryFolder() throws -> String {
-    let path = NSTemporaryDirectory() + "vaultcrypto-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
 }
 
 @Suite("LOCA format: round trips and tampering")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VaultCrypto
+import TestSupport
 
 @Suite("HPKE (RFC 9180) on libsodium")
 struct HPKETests {

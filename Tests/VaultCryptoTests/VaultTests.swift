@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VaultCrypto
+import TestSupport
 
 @Suite("The encrypted vault")
 struct VaultTests {
