@@ -132,6 +132,7 @@ public final class CaptionDatabase: Sendable {
         // v2: one history for every write. `caption_history` also records `metadata write` and
         // location strips, and each entry keeps the metadata it replaced (`snapshot`, NULL for the
         // first entry, whose snapshot is the original's, and for entries recorded before v2).
+        // `pending` is 1 from just before the photo is replaced until the write is confirmed.
         migrator.registerMigration("v2") { db in
             try db.execute(sql: """
                 CREATE TABLE caption_history_v2 (
@@ -143,6 +144,7 @@ public final class CaptionDatabase: Sendable {
                     was_manual_edit INTEGER NOT NULL DEFAULT 0,
                     kind TEXT NOT NULL CHECK (kind IN ('generated', 'manual', 'rollback', 'metadata-write', 'strip-location')),
                     snapshot BLOB,
+                    pending INTEGER NOT NULL DEFAULT 0,
                     created_at INTEGER NOT NULL
                 );
                 INSERT INTO caption_history_v2 (id, asset_id, caption, alt_text, model_used, was_manual_edit, kind, created_at)

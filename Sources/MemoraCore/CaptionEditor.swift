@@ -94,6 +94,7 @@ public struct CaptionEditor: Sendable {
                 history.takeBack(recorded, asset: asset)
                 throw .metadata(error)
             }
+            history.confirm(recorded)
         } else if let caption {
             // A level recorded before snapshots were kept per entry: its caption is written again.
             let update = CaptionUpdate(caption: caption, altText: altText ?? CaptionPostProcessor.altText(from: caption))
@@ -139,12 +140,17 @@ public struct CaptionEditor: Sendable {
     ) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)] {
         var seen = Set<String>()
         let unique = paths.filter { seen.insert(ProcessingQueue.assetID(for: $0)).inserted }
-        let recordings = unique.map { _ in PhotoHistory.Recorded() }
+        let recordings = Dictionary(uniqueKeysWithValues: unique.map { ($0, PhotoHistory.Recorded()) })
         let history = history
         let results = run(unique, { path, record, keepTime in
-            history.options(recording: record, keepModificationTime: keepTime, into: recordings[unique.firstIndex(of: path) ?? 0])
+            history.options(recording: record, keepModificationTime: keepTime, into: recordings[path] ?? PhotoHistory.Recorded())
         }, { index, result in
-            if case .failure = result { history.takeBack(recordings[index], asset: ProcessingQueue.assetID(for: unique[index])) }
+            if let recorded = recordings[unique[index]] {
+                switch result {
+                case .success: history.confirm(recorded)
+                case .failure: history.takeBack(recorded, asset: ProcessingQueue.assetID(for: unique[index]))
+                }
+            }
             completed?(unique[index], result)
         })
         return zip(unique, results).map { ($0, $1) }
@@ -173,6 +179,7 @@ public struct CaptionEditor: Sendable {
             history.takeBack(recorded, asset: asset)
             throw .metadata(error)
         }
+        history.confirm(recorded)
         try? FileSystem.remove(file)
         return true
     }

@@ -98,15 +98,20 @@ public struct CaptionPipeline: Sendable {
         let current = current ?? (try? MetadataReader.read(contentsOf: asset).captions)
         let record = PhotoHistory.Record(asset: asset, kind: .generated, caption: caption, altText: altText, modelUsed: model, before: current)
         let written = current?.caption == caption
+        var recorded: PhotoHistory.Recorded?
         if !written {
-            // Recorded, with what the write replaces, before the photo changes.
-            do { try history.write(CaptionUpdate(caption: caption, altText: altText), record) } catch {
+            // Recorded, with what the write replaces, before the photo changes; confirmed with the item's completion.
+            do { recorded = try history.write(CaptionUpdate(caption: caption, altText: altText), record, confirming: false) } catch {
                 return try failure(item, type: "write", message: error.description, final: !error.isRetryable)
             }
         }
         try database.write { db in
-            // The photo already held the caption (a crash after the write): record it unless that write was.
+            if let recorded { try history.confirm(recorded, in: db) }
+            // The photo already held the caption (a crash after the write): its pending entry is
+            // confirmed, or one is recorded if that write was not.
             if written {
+                try db.execute(sql: "UPDATE caption_history SET pending = 0 WHERE asset_id = ? AND pending = 1 AND caption = ?", arguments: [asset, caption])
+                try db.execute(sql: "DELETE FROM caption_history WHERE asset_id = ? AND pending = 1", arguments: [asset])
                 let last = try String.fetchOne(db, sql: "SELECT caption FROM caption_history WHERE asset_id = ? AND kind != ? ORDER BY id DESC LIMIT 1",
                                                arguments: [asset, HistoryEntry.Kind.stripLocation.rawValue])
                 if last != caption { try history.recordWithoutSnapshot(record, in: db) }

@@ -72,11 +72,14 @@ public struct PhotoHistory: Sendable {
 
     /// Write options whose `beforeReplacing` step records `record` with the snapshot of what the
     /// write replaces, durably, before the photo changes. The first write to a photo saves the
-    /// snapshot as entry 0 (the original); later ones with their entry.
+    /// snapshot as entry 0 (the original); later ones with their entry. The entry is pending
+    /// until ``confirm(_:in:)`` (after the photo was replaced); one left pending by a crash is
+    /// settled by the photo's next write: kept if the photo changed, dropped if it did not.
     func options(recording record: Record, keepModificationTime: Bool = false, into recorded: Recorded) -> CaptionWriteOptions {
         CaptionWriteOptions(keepModificationTime: keepModificationTime) { [database] snapshot in
             try database.pool.write { db in
                 let now = CaptionDatabase.timestamp(Date())
+                try Self.settlePending(asset: record.asset, current: snapshot, in: db)
                 let isFirst = try Int.fetchOne(db, sql: "SELECT 1 FROM original_metadata WHERE asset_id = ?", arguments: [record.asset]) == nil
                 if isFirst {
                     // The photo is still as it was: its captions are entry 0's.
@@ -86,12 +89,43 @@ public struct PhotoHistory: Sendable {
                         arguments: [record.asset, snapshot.encoded(), before?.caption, before?.altText, now])
                 }
                 try db.execute(
-                    sql: "INSERT INTO caption_history (asset_id, caption, alt_text, model_used, was_manual_edit, kind, snapshot, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    sql: "INSERT INTO caption_history (asset_id, caption, alt_text, model_used, was_manual_edit, kind, snapshot, pending, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)",
                     arguments: [record.asset, record.caption, record.altText, record.modelUsed, record.kind.isPersonal, record.kind.rawValue,
                                 isFirst ? nil : snapshot.encoded(), now])
                 recorded.set(db.lastInsertedRowID, original: isFirst)
             }
         }
+    }
+
+    /// Entries a crash left pending, settled against the photo's current metadata: an entry whose
+    /// saved "before" is still the photo's state never reached the photo and is dropped (with the
+    /// original it saved, if it was the first); any other did, and is kept.
+    static func settlePending(asset: String, current: MetadataSnapshot, in db: Database) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT id, snapshot FROM caption_history WHERE asset_id = ? AND pending = 1 ORDER BY id", arguments: [asset]) {
+            let id: Int64 = row["id"]
+            let own: Data? = row["snapshot"]
+            let saved = try own ?? Data.fetchOne(db, sql: "SELECT snapshot FROM original_metadata WHERE asset_id = ?", arguments: [asset])
+            let before = saved.flatMap { try? MetadataSnapshot(decoding: $0) }
+            if let before, before.kept == current.kept {
+                try db.execute(sql: "DELETE FROM caption_history WHERE id = ?", arguments: [id])
+                if own == nil, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM caption_history WHERE asset_id = ?", arguments: [asset]) == 0 {
+                    try db.execute(sql: "DELETE FROM original_metadata WHERE asset_id = ?", arguments: [asset])
+                }
+            } else {
+                try db.execute(sql: "UPDATE caption_history SET pending = 0 WHERE id = ?", arguments: [id])
+            }
+        }
+    }
+
+    /// Marks the entry a write recorded as done: the photo was replaced.
+    func confirm(_ recorded: Recorded, in db: Database) throws {
+        guard let rows = recorded.value else { return }
+        try db.execute(sql: "UPDATE caption_history SET pending = 0 WHERE id = ?", arguments: [rows.entry])
+    }
+
+    /// ``confirm(_:in:)`` in a transaction of its own (best effort: a pending entry is settled by the photo's next write).
+    func confirm(_ recorded: Recorded) {
+        _ = try? database.write { db in try confirm(recorded, in: db) }
     }
 
     /// Takes back what ``options(recording:keepModificationTime:into:)`` recorded for a write that then failed
@@ -116,7 +150,10 @@ public struct PhotoHistory: Sendable {
     /// renamed into place), recording `record` with the snapshot of what it replaced before
     /// the photo changes. `record.before` is the photo's current captions when the caller has
     /// just read them (saves a read on a first write).
-    func write(_ update: CaptionUpdate, _ record: Record) throws(MetadataError) {
+    /// The entry is confirmed at once unless `confirming` is false: the caller then confirms it
+    /// in its own transaction with the returned value.
+    @discardableResult
+    func write(_ update: CaptionUpdate, _ record: Record, confirming: Bool = true) throws(MetadataError) -> Recorded {
         let recorded = Recorded()
         do {
             try CaptionWriter.write(update, to: record.asset, options: options(recording: record, into: recorded))
@@ -124,6 +161,8 @@ public struct PhotoHistory: Sendable {
             takeBack(recorded, asset: record.asset)
             throw error
         }
+        if confirming { confirm(recorded) }
+        return recorded
     }
 
     /// The snapshot that brings the photo back to `level`: 0 is the original; N is the state

@@ -133,4 +133,45 @@ struct PhotoHistoryTests {
         #expect(FileSystem.statusIfPresent(of: file) == nil, "the old snapshot file is removed once restored")
         #expect(throws: CaptionEditError.self) { try editor.rollback(path: folder + "/other.jpg") }
     }
+
+    @Test("an entry a crash left pending is dropped when the write never reached the photo, and kept when it did")
+    func pendingEntriesAfterACrash() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = try CaptionDatabase(path: folder + "/memora.sqlite")
+        let history = PhotoHistory(database: database)
+        let editor = CaptionEditor(database: database)
+        let photo = try makeCameraJPEG(in: folder)
+        let asset = ProcessingQueue.assetID(for: photo)
+
+        let original = try bytes(photo)
+        func record(_ caption: String) -> PhotoHistory.Record {
+            PhotoHistory.Record(asset: asset, kind: .metadataWrite, caption: caption, altText: nil, modelUsed: "metadata-write")
+        }
+
+        // Killed after the entry was recorded, before the photo was replaced (the kill stands as a throw).
+        let hook = history.options(recording: record("Never written"), into: PhotoHistory.Recorded())
+        #expect(throws: MetadataError.self) {
+            try CaptionWriter.write(CaptionUpdate(caption: "Never written"), to: photo, options: CaptionWriteOptions(beforeReplacing: { snapshot in
+                try hook.beforeReplacing?(snapshot)
+                throw CancellationError()
+            }))
+        }
+        #expect(try bytes(photo) == original)
+        #expect(try history.entries(forPath: photo).map(\.caption) == ["Never written"], "left pending")
+        // The next write settles it: the photo never changed, so the entry is dropped.
+        _ = editor.write(CaptionUpdate(caption: "Harbour"), toEach: [photo])
+        #expect(try history.entries(forPath: photo).map(\.caption) == ["Harbour"])
+
+        // Killed after the photo was replaced, before the entry was confirmed.
+        try CaptionWriter.write(CaptionUpdate(caption: "Landed"), to: photo,
+                                options: history.options(recording: record("Landed"), into: PhotoHistory.Recorded()))
+        let landed = try bytes(photo)
+        _ = editor.write(CaptionUpdate(caption: "After"), toEach: [photo])
+        #expect(try history.entries(forPath: photo).map(\.caption) == ["Harbour", "Landed", "After"], "kept: the photo did change")
+        try editor.rollback(path: photo, to: 2)
+        #expect(try bytes(photo) == landed)
+        try editor.rollback(path: photo, to: 0)
+        #expect(try bytes(photo) == original)
+    }
 }
