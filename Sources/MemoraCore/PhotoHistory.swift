@@ -82,8 +82,9 @@ public struct PhotoHistory: Sendable {
                 try Self.settlePending(asset: record.asset, current: snapshot, in: db)
                 let isFirst = try Int.fetchOne(db, sql: "SELECT 1 FROM original_metadata WHERE asset_id = ?", arguments: [record.asset]) == nil
                 if isFirst {
-                    // The photo is still as it was: its captions are entry 0's.
-                    let before = record.before ?? (try? MetadataReader.read(contentsOf: record.asset))?.captions
+                    // The photo is still as it was: its captions are entry 0's (the fast scan reads the
+                    // header, not a large photo's whole image data).
+                    let before = record.before ?? (try? MetadataReader.scan(contentsOf: record.asset))?.captions
                     try db.execute(
                         sql: "INSERT INTO original_metadata (asset_id, snapshot, caption, alt_text, created_at) VALUES (?, ?, ?, ?, ?)",
                         arguments: [record.asset, snapshot.encoded(), before?.caption, before?.altText, now])
