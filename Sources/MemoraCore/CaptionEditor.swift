@@ -87,14 +87,7 @@ public struct CaptionEditor: Sendable {
         let snapshot: MetadataSnapshot?
         do { snapshot = target < entries.count ? try history.snapshot(restoringLevel: target, asset: asset) : nil } catch { throw .database(error) }
         if let snapshot {
-            let recorded = PhotoHistory.Recorded()
-            do {
-                try CaptionWriter.restore(snapshot, to: asset, options: history.options(recording: record, into: recorded))
-            } catch {
-                history.takeBack(recorded, asset: asset)
-                throw .metadata(error)
-            }
-            history.confirm(recorded)
+            do { try history.restore(snapshot, record) } catch { throw .metadata(error) }
         } else if let caption {
             // A level recorded before snapshots were kept per entry: its caption is written again.
             let update = CaptionUpdate(caption: caption, altText: altText ?? CaptionPostProcessor.altText(from: caption))
@@ -171,21 +164,15 @@ public struct CaptionEditor: Sendable {
         guard let bytes = try? SystemFile(file).readAll() else { return false }
         let snapshot: MetadataSnapshot
         do { snapshot = try MetadataSnapshot(decoding: Data(bytes), source: file) } catch { throw .metadata(error) }
-        let record = PhotoHistory.Record(asset: asset, kind: .rollback, modelUsed: "restore")
-        let recorded = PhotoHistory.Recorded()
-        do {
-            try CaptionWriter.restore(snapshot, to: asset, options: history.options(recording: record, into: recorded))
-        } catch {
-            history.takeBack(recorded, asset: asset)
+        do { try history.restore(snapshot, PhotoHistory.Record(asset: asset, kind: .rollback, modelUsed: "restore")) } catch {
             throw .metadata(error)
         }
-        history.confirm(recorded)
         try? FileSystem.remove(file)
         return true
     }
 
     private func settleLegacy(_ asset: String) throws(CaptionEditError) -> HistoryEntry {
-        let caption = (try? MetadataReader.read(contentsOf: asset))?.captions
+        let caption = (try? MetadataReader.scan(contentsOf: asset))?.captions
         do {
             try database.write { db in
                 try db.execute(sql: "UPDATE caption_history SET caption = ?, alt_text = ? WHERE id = (SELECT MAX(id) FROM caption_history WHERE asset_id = ?)",
