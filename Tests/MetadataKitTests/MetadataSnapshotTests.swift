@@ -73,4 +73,51 @@ struct MetadataSnapshotTests {
         #expect(throws: MetadataError.self) { try CaptionWriter.restore(png, to: path) }
         #expect(try bytes(path) == before)
     }
+
+    @Test("a TIFF snapshot keeps only the overwritten ranges and the original length; restoring it, and undoing the restore, is exact")
+    func tiffPatches() throws {
+        let folder = try temporaryFolder("metadatakit")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/scan.tif"
+        // Pixels after the IFD make the file large enough that a whole-file snapshot would show.
+        var original = makeTIFF()
+        original += [UInt8](repeating: 0x5A, count: 200_000)
+        try Data(original).write(to: URL(fileURLWithPath: path))
+        let first = try CaptionWriter.write(CaptionUpdate(caption: "Short"), to: path)
+        let afterFirst = try bytes(path)
+        // A longer caption grows the values: the old appended ones are cut back and written again.
+        let second = try CaptionWriter.write(CaptionUpdate(caption: String(repeating: "A much longer caption. ", count: 40)), to: path)
+        let afterSecond = try bytes(path)
+        for snapshot in [first, second] {
+            guard case .patches(let patches) = snapshot.kept else { Issue.record("not a patch snapshot: \(snapshot.kept)"); return }
+            #expect(patches.ranges.reduce(0) { $0 + $1.bytes.count } < 4096, "a few KB, not the \(original.count)-byte file")
+            #expect(snapshot.encoded().count < 8192)
+        }
+        // Restore the second write, keeping what the restore replaced; then undo the restore.
+        let undo = Locked()
+        try CaptionWriter.restore(try MetadataSnapshot(decoding: second.encoded()), to: path,
+                                  options: CaptionWriteOptions(beforeReplacing: { undo.set($0) }))
+        #expect(try bytes(path) == afterFirst)
+        let inverse = try #require(undo.get())
+        guard case .patches = inverse.kept else { Issue.record("the restore's own snapshot is \(inverse.kept)"); return }
+        try CaptionWriter.restore(inverse, to: path)
+        #expect(try bytes(path) == afterSecond)
+        try CaptionWriter.restore(second, to: path)
+        try CaptionWriter.restore(first, to: path)
+        #expect(try bytes(path) == original)
+        // Patches that do not fit the file are refused, and the file is not touched.
+        var bogus = first
+        bogus.kept = .patches(.init(originalLength: 10, ranges: [.init(offset: 8, bytes: Data([1, 2, 3, 4]))]))
+        bogus.imageDigest = Data(CaptionWriter.fingerprint(original))  // the right file: only the patches are wrong
+        #expect(throws: MetadataError.self) { try CaptionWriter.restore(bogus, to: path) }
+        #expect(try bytes(path) == original)
+    }
+}
+
+/// A snapshot handed out by a `beforeReplacing` callback.
+private final class Locked: @unchecked Sendable {
+    private let lock = NSLock()
+    private var snapshot: MetadataSnapshot?
+    func set(_ value: MetadataSnapshot) { lock.withLock { snapshot = value } }
+    func get() -> MetadataSnapshot? { lock.withLock { snapshot } }
 }

@@ -129,7 +129,10 @@ public enum CaptionWriter {
         (updated, snapshot) = try container.editor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
         try verify(original: original, updated: updated, container: container, operation: operation, source: path, before: beforeTags)
         var result = snapshot
-        if case .wholeFile = snapshot.kept { result.imageDigest = Data(fingerprint(updated)) }
+        switch snapshot.kept {
+        case .wholeFile, .patches: result.imageDigest = Data(fingerprint(updated))
+        default: break
+        }
         return (updated, result)
     }
 
@@ -159,6 +162,12 @@ public enum CaptionWriter {
                 throw .verificationFailed(source: path, differences: ["the file (it changed since the caption was written, or the snapshot belongs to another file)"])
             }
             try FileAccess.replace(path, with: [UInt8](whole), expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
+        case .patches(let patches):
+            guard container == .other, Data(CaptionWriter.fingerprint(current)) == snapshot.imageDigest else {
+                throw .verificationFailed(source: path, differences: ["the file (it changed since the caption was written, or the snapshot belongs to another file)"])
+            }
+            guard let restored = patches.applied(to: current) else { throw .corrupt(source: path, reason: "the snapshot is damaged") }
+            try FileAccess.replace(path, with: restored, expected: current, identity: identity, keepModificationTime: options.keepModificationTime)
         case .jpeg(let saved):
             guard container == .jpeg else { throw mismatch(path) }
             try JPEGCaptionEditor.restore(saved, digest: snapshot.imageDigest, current: current, identity: identity, path: path, options: options)
@@ -175,8 +184,15 @@ public enum CaptionWriter {
         case .jpeg: return JPEGCaptionEditor.snapshot(of: try JPEGFile(bytes, source: path), source: path)
         case .png: return PNGCaptionEditor.snapshot(of: try PNGFile(bytes, source: path), source: path)
         case .other:
-            guard case .wholeFile(let restored) = kept else { throw mismatch(path) }
-            return MetadataSnapshot(path: path, kept: .wholeFile(Data(bytes)), imageDigest: Data(fingerprint([UInt8](restored))))
+            switch kept {
+            case .wholeFile(let restored):
+                return MetadataSnapshot(path: path, kept: .wholeFile(Data(bytes)), imageDigest: Data(fingerprint([UInt8](restored))))
+            case .patches(let patches):
+                guard let restored = patches.applied(to: bytes) else { throw .corrupt(source: path, reason: "the snapshot is damaged") }
+                return MetadataSnapshot(path: path, kept: .patches(patches.inverse(current: bytes)), imageDigest: Data(fingerprint(restored)))
+            default:
+                throw mismatch(path)
+            }
         }
     }
 

@@ -28,8 +28,11 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
         case jpeg(JPEGMetadata)
         /// A PNG's metadata chunks.
         case png(PNGMetadata)
-        /// The whole original file (TIFF/DNG, WebP, HEIF: their metadata is spread through the structure).
+        /// The whole original file (WebP, HEIF: their metadata is spread through the structure).
         case wholeFile(Data)
+        /// The original bytes of the ranges the write overwrote and the original length (TIFF/DNG,
+        /// whose edits patch IFD0 in place and append: a few KB instead of the whole file).
+        case patches(FilePatches)
         /// A snapshot from before format 1, whose meaning depends on the file's format; it is
         /// interpreted when restored.
         case unversioned([UnversionedSegment])
@@ -113,6 +116,72 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
         }
     }
 
+    /// The bytes a write overwrote in a file it otherwise only appended to or cut back.
+    public struct FilePatches: Sendable, Hashable, Codable {
+        /// The file's length before the write.
+        public var originalLength: Int
+        /// The original bytes, by offset, of every range the write overwrote (or cut off).
+        public var ranges: [Patch]
+
+        /// One saved range.
+        public struct Patch: Sendable, Hashable, Codable {
+            /// Where it starts.
+            public var offset: Int
+            /// The original bytes.
+            public var bytes: Data
+
+            /// A saved range.
+            public init(offset: Int, bytes: Data) {
+                self.offset = offset
+                self.bytes = bytes
+            }
+        }
+
+        /// Patches as saved.
+        public init(originalLength: Int, ranges: [Patch]) {
+            self.originalLength = originalLength
+            self.ranges = ranges
+        }
+
+        /// Patches from the overwritten `ranges` of `original` (merged, clipped to its length).
+        init(original: [UInt8], overwritten ranges: [Range<Int>]) {
+            var merged: [Range<Int>] = []
+            for range in ranges.map({ max(0, $0.lowerBound)..<min(original.count, $0.upperBound) }).filter({ !$0.isEmpty })
+                .sorted(by: { $0.lowerBound < $1.lowerBound }) {
+                if let last = merged.last, range.lowerBound <= last.upperBound {
+                    merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+                } else {
+                    merged.append(range)
+                }
+            }
+            originalLength = original.count
+            self.ranges = merged.map { Patch(offset: $0.lowerBound, bytes: Data(original[$0])) }
+        }
+
+        /// The file before the write, from the file after it; nil when the patches do not fit it
+        /// (a range outside the original length, or bytes past the current end that no range restores).
+        func applied(to current: [UInt8]) -> [UInt8]? {
+            var result = Array(current.prefix(originalLength))
+            var covered = result.count..<result.count
+            if result.count < originalLength { result += [UInt8](repeating: 0, count: originalLength - result.count) }
+            for patch in ranges.sorted(by: { $0.offset < $1.offset }) {
+                guard patch.offset >= 0, patch.offset + patch.bytes.count <= originalLength else { return nil }
+                result.replaceSubrange(patch.offset..<(patch.offset + patch.bytes.count), with: patch.bytes)
+                if patch.offset <= covered.upperBound { covered = covered.lowerBound..<max(covered.upperBound, patch.offset + patch.bytes.count) }
+            }
+            // Bytes the write cut off must all come back from the patches.
+            guard covered.upperBound >= originalLength || current.count >= originalLength else { return nil }
+            return result
+        }
+
+        /// What restoring these patches onto `current` replaces: the same ranges of `current`, and
+        /// anything past the original length, so the restore can be undone.
+        func inverse(current: [UInt8]) -> FilePatches {
+            let overwritten = ranges.map { $0.offset..<($0.offset + $0.bytes.count) } + [originalLength..<max(originalLength, current.count)]
+            return FilePatches(original: current, overwritten: overwritten)
+        }
+    }
+
     /// A saved piece of a snapshot from before format 1: a JPEG marker (0 for a FotoStation
     /// trailer, 1 for an AFCP one), a PNG chunk kind (0 eXIf, 1 XMP, 2–4 legacy XMP, EXIF and
     /// IPTC profiles) or 0xFF for a whole file.
@@ -165,7 +234,7 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
     private static let newerFormat = "the snapshot is in format"
 
     private enum CodingKeys: String, CodingKey {
-        case version, path, kind, jpeg, png, file, segments, imageDigest, date
+        case version, path, kind, jpeg, png, file, patches, segments, imageDigest, date
     }
 
     public init(from decoder: any Decoder) throws {
@@ -197,6 +266,7 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
         case "jpeg": kept = .jpeg(try container.decode(JPEGMetadata.self, forKey: .jpeg))
         case "png": kept = .png(try container.decode(PNGMetadata.self, forKey: .png))
         case "whole-file": kept = .wholeFile(try container.decode(Data.self, forKey: .file))
+        case "patches": kept = .patches(try container.decode(FilePatches.self, forKey: .patches))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: container, debugDescription: "unknown snapshot kind \(other)")
         }
@@ -225,6 +295,9 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
         case .wholeFile(let file):
             try container.encode("whole-file", forKey: .kind)
             try container.encode(file, forKey: .file)
+        case .patches(let patches):
+            try container.encode("patches", forKey: .kind)
+            try container.encode(patches, forKey: .patches)
         }
         try container.encode(Self.formatVersion, forKey: .version)
     }

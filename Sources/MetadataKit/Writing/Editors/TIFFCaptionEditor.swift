@@ -36,7 +36,9 @@ enum TIFFCaptionEditor {
         guard tiff.preservesUntouchedBytes(of: original) else {
             throw .verificationFailed(source: source, differences: ["bytes outside the edited entries"])
         }
-        let snapshot = MetadataSnapshot(path: source, kept: .wholeFile(Data(original)), imageDigest: Data())
+        // Everything outside the touched ranges is unchanged (checked above): those ranges and the
+        // original length bring the file back.
+        let snapshot = MetadataSnapshot(path: source, kept: .patches(.init(original: original, overwritten: tiff.touched)), imageDigest: Data())
         return (tiff.bytes, snapshot)
     }
 
