@@ -110,6 +110,8 @@ struct MetadataSnapshotTests {
         bogus.kept = .patches(.init(originalLength: 10, ranges: [.init(offset: 8, bytes: Data([1, 2, 3, 4]))]))
         bogus.imageDigest = Data(CaptionWriter.fingerprint(original))  // the right file: only the patches are wrong
         #expect(throws: MetadataError.self) { try CaptionWriter.restore(bogus, to: path) }
+        bogus.kept = .patches(.init(originalLength: 1 << 40, ranges: []))  // a forged length allocates nothing
+        #expect(throws: MetadataError.self) { try CaptionWriter.restore(bogus, to: path) }
         #expect(try bytes(path) == original)
     }
 }

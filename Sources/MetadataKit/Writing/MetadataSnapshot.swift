@@ -161,6 +161,9 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
         /// The file before the write, from the file after it; nil when the patches do not fit it
         /// (a range outside the original length, or bytes past the current end that no range restores).
         func applied(to current: [UInt8]) -> [UInt8]? {
+            // Bytes past the current end can only come from the patches: a length beyond that is damage
+            // (or a forged history), refused before anything is allocated for it.
+            guard originalLength >= 0, originalLength <= current.count + ranges.reduce(0, { $0 + $1.bytes.count }) else { return nil }
             var result = Array(current.prefix(originalLength))
             var covered = result.count..<result.count
             if result.count < originalLength { result += [UInt8](repeating: 0, count: originalLength - result.count) }
