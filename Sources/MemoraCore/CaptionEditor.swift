@@ -173,12 +173,7 @@ public struct CaptionEditor: Sendable {
 
     private func settleLegacy(_ asset: String) throws(CaptionEditError) -> HistoryEntry {
         let caption = (try? MetadataReader.scan(contentsOf: asset))?.captions
-        do {
-            try database.write { db in
-                try db.execute(sql: "UPDATE caption_history SET caption = ?, alt_text = ? WHERE id = (SELECT MAX(id) FROM caption_history WHERE asset_id = ?)",
-                               arguments: [caption?.caption, caption?.altText, asset])
-            }
-        } catch { throw .database(error) }
+        do { try history.setLatestCaptions(asset: asset, caption: caption?.caption, altText: caption?.altText) } catch { throw .database(error) }
         return try settle(PhotoHistory.Record(asset: asset, kind: .rollback, caption: caption?.caption, altText: caption?.altText, modelUsed: "restore"))
     }
 

@@ -107,15 +107,8 @@ public struct CaptionPipeline: Sendable {
         }
         try database.write { db in
             if let recorded { try history.confirm(recorded, in: db) }
-            // The photo already held the caption (a crash after the write): its pending entry is
-            // confirmed, or one is recorded if that write was not.
-            if written {
-                try db.execute(sql: "UPDATE caption_history SET pending = 0 WHERE asset_id = ? AND pending = 1 AND caption = ?", arguments: [asset, caption])
-                try db.execute(sql: "DELETE FROM caption_history WHERE asset_id = ? AND pending = 1", arguments: [asset])
-                let last = try String.fetchOne(db, sql: "SELECT caption FROM caption_history WHERE asset_id = ? AND kind != ? ORDER BY id DESC LIMIT 1",
-                                               arguments: [asset, HistoryEntry.Kind.stripLocation.rawValue])
-                if last != caption { try history.recordWithoutSnapshot(record, in: db) }
-            }
+            // The photo already held the caption (a crash after the write).
+            if written { try history.recordRecovered(record, in: db) }
             try queue.complete(item.id, caption: caption, altText: altText, modelUsed: model, in: db)
         }
         return recovered ? .recovered(caption: caption) : .captioned(caption: caption, model: model)

@@ -139,12 +139,28 @@ public struct PhotoHistory: Sendable {
         }
     }
 
-    /// Records an entry without a snapshot: the photo already held what it records (a crash
-    /// between the write and the queue's completion).
-    func recordWithoutSnapshot(_ record: Record, in db: Database) throws {
+    /// Recovery of a photo that already holds `record`'s caption (a crash after the write, before
+    /// the queue item was completed): its pending entry with that caption is confirmed, other
+    /// pending ones are dropped, and the caption is recorded (without a snapshot) if no entry holds it.
+    func recordRecovered(_ record: Record, in db: Database) throws {
+        try db.execute(sql: "UPDATE caption_history SET pending = 0 WHERE asset_id = ? AND pending = 1 AND caption = ?",
+                       arguments: [record.asset, record.caption])
+        try db.execute(sql: "DELETE FROM caption_history WHERE asset_id = ? AND pending = 1", arguments: [record.asset])
+        let last = try String.fetchOne(db, sql: "SELECT caption FROM caption_history WHERE asset_id = ? AND kind != ? ORDER BY id DESC LIMIT 1",
+                                       arguments: [record.asset, HistoryEntry.Kind.stripLocation.rawValue])
+        guard last != record.caption else { return }
         try db.execute(
             sql: "INSERT INTO caption_history (asset_id, caption, alt_text, model_used, was_manual_edit, kind, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [record.asset, record.caption, record.altText, record.modelUsed, record.kind.isPersonal, record.kind.rawValue, CaptionDatabase.timestamp(Date())])
+            arguments: [record.asset, record.caption, record.altText, record.modelUsed, record.kind.isPersonal, record.kind.rawValue,
+                        CaptionDatabase.timestamp(Date())])
+    }
+
+    /// Sets the captions of the photo's latest entry (a restore whose captions are only known once the photo is restored).
+    func setLatestCaptions(asset: String, caption: String?, altText: String?) throws(CaptionDatabaseError) {
+        try database.write { db in
+            try db.execute(sql: "UPDATE caption_history SET caption = ?, alt_text = ? WHERE id = (SELECT MAX(id) FROM caption_history WHERE asset_id = ?)",
+                           arguments: [caption, altText, asset])
+        }
     }
 
     /// Writes a caption into the photo through MetadataKit (surgical, verified, fsync'd and
