@@ -29,8 +29,14 @@ enum Exiv2 {
 
     /// Every EXIF, IPTC and XMP tag in an image held in memory.
     static func readTags(bytes: [UInt8], source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
+        try bytes.withUnsafeBytes { buffer in Result { () throws(MetadataError) in try readTags(memory: buffer, source: source) } }.get()
+    }
+
+    /// Every EXIF, IPTC and XMP tag in an image held in memory that libexiv2 reads in place (a
+    /// large TIFF's metadata in sparse memory: libexiv2 follows the offsets and never copies it).
+    static func readTags(memory: UnsafeRawBufferPointer, source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {
         var error = cexiv2_error()
-        let list = bytes.withUnsafeBufferPointer { cexiv2_read_memory($0.baseAddress, $0.count, &error) }
+        let list = cexiv2_read_memory(memory.baseAddress?.assumingMemoryBound(to: UInt8.self), memory.count, &error)
         return try collect(list, error: error, source: source)
     }
 

@@ -85,44 +85,19 @@ struct JPEGWindow {
     /// and before the original is replaced (a snapshot that needs the image digest is saved there).
     func replace(newHead: ArraySlice<UInt8>, newTail: ArraySlice<UInt8>, crc: UInt32, keepModificationTime: Bool,
                  buffers: FileAccess.Buffers?, beforeCommit: (UInt32) throws(MetadataError) -> Void) throws(MetadataError) {
-        let target = FileSystem.resolvedPath(path) ?? path
-        do {
-            let source = try SystemFile(path)
-            // Still the version read: its identity, and its header and tail byte for byte when recently modified.
-            let status = try source.status()
-            let recentlyModified = Date().timeIntervalSince1970 - status.modified.timeIntervalSince1970 < 2
-            guard status.identity == identity,
-                  try !recentlyModified || (source.read(head.count, at: 0) == head && source.read(tail.count, at: middle.upperBound) == tail) else {
-                throw MetadataError.io(path: path, reason: "the file changed while it was being captioned", code: .changed, isRetryable: true)
+        // Still the version read: its identity, and its header and tail byte for byte when recently modified.
+        let size = Int64(newHead.count) + Int64(middle.count) + Int64(newTail.count)
+        try StreamedReplacement.replace(
+            path, identity: identity, size: size, keepModificationTime: keepModificationTime, buffers: buffers,
+            isUnchanged: { source throws(SystemError) in
+                let start = try source.read(head.count, at: 0), end = try source.read(tail.count, at: middle.upperBound)
+                return start == head && end == tail
             }
-            let options = AtomicFileWriter.Options(
-                permissions: .keepExisting(otherwise: 0o644), keepsOwner: true, keepsModificationTime: keepModificationTime,
-                followsSymbolicLinks: false, uncached: true, removesStaleTemporaryFiles: true)
-            let size = Int64(newHead.count) + Int64(middle.count) + Int64(newTail.count)
-            let writer = try AtomicFileWriter(path: target, options: options, expectedSize: size, pool: buffers)
-            try writer.write(Array(newHead))
-            source.adviseSequentialRead()
-            var crc = crc
-            let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: 8 << 20, alignment: AlignedBufferPool.alignment)
-            defer { piece.deallocate() }
-            var offset = middle.lowerBound
-            while offset < middle.upperBound {
-                let count = Int(min(Int64(piece.count), middle.upperBound - offset))
-                let chunk = UnsafeMutableRawBufferPointer(rebasing: piece[0..<count])
-                try source.readExactly(into: chunk, at: offset)
-                crc = LibDeflate.crc32(UnsafeRawBufferPointer(chunk), initial: crc)
-                try writer.write(UnsafeRawBufferPointer(chunk))
-                offset += Int64(count)
-            }
-            try writer.write(Array(newTail))
-            try beforeCommit(crc)
-            try writer.commit()
-        } catch let error as MetadataError {
-            throw error
-        } catch let error as SystemError {
-            throw .system(error, path: path, reason: "writing failed (\(error.reason))")
-        } catch {
-            throw .io(path: path, reason: "\(error)")
+        ) { replacement throws(MetadataError) in
+            try replacement.write(newHead)
+            let middleCRC = try replacement.copy(middle, crc: crc)
+            try replacement.write(newTail)
+            try beforeCommit(middleCRC)
         }
     }
 }

@@ -11,7 +11,10 @@ struct TIFFBlock {
         var field: [UInt8]
     }
 
-    private(set) var bytes: [UInt8]
+    /// The block, edited in place over the original (which is never copied whole).
+    private(set) var storage: PatchedBytes
+    /// The edited block as one array (for blocks that are small: a JPEG's, PNG's or WebP's EXIF).
+    var bytes: [UInt8] { storage.materialized }
     let bigEndian: Bool
     /// Every byte range of the original block that an edit overwrote (appended bytes excluded).
     private(set) var touched: [Range<Int>] = []
@@ -20,13 +23,18 @@ struct TIFFBlock {
 
     /// Parses the header; fails when the block is not TIFF.
     init(_ bytes: [UInt8], source: String) throws(MetadataError) {
+        try self.init(PatchedBytes(bytes), source: source)
+    }
+
+    /// Parses the header of a block kept elsewhere (a TIFF file's metadata in sparse memory).
+    init(_ bytes: PatchedBytes, source: String) throws(MetadataError) {
         guard bytes.count >= 8 else { throw .corrupt(source: source, reason: "the EXIF block is too short") }
         switch (bytes[0], bytes[1]) {
         case (0x4D, 0x4D): bigEndian = true
         case (0x49, 0x49): bigEndian = false
         default: throw .corrupt(source: source, reason: "the EXIF block has no TIFF byte-order mark")
         }
-        self.bytes = bytes
+        self.storage = bytes
         self.originalCount = bytes.count
         guard readUInt16(2) == 42 else { throw .corrupt(source: source, reason: "the EXIF block is not TIFF (magic is not 42)") }
         let offset = Int(readUInt32(4))
@@ -96,7 +104,7 @@ struct TIFFBlock {
         return (0..<count).map { index in
             let start = offset + 2 + index * 12
             return Entry(tag: readUInt16(start), type: readUInt16(start + 2), count: readUInt32(start + 4),
-                         field: Array(bytes[(start + 8)..<(start + 12)]))
+                         field: storage[(start + 8)..<(start + 12)])
         }
     }
 
@@ -146,7 +154,7 @@ struct TIFFBlock {
             let size = Self.typeSize(entry.type) * Int(entry.count)
             guard size > 4 else { continue }
             let offset = Int(read32(entry.field))
-            if offset < 8 || offset + size > bytes.count { return "IFD0 tag 0x\(String(entry.tag, radix: 16)) points outside the file" }
+            if offset < 8 || offset + size > storage.count { return "IFD0 tag 0x\(String(entry.tag, radix: 16)) points outside the file" }
             if offset < table.upperBound && table.lowerBound < offset + size {
                 return "IFD0 tag 0x\(String(entry.tag, radix: 16)) points into the IFD0 table itself"
             }
@@ -160,8 +168,8 @@ struct TIFFBlock {
         let size = Self.typeSize(entry.type) * Int(entry.count)
         if size <= 4 { return Array(entry.field.prefix(size)) }
         let offset = Int(read32(entry.field))
-        guard offset >= 8, offset + size <= bytes.count else { return nil }
-        return Array(bytes[offset..<(offset + size)])
+        guard offset >= 8, offset + size <= storage.count else { return nil }
+        return storage[offset..<(offset + size)]
     }
 
     /// Sets an IFD0 tag to `value` (type 2 ASCII or 1 BYTE), in place when it fits,
@@ -179,11 +187,11 @@ struct TIFFBlock {
             var reusable = oldSize > 4 && isPrivate(oldOffset..<(oldOffset + oldSize), of: tag)
             write16(start + 2, type)
             write32(start + 4, count)
-            if reusable, oldOffset + oldSize >= bytes.count - 1 {
+            if reusable, oldOffset + oldSize >= storage.count - 1 {
                 // The old value ends the block (an earlier write appended it): the block is cut
                 // back to where it starts, so writing captions again and again does not grow it.
                 touched.append(oldOffset..<originalCount)
-                bytes.removeSubrange(oldOffset...)
+                storage.cut(to: oldOffset)
                 reusable = false
             }
             if value.count <= 4 {
@@ -253,10 +261,10 @@ struct TIFFBlock {
         let size = Self.typeSize(readUInt16(start + 2)) * Int(readUInt32(start + 4))
         if size > 4 {
             let valueOffset = Int(readUInt32(start + 8))
-            if valueOffset >= 8, valueOffset + size <= bytes.count { replace(valueOffset, with: [UInt8](repeating: 0, count: size)) }
+            if valueOffset >= 8, valueOffset + size <= storage.count { replace(valueOffset, with: [UInt8](repeating: 0, count: size)) }
         }
-        let next = Array(bytes[(offset + 2 + count * 12)..<(offset + 6 + count * 12)])
-        var rest = Array(bytes[(start + 12)..<(offset + 2 + count * 12)])
+        let next = storage[(offset + 2 + count * 12)..<(offset + 6 + count * 12)]
+        var rest = storage[(start + 12)..<(offset + 2 + count * 12)]
         rest += next + [UInt8](repeating: 0, count: 12)
         write16(offset, UInt16(count - 1))
         replace(start, with: rest)
@@ -272,9 +280,9 @@ struct TIFFBlock {
 
     /// Appends `data` at an even offset at the end of the block and returns that offset.
     private mutating func append(_ data: [UInt8]) -> Int {
-        if bytes.count % 2 == 1 { bytes.append(0) }
-        let offset = bytes.count
-        bytes += data
+        if storage.count % 2 == 1 { storage.append([0]) }
+        let offset = storage.count
+        storage.append(data)
         return offset
     }
 
@@ -289,11 +297,11 @@ struct TIFFBlock {
     }
 
     private func readUInt16(_ offset: Int) -> UInt16 {
-        let a = UInt16(bytes[offset]), b = UInt16(bytes[offset + 1])
+        let a = UInt16(storage[offset]), b = UInt16(storage[offset + 1])
         return bigEndian ? a << 8 | b : b << 8 | a
     }
 
-    private func readUInt32(_ offset: Int) -> UInt32 { read32(Array(bytes[offset..<(offset + 4)])) }
+    private func readUInt32(_ offset: Int) -> UInt32 { read32(storage[offset..<(offset + 4)]) }
 
     private func read32(_ field: [UInt8]) -> UInt32 {
         let v = field.map(UInt32.init)
@@ -313,15 +321,10 @@ struct TIFFBlock {
     private mutating func write32(_ offset: Int, _ value: UInt32) { replace(offset, with: encode32(value)) }
     private mutating func replace(_ offset: Int, with data: [UInt8]) {
         if offset < originalCount { touched.append(offset..<min(offset + data.count, originalCount)) }
-        bytes.replaceSubrange(offset..<(offset + data.count), with: data)
+        storage.replace(at: offset, with: data)
     }
 
-    /// Whether every byte of `original` outside the touched ranges is unchanged, i.e. the
+    /// Whether every byte of the original outside the touched ranges is unchanged, i.e. the
     /// edit only rewrote what it meant to and appended the rest.
-    func preservesUntouchedBytes(of original: [UInt8]) -> Bool {
-        var allowed = [Bool](repeating: false, count: original.count)
-        for range in touched { for index in range where index < original.count { allowed[index] = true } }
-        for index in 0..<original.count where !allowed[index] && (index >= bytes.count || bytes[index] != original[index]) { return false }
-        return true
-    }
+    var preservesUntouchedBytes: Bool { storage.changesOnlyWithin(touched) }
 }

@@ -31,6 +31,10 @@ public enum CaptionWriter {
            let snapshot = try performWindowed(operation, window: window, options: options, buffers: buffers) {
             return snapshot
         }
+        if let window = try TIFFWindow.open(path),
+           let snapshot = try performWindowed(operation, tiff: window, options: options, buffers: buffers) {
+            return snapshot
+        }
         let (original, identity) = try FileAccess.readWithIdentity(path)
         guard !original.isEmpty else { throw .unsupportedFormat(source: path, reason: "the file is empty") }
         try FileAccess.requireWritable(path)
@@ -48,43 +52,6 @@ public enum CaptionWriter {
         return result
     }
 
-    /// ``perform(_:on:options:buffers:)`` for a large JPEG, through a window (``JPEGWindow``): the header and
-    /// the end of the file are edited and verified in memory, the coded image between is copied in pieces.
-    /// Nil when the window cannot be used (an AFCP trailer, whose offsets are absolute): the caller reads the whole file.
-    static func performWindowed(_ operation: MetadataOperation, window: JPEGWindow, options: CaptionWriteOptions,
-                                buffers: FileAccess.Buffers?) throws(MetadataError) -> MetadataSnapshot? {
-        let path = window.path
-        let proxy = window.proxy
-        let original = try JPEGFile(proxy, source: path)
-        guard original.afcp == nil, original.afcpProblem == nil else { return nil }
-        try FileAccess.requireWritable(path)
-        guard let (updated, result) = try edit(operation, proxy, source: path) else {
-            return .unchanged(path)
-        }
-        // The SOS segment and the coded image after it are the editors' untouched tail: the new header
-        // ends where the same SOS segment ends, and what follows it is the old tail's bytes.
-        let sos = Array(window.head[window.scanStart...])
-        guard let headEnd = JPEGWindow.scanHeaderEnd(of: updated), headEnd >= sos.count,
-              updated[(headEnd - sos.count)..<headEnd].elementsEqual(sos),
-              updated[headEnd...].starts(with: window.tail.prefix(4096)) else {
-            throw .verificationFailed(source: path, differences: ["the coded image (the edit moved it)"])
-        }
-        let gap = window.head.count - window.scanStart
-        var saved = result
-        try window.replace(
-            newHead: updated[..<headEnd], newTail: updated[headEnd...], crc: original.imageDataCRC(tailPrefix: gap),
-            keepModificationTime: options.keepModificationTime, buffers: buffers
-        ) { middleCRC throws(MetadataError) in
-            saved.imageDigest = Data(JPEGFile.digestBytes(CRC32.checksum(original.tail.dropFirst(gap), initial: middleCRC)))
-            do {
-                try options.beforeReplacing?(saved)
-            } catch {
-                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
-            }
-        }
-        return saved
-    }
-
     /// The photo in `bytes` without its location (EXIF GPS, XMP and IPTC location fields),
     /// edited and verified in memory like a file write: for adding a photo to a vault or
     /// sharing it without ever writing a second plaintext copy to disk. Returns `bytes`
@@ -99,30 +66,10 @@ public enum CaptionWriter {
         let updated: [UInt8]
         let snapshot: MetadataSnapshot
         // Read once: the editors need the old captions, the verification every old tag.
-        let beforeTags: [MetadataTag]
-        do {
-            beforeTags = try MetadataTagReader.read(original, source: path).tags
-        } catch where error.code == .unreadable {
-            throw .corrupt(source: error.path, reason: "its metadata cannot be read (\(error.reason))")
-        }
-        let old = MetadataReader.interpret(beforeTags, mimeType: "", iptcDigestMatches: nil).captions
-        let oldCaptions = Set([old.exif, old.xmp, old.iptc].compactMap { $0 })
-        var operation = operation
-        if case .stripLocation = operation {
-            let located = beforeTags.filter { operation.mayChange($0) }
-            // libexiv2 does not decode the IPTC copies in a JPEG's FotoStation and AFCP trailers or EXIF IFD0: they are checked here.
-            func hasLocation(_ iim: [UInt8]) -> Bool {
-                (try? IPTCRecord(iim, source: path))?.dataSets.contains { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) } == true
-            }
-            let jpeg = MetadataContainer(original) == .jpeg ? try? JPEGFile(original, source: path) : nil
-            let trailerLocated = ((jpeg?.fotoStation?.iimBlocks ?? []) + (jpeg?.afcp?.iimBlocks ?? [])).contains(where: hasLocation)
-            let embeddedLocated = jpeg?.exifTIFF.flatMap { try? TIFFBlock($0, source: path) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag).map(hasLocation) ?? false
-            let plan = MetadataOperation.StripPlan(
-                exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated,
-                xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
-            guard !plan.isEmpty else { return nil }
-            operation = .stripLocation(plan)
-        }
+        let beforeTags = try tagsBeforeEdit(source: path) { () throws(MetadataError) in try MetadataTagReader.read(original, source: path).tags }
+        let oldCaptions = captions(in: beforeTags)
+        guard let operation = planned(operation, before: beforeTags, jpeg: MetadataContainer(original) == .jpeg ? try? JPEGFile(original, source: path) : nil,
+                                      source: path) else { return nil }
         guard let container = MetadataContainer(original) else {
             throw .unsupportedFormat(source: path, reason: "writing metadata into \(MetadataContainer.name(of: original)) files is not supported (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written; for other formats write an XMP sidecar: `CaptionWriter.writeSidecar`, `memora metadata write --sidecar`)")
         }
@@ -134,6 +81,39 @@ public enum CaptionWriter {
         default: break
         }
         return (updated, result)
+    }
+
+    /// Every tag of the file before an edit; metadata that cannot be read makes the file corrupt for writing.
+    static func tagsBeforeEdit(source path: String, _ read: () throws(MetadataError) -> [MetadataTag]) throws(MetadataError) -> [MetadataTag] {
+        do {
+            return try read()
+        } catch where error.code == .unreadable {
+            throw .corrupt(source: error.path, reason: "its metadata cannot be read (\(error.reason))")
+        }
+    }
+
+    /// The captions a file holds (an EXIF description equal to one of them is a caption).
+    static func captions(in tags: [MetadataTag]) -> Set<String> {
+        let old = MetadataReader.interpret(tags, mimeType: "", iptcDigestMatches: nil).captions
+        return Set([old.exif, old.xmp, old.iptc].compactMap { $0 })
+    }
+
+    /// `operation` with a location strip's plan made from the file's tags (and a JPEG's trailers
+    /// and EXIF IPTC copy, which libexiv2 does not decode); nil when there is no location to remove.
+    static func planned(_ operation: MetadataOperation, before beforeTags: [MetadataTag], jpeg parse: @autoclosure () -> JPEGFile?,
+                        source path: String) -> MetadataOperation? {
+        guard case .stripLocation = operation else { return operation }
+        let jpeg = parse()
+        let located = beforeTags.filter { operation.mayChange($0) }
+        func hasLocation(_ iim: [UInt8]) -> Bool {
+            (try? IPTCRecord(iim, source: path))?.dataSets.contains { $0.record == 2 && MetadataOperation.iptcLocationDataSets.contains($0.number) } == true
+        }
+        let trailerLocated = ((jpeg?.fotoStation?.iimBlocks ?? []) + (jpeg?.afcp?.iimBlocks ?? [])).contains(where: hasLocation)
+        let embeddedLocated = jpeg?.exifTIFF.flatMap { try? TIFFBlock($0, source: path) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag).map(hasLocation) ?? false
+        let plan = MetadataOperation.StripPlan(
+            exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated,
+            xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
+        return plan.isEmpty ? nil : .stripLocation(plan)
     }
 
     /// Puts back the metadata a write replaced. Refuses when the image itself changed since.
@@ -209,6 +189,13 @@ public enum CaptionWriter {
         } catch {
             throw .verificationFailed(source: source, differences: ["the result is not readable (\(error))"])
         }
+        var differences = tagDifferences(before: before, after: after, container: container, operation: operation)
+        differences += structureDifferences(original: original, updated: updated, container: container, operation: operation, source: source)
+        guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
+    }
+
+    /// The tags that differ beyond what `operation` may change, and the intended fields that do not hold their new values.
+    static func tagDifferences(before: [MetadataTag], after: [MetadataTag], container: MetadataContainer, operation: MetadataOperation) -> [String] {
         var differences: [String] = []
         let intended: Set<String> = [
             "Exif.Image.ImageDescription", "Exif.Image.XPComment", "Exif.Image.XPTitle", "Iptc.Application2.Caption",
@@ -266,7 +253,14 @@ public enum CaptionWriter {
                 .filter { !["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources"].contains($0.key) }
             differences += left.map { "\($0.key) (still there)" }
         }
-        if isJPEG {
+        return differences
+    }
+
+    /// What differs in the container's structure beyond the metadata: the image data, the trailers, the boxes.
+    static func structureDifferences(original: [UInt8], updated: [UInt8], container: MetadataContainer, operation: MetadataOperation,
+                                     source: String) -> [String] {
+        var differences: [String] = []
+        if container == .jpeg {
             if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
                 if !beforeJPEG.hasSameImageData(as: afterJPEG) { differences.append("the image data") }
                 differences += trailerDifferences("FotoStation", beforeJPEG.fotoStation?.comparableRecords, afterJPEG.fotoStation?.comparableRecords, operation: operation)
@@ -286,7 +280,7 @@ public enum CaptionWriter {
             } else {
                 differences.append("the JPEG structure")
             }
-        } else if isTIFF {
+        } else if container == .tiff {
             // Checked by the editor itself: only IFD0 entries and replaced values changed, the rest was appended.
         } else if container == .webp {
             if let before = try? WebPFile(original, source: source), let after = try? WebPFile(updated, source: source) {
@@ -309,7 +303,7 @@ public enum CaptionWriter {
         } else {
             differences.append("the PNG structure")
         }
-        guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
+        return differences
     }
 
     /// What differs between two trailers (FotoStation, AFCP) beyond the operation: libexiv2 does
@@ -364,7 +358,6 @@ public enum CaptionWriter {
 
     /// A CRC-32 of a whole file, for whole-file snapshots (TIFF, WebP).
     static func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
-        let crc = CRC32.checksum(bytes)
-        return [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+        JPEGFile.digestBytes(CRC32.checksum(bytes))
     }
 }

@@ -68,7 +68,12 @@ extension MetadataOperation {
             guard case .caption(let update) = self else { return nil }
             return try TIFFBlock(JPEGCaptionEditor.newEXIF(caption: Array(update.caption.utf8) + [0]), source: source)
         }
-        var tiff = try TIFFBlock(existing, source: source)
+        return try editEXIF(block: TIFFBlock(existing, source: source), source: source, oldCaptions: oldCaptions, strictOrder: strictOrder)
+    }
+
+    /// ``editEXIF(_:source:oldCaptions:strictOrder:)`` on a parsed block (a TIFF file's, kept in sparse memory).
+    func editEXIF(block: TIFFBlock, source: String, oldCaptions: Set<String>, strictOrder: Bool) throws(MetadataError) -> TIFFBlock {
+        var tiff = block
         if let problem = tiff.ifd0Problem(strictOrder: strictOrder) {
             throw .corrupt(source: source, reason: strictOrder ? problem : "its EXIF block is damaged: \(problem)")
         }

@@ -145,17 +145,14 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
 
         /// Patches from the overwritten `ranges` of `original` (merged, clipped to its length).
         init(original: [UInt8], overwritten ranges: [Range<Int>]) {
-            var merged: [Range<Int>] = []
-            for range in ranges.map({ max(0, $0.lowerBound)..<min(original.count, $0.upperBound) }).filter({ !$0.isEmpty })
-                .sorted(by: { $0.lowerBound < $1.lowerBound }) {
-                if let last = merged.last, range.lowerBound <= last.upperBound {
-                    merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
-                } else {
-                    merged.append(range)
-                }
-            }
-            originalLength = original.count
-            self.ranges = merged.map { Patch(offset: $0.lowerBound, bytes: Data(original[$0])) }
+            self.init(originalLength: original.count, overwritten: ranges) { Array(original[$0]) }
+        }
+
+        /// Patches from the overwritten `ranges` of an original of `originalLength` bytes, whose bytes `original` gives.
+        init(originalLength: Int, overwritten ranges: [Range<Int>], original: (Range<Int>) -> [UInt8]) {
+            let merged = CaptionWriter.mergedRanges(ranges.map { max(0, $0.lowerBound)..<min(originalLength, $0.upperBound) })
+            self.originalLength = originalLength
+            self.ranges = merged.map { Patch(offset: $0.lowerBound, bytes: Data(original($0))) }
         }
 
         /// The file before the write, from the file after it; nil when the patches do not fit it

@@ -10,9 +10,17 @@ enum TIFFCaptionEditor {
     static let photoshopTag: UInt16 = 34377
 
     static func apply(_ operation: MetadataOperation, to original: [UInt8], source: String, oldCaptions: Set<String>) throws(MetadataError) -> ([UInt8], MetadataSnapshot) {
-        guard var tiff = try operation.editEXIF(original, source: source, oldCaptions: oldCaptions, strictOrder: true) else {
-            throw .corrupt(source: source, reason: "the TIFF structure is missing")
-        }
+        let tiff = try edited(TIFFBlock(original, source: source), operation: operation, source: source, oldCaptions: oldCaptions)
+        // Everything outside the touched ranges is unchanged (checked by `edited`): those ranges and the
+        // original length bring the file back.
+        let snapshot = MetadataSnapshot(path: source, kept: .patches(.init(original: original, overwritten: tiff.touched)), imageDigest: Data())
+        return (tiff.bytes, snapshot)
+    }
+
+    /// `file` (a whole TIFF or DNG) with `operation` applied to IFD0 and its XMP, IPTC and Photoshop blocks;
+    /// refused when anything outside the touched ranges changed.
+    static func edited(_ file: TIFFBlock, operation: MetadataOperation, source: String, oldCaptions: Set<String>) throws(MetadataError) -> TIFFBlock {
+        var tiff = try operation.editEXIF(block: file, source: source, oldCaptions: oldCaptions, strictOrder: true)
         // XMP (tag 700).
         let oldPacket = tiff.value(ofIFD0Tag: xmpTag)
         if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
@@ -33,13 +41,10 @@ enum TIFFCaptionEditor {
                 tiff.setIFD0(tag: photoshopTag, type: type, value: resources.bytes)
             }
         }
-        guard tiff.preservesUntouchedBytes(of: original) else {
+        guard tiff.preservesUntouchedBytes else {
             throw .verificationFailed(source: source, differences: ["bytes outside the edited entries"])
         }
-        // Everything outside the touched ranges is unchanged (checked above): those ranges and the
-        // original length bring the file back.
-        let snapshot = MetadataSnapshot(path: source, kept: .patches(.init(original: original, overwritten: tiff.touched)), imageDigest: Data())
-        return (tiff.bytes, snapshot)
+        return tiff
     }
 
     /// `iim` with the caption set in its first envelope (and any that had one), as UTF-8.
