@@ -165,3 +165,20 @@ struct TIFFWindowTests {
         #expect(try TIFFWindow.open(small) == nil)
     }
 }
+
+@Suite("Large TIFFs read through a window")
+struct TIFFWindowReadTests {
+    @Test("reading and scanning a TIFF through the window give what reading it whole gives", arguments: TIFFWindowTests.Layout.allCases)
+    func sameAsWholeFile(_ layout: TIFFWindowTests.Layout) throws {
+        let bytes = TIFFWindowTests.makeLargeTIFF(layout)
+        let path = try TIFFWindowTests.write(bytes)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let windowed = try #require(MetadataReader.readThroughWindow(path))
+        let whole = try MetadataReader.read(bytes, source: path)
+        #expect(windowed == whole)
+        #expect(windowed.captions.caption == "Old caption")
+        #expect(windowed.gps != nil)
+        #expect(try MetadataReader.read(contentsOf: path) == whole)
+        #expect(try MetadataReader.scan(contentsOf: path) == MetadataReader.scan(bytes, source: path))
+    }
+}

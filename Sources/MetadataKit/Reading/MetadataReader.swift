@@ -6,8 +6,17 @@ internal import MemoraSystem
 public enum MetadataReader {
     /// Reads the metadata of the file at `path`.
     public static func read(contentsOf path: String) throws(MetadataError) -> PhotoMetadata {
+        if let reading = readThroughWindow(path) { return reading }
         let bytes = try FileAccess.read(path)
         return try read(bytes, source: path)
+    }
+
+    /// The metadata of a TIFF or DNG read through a window (``TIFFWindow``: its strips and tiles are
+    /// never read); nil for other files, or when the window cannot be used.
+    static func readThroughWindow(_ path: String) -> PhotoMetadata? {
+        guard let window = try? TIFFWindow.open(path),
+              let (mimeType, tags) = try? Exiv2.readTags(memory: UnsafeRawBufferPointer(window.memory.bytes), source: path) else { return nil }
+        return interpret(tags, mimeType: mimeType, iptcDigestMatches: nil, pixelSize: nil)
     }
 
     /// Reads the metadata of a file held in memory; `source` names it in errors.

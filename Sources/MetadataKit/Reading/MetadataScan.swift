@@ -4,9 +4,9 @@ extension MetadataReader {
     /// The same reading as ``read(contentsOf:)`` for indexing many files, from as little of each
     /// file as possible (``SparseMetadataRead``): of a JPEG only the segments before the image
     /// data are read from disk, of a PNG or WebP every chunk but the image data, of a HEIF or AVIF
-    /// its `ftyp` and `meta` boxes and its Exif and XMP items. TIFF and DNG, and files whose
-    /// structure does not allow it, are read whole. The EXIF fields come from libexif (several
-    /// times faster than libexiv2 on camera EXIF, whose MakerNotes libexiv2 decodes in full);
+    /// its `ftyp` and `meta` boxes and its Exif and XMP items, of a TIFF or DNG everything but its
+    /// strips and tiles (``TIFFWindow``). Files whose structure does not allow it are read whole.
+    /// The EXIF fields come from libexif (several times faster than libexiv2 on camera EXIF, whose MakerNotes libexiv2 decodes in full);
     /// XMP and IPTC from libexiv2 as in `read`.
     public static func scan(contentsOf path: String) throws(MetadataError) -> PhotoMetadata {
         switch SparseMetadataRead.parts(of: path) {
@@ -15,7 +15,7 @@ extension MetadataReader {
         case .heif(let metadata):
             if let reading = try? scanHEIF(metadata.file, tiff: metadata.exifTIFF, xmp: metadata.xmp, source: path) { return reading }
         case nil:
-            break
+            if let reading = readThroughWindow(path) { return reading }
         }
         return try scan(FileAccess.read(path), source: path)
     }

@@ -13,7 +13,7 @@ internal import MemoraSystem
 /// - HEIF/AVIF: the `ftyp` and `meta` boxes, wherever they are, then the bytes of the primary
 ///   image's Exif and XMP items.
 ///
-/// TIFF and DNG are read whole: their directories and values may lie anywhere in the file.
+/// TIFF and DNG are read through ``TIFFWindow`` instead: their directories and values may lie anywhere in the file.
 /// Nil when the file is another format or its structure is not plain enough; the caller then
 /// reads the whole file, which also reports any error.
 enum SparseMetadataRead {
