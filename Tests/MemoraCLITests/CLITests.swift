@@ -112,4 +112,31 @@ struct CLITests {
         #expect(built.out.contains("\"added\"") || built.out.contains("2"))
         #expect(FileSystem.exists(cli.folder + "/index.sqlite"))
     }
+
+    @Test("one history for every write: two metadata writes are listed by history (JSON), rollback goes to any level, --to 0 gives back the original bytes, a level that does not exist fails naming the photo once")
+    func historyOfEveryWrite() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let photo = try cli.photo("h.jpg", seed: 5)
+        let db = cli.folder + "/memora.sqlite"
+        let original = try SystemFile(photo).readAll()
+        #expect(try cli.run("metadata", "write", "--db", db, "--caption", "First caption", photo).status == 0)
+        let afterFirst = try SystemFile(photo).readAll()
+        #expect(try cli.run("metadata", "write", "--db", db, "--caption", "Second caption", photo).status == 0)
+        let history = try cli.run("history", "--db", db, photo, "--json")
+        #expect(history.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(history.out.utf8)) as? [String: Any])
+        let entries = try #require(report["entries"] as? [[String: Any]])
+        #expect(entries.map { $0["kind"] as? String } == ["metadata-write", "metadata-write"])
+        #expect(entries.map { $0["caption"] as? String } == ["First caption", "Second caption"])
+        #expect(report["current"] as? String == "Second caption")
+        #expect(try cli.run("rollback", "--db", db, photo, "--to", "1").status == 0)
+        #expect(try SystemFile(photo).readAll() == afterFirst, "level 1 is the photo right after entry 1, byte for byte")
+        #expect(try cli.run("rollback", "--db", db, photo, "--to", "0").status == 0)
+        #expect(try SystemFile(photo).readAll() == original)
+        let missing = try cli.run("rollback", "--db", db, photo, "--to", "42")
+        #expect(missing.status != 0)
+        #expect(missing.err.contains("42") && missing.err.components(separatedBy: "h.jpg").count == 2, "\(missing.err)")
+        #expect(try SystemFile(photo).readAll() == original, "a refused rollback leaves the photo as it is")
+    }
 }
