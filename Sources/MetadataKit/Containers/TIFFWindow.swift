@@ -39,7 +39,8 @@ struct TIFFWindow {
             let layout = try Layout.walk(file, size: size, firstIFD: Int(read32(header, at: 4, bigEndian: bigEndian)), bigEndian: bigEndian)
             let holes = layout.holes(size: size)
             guard !holes.isEmpty else { return nil }
-            let memory = try SparseMemory(count: size)
+            // Without address space for the mapping (overcommit disabled), the whole-file path decides.
+            guard let memory = try? SparseMemory(count: size) else { return nil }
             var start = 0
             for hole in holes + [size..<size] {
                 if hole.lowerBound > start {

@@ -63,9 +63,9 @@ extension CaptionWriter {
         let changed = Self.mergedRanges(tiff.touched.map { $0.clamped(to: 0..<baseLength) })
 
         // The new file as libexiv2 reads it: what was read, the edited ranges, the appended bytes.
+        guard let updated = try? SparseMemory(count: edited.count) else { return nil }
         let after: [MetadataTag]
         do {
-            let updated = try SparseMemory(count: edited.count)
             for range in window.readRanges(upTo: baseLength) {
                 UnsafeMutableRawBufferPointer(rebasing: updated.bytes[range]).copyMemory(from: UnsafeRawBufferPointer(rebasing: memory.bytes[range]))
             }
@@ -73,8 +73,6 @@ extension CaptionWriter {
                 edited[range].withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: updated.bytes[range]).copyMemory(from: $0) }
             }
             after = try Exiv2.readTags(memory: UnsafeRawBufferPointer(updated.bytes), source: path).tags
-        } catch let error as SystemError {
-            throw .system(error, path: path, reason: error.reason)
         } catch {
             throw .verificationFailed(source: path, differences: ["the result is not readable (\(error))"])
         }
