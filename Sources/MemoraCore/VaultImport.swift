@@ -40,7 +40,7 @@ public struct VaultImport: Sendable {
         do { original = try SystemFile(path).readAll() } catch {
             // The system layer's own codes are negative and no system error numbers.
             throw VaultCryptoError.readFailed(
-                path: path, reason: error.reason, systemCode: error.code > 0 ? error.code : nil, isRetryable: error.isTransient)
+                path: path, reason: error.reason, systemCode: error.systemCode, isRetryable: error.isTransient)
         }
         let stripped = try CaptionWriter.strippingLocation(from: original, source: path)
         return try vault.add(contents: stripped, originalFilename: name, details: details)
