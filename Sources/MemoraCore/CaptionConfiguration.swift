@@ -38,9 +38,9 @@ public struct CaptionConfiguration: Sendable, Hashable {
     }
 
     /// Checks an endpoint a person typed: an http(s) URL with a host.
-    public static func endpoint(parsing text: String) throws(CaptionJobError) -> URL {
+    public static func endpoint(parsing text: String) throws(MemoraError) -> URL {
         guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-            throw CaptionJobError(.invalidConfiguration, "the endpoint must be an http(s) URL, got '\(text)'")
+            throw .invalidConfiguration("the endpoint must be an http(s) URL, got '\(text)'")
         }
         return url
     }
