@@ -50,7 +50,7 @@ public struct CaptionConfiguration: Sendable, Hashable {
 
     /// The selector for this configuration: the on-device generator always (the privacy rule's
     /// fallback), plus Gemini or GPT for those modes, with keys from the environment or the secrets file.
-    public func makeSelector(preferences: CaptionPreferences) throws -> ModelSelector {
+    public func makeSelector(preferences: CaptionPreferences) throws(MemoraError) -> ModelSelector {
         let mode = effectiveMode(preferences: preferences)
         let store = ChainedSecretStore([EnvironmentSecretStore(environment: environment),
                                         FileSecretStore(path: secretsPath ?? FileSecretStore.defaultPath)])

@@ -73,7 +73,7 @@ public struct CaptionJob: Sendable {
     }
 
     /// Queues the photos under `paths` (files or folders; none: work the queue as it is) and captions the queue.
-    public func run(paths: [String], onEvent: @Sendable (Event) -> Void = { _ in }) async throws -> Report {
+    public func run(paths: [String], onEvent: @Sendable (Event) -> Void = { _ in }) async throws(MemoraError) -> Report {
         if let missing = paths.first(where: { !FileSystem.exists($0) }) {
             throw MemoraError.notFound(path: missing)
         }

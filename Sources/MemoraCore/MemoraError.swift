@@ -1,7 +1,8 @@
 public import MetadataKit
+public import VaultCrypto
 import Foundation
 
-/// Everything that can go wrong in MemoraCore (captioning, the job, the caption database,
+/// Everything that can go wrong in MemoraCore (captioning, the job, the caption database, vault imports,
 /// edits and rollbacks, secrets): a code a program can switch on (an extensible set of static
 /// values, not a frozen enum), the photo or file concerned, a message a person can act on that
 /// names it once, the provider and endpoint of a generator's failure, the HTTP status, the
@@ -83,11 +84,16 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The metadata of that level was not kept (entries recorded before Memora kept a snapshot per entry).
         public static let levelNotKept = Code(rawValue: "level-not-kept")
 
+        // The vault
+
+        /// The vault refused the photo or could not store it (VaultCrypto's error).
+        public static let vaultFailed = Code(rawValue: "vault-failed")
+
         // Secrets
 
         /// The secrets file can be read by other users.
         public static let insecurePermissions = Code(rawValue: "insecure-permissions")
-        /// The secrets file could not be read or written.
+        /// A file (the secrets file, a photo to import) could not be read or written.
         public static let io = Code(rawValue: "io")
         /// A line of the secrets file is not `NAME=value`.
         public static let malformedLine = Code(rawValue: "malformed-line")
@@ -280,6 +286,13 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
             path: path)
     }
 
+    // MARK: The vault
+
+    /// VaultCrypto's error, kept whole in the message, path, `errno` and retryability.
+    public static func vault(_ error: VaultCryptoError) -> MemoraError {
+        MemoraError(.vaultFailed, error.message, path: error.path, systemCode: error.systemCode, isRetryable: error.isRetryable)
+    }
+
     // MARK: Secrets
 
     /// The secrets file at `path` has mode `mode`, which lets other users read it.
@@ -288,7 +301,7 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
                     path: path)
     }
 
-    /// The secrets file could not be read or written; `systemCode` is the failed call's `errno`.
+    /// A file (the secrets file, a photo to import) could not be read or written; `systemCode` is the failed call's `errno`.
     public static func io(path: String, reason: String, systemCode: Int32? = nil, isRetryable: Bool = false) -> MemoraError {
         MemoraError(.io, "\(path): \(reason)", path: path, systemCode: systemCode, isRetryable: isRetryable)
     }
