@@ -9,7 +9,14 @@ enum FileIO {
         do {
             try AtomicFileWriter.write(bytes, to: path)
         } catch {
-            throw .writeFailed(path: error.path ?? path, reason: error.reason)
+            throw .writeFailed(path: error.path ?? path, reason: error.reason, systemCode: error.systemCode, isRetryable: error.isTransient)
         }
+    }
+}
+
+extension ImageError {
+    /// `unreadable` for a failed system call: its `errno` kept, retryable when the failure is transient.
+    static func unreadable(path: String, cause: SystemError) -> ImageError {
+        .unreadable(path: path, reason: cause.reason, systemCode: cause.systemCode, isRetryable: cause.isTransient)
     }
 }

@@ -28,7 +28,7 @@ enum ImageFileReader {
                       refusing: (ImageInfo) -> ImageError? = { _ in nil }) throws(ImageError) -> Read {
         let size: Int64
         do { size = try FileSystem.status(of: path).size } catch {
-            throw error.isNotFound ? .fileNotFound(path: path) : .unreadable(path: path, reason: error.reason)
+            throw error.isNotFound ? .fileNotFound(path: path) : .unreadable(path: path, cause: error)
         }
         if size > wholeFileLimit {
             let header = try header(path)
@@ -51,7 +51,7 @@ enum ImageFileReader {
             if end < bytes.count { bytes.removeSubrange(end...) }
             return Read(bytes: bytes, fileSize: size)
         } catch {
-            throw error.isNotFound && error.operation == "open" ? .fileNotFound(path: path) : .unreadable(path: path, reason: error.reason)
+            throw error.isNotFound && error.operation == "open" ? .fileNotFound(path: path) : .unreadable(path: path, cause: error)
         }
     }
 

@@ -141,16 +141,22 @@ enum LibHeif {
 
     private static func imageError(_ error: heif_error, source: String) -> ImageError {
         let text = message(error)
+        let code = libraryCode(error)
         if error.subcode == heif_suberror_End_of_data {
-            return .truncated(source: source, detail: text)
+            return .truncated(source: source, detail: text, libraryCode: code)
         }
         if error.code == heif_error_Unsupported_filetype || error.code == heif_error_Unsupported_feature {
-            return .corrupt(source: source, detail: "libheif cannot read this file: \(text)")
+            return .corrupt(source: source, detail: "libheif cannot read this file: \(text)", libraryCode: code)
         }
-        return .corrupt(source: source, detail: text)
+        return .corrupt(source: source, detail: text, libraryCode: code)
     }
 
     private static func encodingError(_ error: heif_error, format: ImageFormat) -> ImageError {
-        .encodingFailed(format: format, detail: message(error))
+        .encodingFailed(format: format, detail: message(error), libraryCode: libraryCode(error))
+    }
+
+    /// libheif's `heif_error_code`, for ``ImageError/libraryCode``.
+    private static func libraryCode(_ error: heif_error) -> Int32 {
+        Int32(truncatingIfNeeded: error.code.rawValue)
     }
 }

@@ -74,11 +74,13 @@ enum LibWebP {
 
     /// The `ImageError` for a libwebp status.
     private static func error(_ status: VP8StatusCode, source: String) -> ImageError {
-        switch status {
-        case VP8_STATUS_NOT_ENOUGH_DATA: .truncated(source: source, detail: "the WebP headers end early")
-        case VP8_STATUS_UNSUPPORTED_FEATURE: .unsupportedFeature(source: source, detail: "it uses a WebP feature libwebp does not support; convert it to JPEG or PNG first")
-        case VP8_STATUS_BITSTREAM_ERROR: .corrupt(source: source, detail: "its WebP headers are invalid")
-        default: .corrupt(source: source, detail: "libwebp could not read its headers (VP8StatusCode \(status.rawValue))")
+        let code = Int32(truncatingIfNeeded: status.rawValue)
+        return switch status {
+        case VP8_STATUS_NOT_ENOUGH_DATA: .truncated(source: source, detail: "the WebP headers end early", libraryCode: code)
+        case VP8_STATUS_UNSUPPORTED_FEATURE:
+            .unsupportedFeature(source: source, detail: "it uses a WebP feature libwebp does not support; convert it to JPEG or PNG first", libraryCode: code)
+        case VP8_STATUS_BITSTREAM_ERROR: .corrupt(source: source, detail: "its WebP headers are invalid", libraryCode: code)
+        default: .corrupt(source: source, detail: "libwebp could not read its headers (VP8StatusCode \(status.rawValue))", libraryCode: code)
         }
     }
 }

@@ -24,12 +24,12 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
 
     public func availability() async -> GeneratorAvailability { .available }
 
-    public func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {
+    public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
         let image: Image
         do {
             image = try ImageDecoder.thumbnail(contentsOf: request.path, maxPixelSize: Self.sampleSize, options: DecodingOptions(applyOrientation: true))
         } catch {
-            throw .imageUnreadable(path: request.path, reason: "\(error)")
+            throw .imageUnreadable(path: request.path, reason: error.reason)
         }
         let metadata = request.metadata ?? (try? MetadataReader.read(contentsOf: request.path))
         let text = Self.describe(image: image, metadata: metadata)

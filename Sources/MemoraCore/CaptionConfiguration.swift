@@ -38,9 +38,9 @@ public struct CaptionConfiguration: Sendable, Hashable {
     }
 
     /// Checks an endpoint a person typed: an http(s) URL with a host.
-    public static func endpoint(parsing text: String) throws(CaptionJobError) -> URL {
+    public static func endpoint(parsing text: String) throws(MemoraError) -> URL {
         guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-            throw CaptionJobError(.invalidConfiguration, "the endpoint must be an http(s) URL, got '\(text)'")
+            throw .invalidConfiguration("the endpoint must be an http(s) URL, got '\(text)'")
         }
         return url
     }
@@ -50,7 +50,7 @@ public struct CaptionConfiguration: Sendable, Hashable {
 
     /// The selector for this configuration: the on-device generator always (the privacy rule's
     /// fallback), plus Gemini or GPT for those modes, with keys from the environment or the secrets file.
-    public func makeSelector(preferences: CaptionPreferences) throws -> ModelSelector {
+    public func makeSelector(preferences: CaptionPreferences) throws(MemoraError) -> ModelSelector {
         let mode = effectiveMode(preferences: preferences)
         let store = ChainedSecretStore([EnvironmentSecretStore(environment: environment),
                                         FileSecretStore(path: secretsPath ?? FileSecretStore.defaultPath)])

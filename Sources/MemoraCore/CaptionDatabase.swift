@@ -2,28 +2,6 @@ public import Foundation
 internal import MemoraSystem
 import GRDB
 
-/// Why the caption database failed.
-public enum CaptionDatabaseError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The database could not be opened or migrated.
-    case openFailed(path: String, reason: String)
-    /// A query failed.
-    case queryFailed(reason: String)
-    /// A preference key or value is not valid.
-    case invalidPreference(key: String, reason: String)
-    /// The photo has no history entry with that number.
-    case noSuchHistoryEntry(asset: String, number: Int, available: Int)
-
-    public var description: String {
-        switch self {
-        case .openFailed(let path, let reason): "the caption database \(path) could not be opened: \(reason)"
-        case .queryFailed(let reason): "the caption database failed: \(reason)"
-        case .invalidPreference(let key, let reason): "preference \(key): \(reason)"
-        case .noSuchHistoryEntry(let asset, let number, let available):
-            "\(asset) has no history entry \(number) (it has \(available); 0 means the photo as it was before Memora wrote to it)"
-        }
-    }
-}
-
 /// Memora's local SQLite database (GRDB, WAL): the seed's `processing_queue`,
 /// single-row `preferences` and `sync_state`, plus `caption_history`,
 /// `original_metadata`, `scan_state` and `error_logs`. The schema is in `Docs/Captioning.md`.
@@ -33,7 +11,7 @@ public final class CaptionDatabase: Sendable {
     public let path: String
 
     /// Opens (creating and migrating as needed) the database at `path`.
-    public init(path: String) throws(CaptionDatabaseError) {
+    public init(path: String) throws(MemoraError) {
         self.path = path
         do {
             try FileSystem.makeFolder(SystemPath.folder(of: path))
@@ -42,7 +20,7 @@ public final class CaptionDatabase: Sendable {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
         } catch {
-            throw .openFailed(path: path, reason: "\(error)")
+            throw .database(error, opening: path)
         }
     }
 
@@ -157,12 +135,12 @@ public final class CaptionDatabase: Sendable {
         return migrator
     }
 
-    func read<T>(_ body: (Database) throws -> T) throws(CaptionDatabaseError) -> T {
-        do { return try pool.read(body) } catch let error as CaptionDatabaseError { throw error } catch { throw .queryFailed(reason: "\(error)") }
+    func read<T>(_ body: (Database) throws -> T) throws(MemoraError) -> T {
+        do { return try pool.read(body) } catch { throw .database(error) }
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws(CaptionDatabaseError) -> T {
-        do { return try pool.write(body) } catch let error as CaptionDatabaseError { throw error } catch { throw .queryFailed(reason: "\(error)") }
+    func write<T>(_ body: (Database) throws -> T) throws(MemoraError) -> T {
+        do { return try pool.write(body) } catch { throw .database(error) }
     }
 
     /// Records an error in `error_logs` (best effort: a logging failure is not an error of its own).
@@ -176,13 +154,33 @@ public final class CaptionDatabase: Sendable {
     }
 
     /// The most recent error log entries, newest first.
-    public func recentErrors(limit: Int = 20) throws(CaptionDatabaseError) -> [ErrorLogEntry] {
+    public func recentErrors(limit: Int = 20) throws(MemoraError) -> [ErrorLogEntry] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM error_logs ORDER BY id DESC LIMIT ?", arguments: [limit]).map {
                 ErrorLogEntry(asset: $0["asset_id"], type: $0["error_type"], message: $0["error_message"],
                               date: Self.date($0["created_at"]))
             }
         }
+    }
+}
+
+extension MemoraError {
+    /// `queryFailed`, or `openFailed` when `opening` the database at that path, for an error caught
+    /// around GRDB: SQLite's own message and result code (not GRDB's description, which quotes the
+    /// SQL), a failed system call's phrase and `errno`; retryable when the database was busy or
+    /// locked, or the system call failed transiently. Our own errors pass through.
+    static func database(_ cause: any Error, opening path: String? = nil) -> MemoraError {
+        let reason: String, systemCode: Int32?, libraryCode: Int32?, retryable: Bool
+        switch cause {
+        case let error as MemoraError: return error
+        case let error as DatabaseError:
+            (reason, systemCode, libraryCode) = (error.message ?? "SQLite error \(error.resultCode.rawValue)", nil, error.extendedResultCode.rawValue)
+            retryable = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        case let error as SystemError: (reason, systemCode, libraryCode, retryable) = (error.reason, error.systemCode, nil, error.isTransient)
+        default: (reason, systemCode, libraryCode, retryable) = (MemoraError.reason(of: cause), nil, nil, false)
+        }
+        guard let path else { return .queryFailed(reason: reason, systemCode: systemCode, libraryCode: libraryCode, isRetryable: retryable) }
+        return .openFailed(path: path, reason: reason, systemCode: systemCode, libraryCode: libraryCode, isRetryable: retryable)
     }
 }
 

@@ -3,31 +3,6 @@ import GRDB
 internal import MemoraSystem
 public import MetadataKit
 
-/// Why a manual edit, a metadata write or a rollback failed.
-public enum CaptionEditError: Error, Sendable, CustomStringConvertible {
-    /// The database failed or the entry does not exist.
-    case database(CaptionDatabaseError)
-    /// Writing the photo failed; the photo is unchanged.
-    case metadata(MetadataError)
-    /// The caption is empty.
-    case emptyCaption
-    /// Nothing to roll back to.
-    case nothingToRollBack(path: String)
-    /// The metadata of that level was not kept (entries recorded before Memora kept a snapshot per entry).
-    case levelNotKept(path: String, level: Int)
-
-    public var description: String {
-        switch self {
-        case .database(let error): "\(error)"
-        case .metadata(let error): "\(error)"
-        case .emptyCaption: "the caption is empty; to remove Memora's captions, use `memora rollback FILE --to 0`"
-        case .nothingToRollBack(let path): "\(path) has no history: Memora never wrote to it"
-        case .levelNotKept(let path, let level):
-            "\(path): the metadata of level \(level) was recorded before Memora kept it for every entry; roll back to 0 (the original) or to an entry with a caption"
-        }
-    }
-}
-
 /// The user's control over what Memora writes into photos (the seed's principle 4): manual
 /// edits, which automatic processing never overwrites, `memora metadata write` and
 /// location strips, and rollback to any earlier level or to the photo as it was before
@@ -47,7 +22,7 @@ public struct CaptionEditor: Sendable {
     /// Without `altText`, the alt text is the caption (shortened at a sentence or word
     /// boundary when longer than 150 characters).
     @discardableResult
-    public func edit(path: String, caption: String, altText: String? = nil) throws(CaptionEditError) -> HistoryEntry {
+    public func edit(path: String, caption: String, altText: String? = nil) throws(MemoraError) -> HistoryEntry {
         let caption = caption.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !caption.isEmpty else { throw .emptyCaption }
         let alt = altText?.trimmingCharacters(in: .whitespacesAndNewlines) ?? CaptionPostProcessor.altText(from: caption)
@@ -63,29 +38,24 @@ public struct CaptionEditor: Sendable {
     /// is put back byte for byte; the rollback is itself recorded, as a person's choice, so it
     /// can be undone too.
     @discardableResult
-    public func rollback(path: String, to level: Int? = nil) throws(CaptionEditError) -> HistoryEntry {
+    public func rollback(path: String, to level: Int? = nil) throws(MemoraError) -> HistoryEntry {
         let asset = ProcessingQueue.assetID(for: path)
-        let entries: [HistoryEntry]
-        let original: OriginalCaption?
-        do {
-            entries = try history.entries(forPath: asset)
-            original = try history.original(forPath: asset)
-        } catch { throw .database(error) }
+        let entries = try history.entries(forPath: asset)
+        let original = try history.original(forPath: asset)
         guard !entries.isEmpty else {
             if try restoreLegacySnapshot(path: path, asset: asset) { return try settleLegacy(asset) }
             throw .nothingToRollBack(path: path)
         }
         let target = level ?? (entries.count - 1)
         guard (0...entries.count).contains(target) else {
-            throw .database(.noSuchHistoryEntry(asset: asset, number: target, available: entries.count))
+            throw .noSuchHistoryEntry(asset: asset, number: target, available: entries.count)
         }
         // The caption the photo carries at that level: the last one set at or before it.
         let setter = entries.prefix(target).last { $0.kind.setsCaption }
         let caption = setter.map(\.caption) ?? original?.caption
         let altText = setter.map(\.altText) ?? original?.altText
         let record = PhotoHistory.Record(asset: asset, kind: .rollback, caption: caption, altText: altText, modelUsed: "rollback:\(target)")
-        let snapshot: MetadataSnapshot?
-        do { snapshot = target < entries.count ? try history.snapshot(restoringLevel: target, asset: asset) : nil } catch { throw .database(error) }
+        let snapshot = target < entries.count ? try history.snapshot(restoringLevel: target, asset: asset) : nil
         if let snapshot {
             do { try history.restore(snapshot, record) } catch { throw .metadata(error) }
         } else if let caption {
@@ -159,7 +129,7 @@ public struct CaptionEditor: Sendable {
 
     /// Restores the snapshot an earlier release's `metadata write` left for the photo, if there is
     /// one, recording the restore (so it can be undone) and removing the old file.
-    private func restoreLegacySnapshot(path: String, asset: String) throws(CaptionEditError) -> Bool {
+    private func restoreLegacySnapshot(path: String, asset: String) throws(MemoraError) -> Bool {
         let file = legacySnapshotPath(for: path)
         guard let bytes = try? SystemFile(file).readAll() else { return false }
         let snapshot: MetadataSnapshot
@@ -171,25 +141,19 @@ public struct CaptionEditor: Sendable {
         return true
     }
 
-    private func settleLegacy(_ asset: String) throws(CaptionEditError) -> HistoryEntry {
+    private func settleLegacy(_ asset: String) throws(MemoraError) -> HistoryEntry {
         let caption = (try? MetadataReader.scan(contentsOf: asset))?.captions
-        do { try history.setLatestCaptions(asset: asset, caption: caption?.caption, altText: caption?.altText) } catch { throw .database(error) }
+        try history.setLatestCaptions(asset: asset, caption: caption?.caption, altText: caption?.altText)
         return try settle(PhotoHistory.Record(asset: asset, kind: .rollback, caption: caption?.caption, altText: caption?.altText, modelUsed: "restore"))
     }
 
     /// Settles the queue for a person's decision and returns the entry just recorded.
-    private func settle(_ record: PhotoHistory.Record) throws(CaptionEditError) -> HistoryEntry {
-        let entry: HistoryEntry?
-        do throws(CaptionDatabaseError) {
-            try database.write { db in
-                try ProcessingQueue(database: database).settle(asset: record.asset, caption: record.caption, altText: record.altText,
-                                                                modelUsed: record.modelUsed, in: db)
-            }
-            entry = try history.entries(forPath: record.asset).last
-        } catch {
-            throw .database(error)
+    private func settle(_ record: PhotoHistory.Record) throws(MemoraError) -> HistoryEntry {
+        try database.write { db in
+            try ProcessingQueue(database: database).settle(asset: record.asset, caption: record.caption, altText: record.altText,
+                                                            modelUsed: record.modelUsed, in: db)
         }
-        guard let entry else { throw .database(.queryFailed(reason: "the history entry was not recorded")) }
+        guard let entry = try history.entries(forPath: record.asset).last else { throw .queryFailed(reason: "the history entry was not recorded") }
         return entry
     }
 }

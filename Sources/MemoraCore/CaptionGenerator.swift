@@ -12,7 +12,7 @@ public protocol CaptionGenerator: Sendable {
     /// Whether the model can be used now (server reachable, model pulled, key present).
     func availability() async -> GeneratorAvailability
     /// Describes the photo in `request`.
-    func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption
+    func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption
 }
 
 /// The kinds of caption generator Memora ships.

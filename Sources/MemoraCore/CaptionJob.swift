@@ -73,9 +73,9 @@ public struct CaptionJob: Sendable {
     }
 
     /// Queues the photos under `paths` (files or folders; none: work the queue as it is) and captions the queue.
-    public func run(paths: [String], onEvent: @Sendable (Event) -> Void = { _ in }) async throws -> Report {
+    public func run(paths: [String], onEvent: @Sendable (Event) -> Void = { _ in }) async throws(MemoraError) -> Report {
         if let missing = paths.first(where: { !FileSystem.exists($0) }) {
-            throw CaptionJobError(.notFound, "\(missing): no such file or folder", path: missing)
+            throw MemoraError.notFound(path: missing)
         }
         let lock = try QueueWorkerLock(database: database)
         defer { withExtendedLifetime(lock) {} }
@@ -101,7 +101,7 @@ public struct CaptionJob: Sendable {
             case .photo(let path, let outcome): onEvent(.photo(path: path, outcome: outcome))
             }
         }
-        let failures = try queue.items(status: .failed).map { "\($0.assetURI): \($0.errorMessage ?? "failed")" }
+        let failures = try queue.items(status: .failed).map { $0.failureDescription ?? "\($0.assetURI): failed" }
         return Report(mode: selector.mode, ignoredConstraints: ignoresConstraints, chain: selector.chain.map(\.identifier), scan: scan,
                       summary: summary, failures: failures, unavailable: await selector.unavailable)
     }

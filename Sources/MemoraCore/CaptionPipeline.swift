@@ -18,8 +18,9 @@ public enum PipelineOutcome: Sendable, Hashable {
 
 /// The pipeline for one photo: generate (through the ``ModelSelector``), write caption
 /// and alt text with MetadataKit (surgical, verified, atomic), record the history, mark
-/// completed. Any failure is logged and retried or failed; the photo file is never left
-/// damaged (MetadataKit's writer replaces it atomically or not at all).
+/// completed. Any failure is logged, then retried only when it can succeed (``MemoraError/isRetryable``)
+/// or failed at once; the photo file is never left damaged (MetadataKit's writer replaces it
+/// atomically or not at all).
 ///
 /// Crash safety: the generated caption is stored in the queue item (the intent) before
 /// the file is written, and the history entry and the completion are one transaction.
@@ -71,13 +72,13 @@ public struct CaptionPipeline: Sendable {
             do {
                 selection = try await selector.caption(CaptionRequest(path: asset, metadata: metadata))
             } catch {
-                if case .cancelled = error {
+                if error.code == .cancelled {
                     try queue.release(item.id)
                     return .interrupted
                 }
-                // An unreadable photo will not become readable by trying again.
-                if case .imageUnreadable = error { return try failure(item, type: "read", message: error.description, final: true) }
-                return try failure(item, type: "generation", message: error.description)
+                // An unreadable photo will not become readable by trying again; nor will a photo every model refused.
+                if error.code == .imageUnreadable { return try failure(item, type: "read", message: error.description, final: true) }
+                return try failure(item, type: "generation", message: error.description, final: !error.isRetryable)
             }
             try queue.recordIntent(item.id, caption: selection.caption)
             return try finish(item, caption: selection.caption.description, altText: selection.caption.altText,
@@ -93,7 +94,7 @@ public struct CaptionPipeline: Sendable {
     /// what it replaced, before the photo changes), then completes the item. `current` is the
     /// captions just read, when known.
     private func finish(_ item: QueueItem, caption: String, altText: String, model: String, recovered: Bool,
-                        current: CaptionReading? = nil) throws(CaptionDatabaseError) -> PipelineOutcome {
+                        current: CaptionReading? = nil) throws(MemoraError) -> PipelineOutcome {
         let asset = item.assetID
         let current = current ?? (try? MetadataReader.read(contentsOf: asset).captions)
         let record = PhotoHistory.Record(asset: asset, kind: .generated, caption: caption, altText: altText, modelUsed: model, before: current)
@@ -114,7 +115,7 @@ public struct CaptionPipeline: Sendable {
         return recovered ? .recovered(caption: caption) : .captioned(caption: caption, model: model)
     }
 
-    private func failure(_ item: QueueItem, type: String, message: String, final: Bool = false) throws(CaptionDatabaseError) -> PipelineOutcome {
+    private func failure(_ item: QueueItem, type: String, message: String, final: Bool = false) throws(MemoraError) -> PipelineOutcome {
         database.logError(asset: item.assetID, type: type, message: message, context: ["attempt": String(item.retryCount + 1)])
         let status = try queue.fail(item.id, error: message, maxRetries: final ? 1 : maxRetries)
         return .failed(error: message, willRetry: status == .pending)

@@ -37,10 +37,10 @@ public struct CaptionPreferences: Sendable, Hashable, Codable {
 
 extension CaptionDatabase {
     /// The current preferences.
-    public func preferences() throws(CaptionDatabaseError) -> CaptionPreferences {
+    public func preferences() throws(MemoraError) -> CaptionPreferences {
         try read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM preferences WHERE id = 1") else {
-                throw CaptionDatabaseError.queryFailed(reason: "the preferences row is missing")
+                throw MemoraError.queryFailed(reason: "the preferences row is missing")
             }
             return CaptionPreferences(
                 backgroundEnabled: row["background_enabled"], aiMode: CaptionMode(parsing: row["ai_mode"]) ?? .onDevice,
@@ -51,7 +51,7 @@ extension CaptionDatabase {
     }
 
     /// Sets one preference from text (`true`/`false`/`1`/`0`/`yes`/`no`, or a mode for `ai_mode`).
-    public func setPreference(_ key: String, to text: String) throws(CaptionDatabaseError) {
+    public func setPreference(_ key: String, to text: String) throws(MemoraError) {
         guard CaptionPreferences.keys.contains(key) else {
             throw .invalidPreference(key: key, reason: "unknown key; known keys: " + CaptionPreferences.keys.joined(separator: ", "))
         }

@@ -74,7 +74,7 @@ public struct CaptionScheduler: Sendable {
 
     /// Processes pending photos until the queue is empty, `options.maxPhotos` are done,
     /// the task is cancelled, or a pause outlasts `options.maxPause`.
-    public func run(_ options: Options = Options(), onEvent: @Sendable (Event) -> Void = { _ in }) async throws(CaptionDatabaseError) -> Summary {
+    public func run(_ options: Options = Options(), onEvent: @Sendable (Event) -> Void = { _ in }) async throws(MemoraError) -> Summary {
         let queue = ProcessingQueue(database: database)
         var summary = Summary()
         onEvent(.started(pending: try queue.counts()[.pending] ?? 0))

@@ -36,7 +36,7 @@ public struct GalleryScanner: Sendable {
     /// found is queued whatever the preferences say (the user named them); with `force`,
     /// photos already processed are queued again and their captions may be replaced (a
     /// person's manual edit is still never replaced).
-    public func scan(_ paths: [String], explicit: Bool, force: Bool) throws(CaptionDatabaseError) -> Result {
+    public func scan(_ paths: [String], explicit: Bool, force: Bool) throws(MemoraError) -> Result {
         let preferences = try database.preferences()
         let queue = ProcessingQueue(database: database)
         var result = Result()

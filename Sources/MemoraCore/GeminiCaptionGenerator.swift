@@ -2,7 +2,7 @@ public import Foundation
 
 /// Captions with Google's Gemini API (`models/{model}:generateContent`, the photo as
 /// `inline_data`, the key in the `x-goog-api-key` header). Safety blocks, which arrive
-/// as HTTP 200, become ``CaptionError/safetyBlocked(provider:reason:)``. Flash models
+/// as HTTP 200, become ``MemoraError/safetyBlocked(provider:reason:)``. Flash models
 /// get a thinking budget of 0: a caption needs no reasoning tokens.
 public struct GeminiCaptionGenerator: CaptionGenerator {
     /// Google's endpoint.
@@ -51,7 +51,7 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
             transport: transport, provider: modelInfo.displayName)
     }
 
-    public func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {
+    public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
         let provider = modelInfo.displayName
         guard apiKey != nil else { throw .unavailable(provider: provider, reason: "no API key; set \(SecretName.geminiAPIKey.rawValue)") }
         let image = try ImagePreparer.prepare(path: request.path, profile: profile)

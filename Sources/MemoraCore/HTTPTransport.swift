@@ -22,9 +22,9 @@ public struct HTTPReply: Sendable {
 
 /// Sends HTTP requests for the caption generators. ``URLSessionTransport`` is the real one.
 public protocol HTTPTransport: Sendable {
-    /// Sends `request` and returns the reply, or throws ``CaptionError/connectionFailed(endpoint:reason:)``
-    /// or ``CaptionError/timedOut(endpoint:seconds:)``.
-    func send(_ request: URLRequest) async throws(CaptionError) -> HTTPReply
+    /// Sends `request` and returns the reply, or throws ``MemoraError/connectionFailed(endpoint:reason:)``
+    /// or ``MemoraError/timedOut(endpoint:seconds:)``.
+    func send(_ request: URLRequest) async throws(MemoraError) -> HTTPReply
 }
 
 /// ``HTTPTransport`` over Foundation's `URLSession` (libcurl on Linux). No cookies, no cache, no proxy for loopback.
@@ -41,25 +41,25 @@ public struct URLSessionTransport: HTTPTransport {
         session = URLSession(configuration: configuration)
     }
 
-    public func send(_ request: URLRequest) async throws(CaptionError) -> HTTPReply {
+    public func send(_ request: URLRequest) async throws(MemoraError) -> HTTPReply {
         let endpoint = Self.describe(request.url)
         do {
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else {
-                throw CaptionError.malformedResponse(provider: endpoint, reason: "not an HTTP response")
+                throw MemoraError.malformedResponse(provider: endpoint, reason: "not an HTTP response")
             }
             var headers: [String: String] = [:]
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
             }
             return HTTPReply(status: http.statusCode, headers: headers, body: data)
-        } catch let error as CaptionError {
+        } catch let error as MemoraError {
             throw error
         } catch let error as URLError {
             if error.code == .timedOut { throw .timedOut(endpoint: endpoint, seconds: request.timeoutInterval) }
             throw .connectionFailed(endpoint: endpoint, reason: error.localizedDescription)
         } catch {
-            throw .connectionFailed(endpoint: endpoint, reason: "\(error)")
+            throw .connectionFailed(endpoint: endpoint, reason: MemoraError.reason(of: error))
         }
     }
 

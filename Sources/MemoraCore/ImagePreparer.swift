@@ -42,13 +42,13 @@ public enum ImagePreparer {
     public static let quality = 0.85
 
     /// Prepares the photo at `path` for `profile`.
-    public static func prepare(path: String, profile: PreparationProfile) throws(CaptionError) -> PreparedImage {
+    public static func prepare(path: String, profile: PreparationProfile) throws(MemoraError) -> PreparedImage {
         do {
             let image = try ImageDecoder.thumbnail(
                 contentsOf: path, maxPixelSize: profile.longSide, options: DecodingOptions(applyOrientation: true))
             return try prepare(image)
         } catch {
-            throw .imageUnreadable(path: path, reason: "\(error)")
+            throw .imageUnreadable(path: path, reason: error.reason)
         }
     }
 

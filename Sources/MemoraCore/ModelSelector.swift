@@ -15,7 +15,10 @@ import Foundation
 /// `retry-after-ms` or Gemini `RetryInfo` delay when it gave one; non-retryable errors
 /// (bad key, exhausted quota, safety block, rejected request) move straight to the next
 /// generator. A generator that is unavailable, or fails ``RetryPolicy/failuresBeforeCooldown``
-/// photos in a row, is skipped for ``RetryPolicy/cooldown`` seconds.
+/// photos in a row, is skipped for ``RetryPolicy/cooldown`` seconds. When every generator
+/// fails, the ``MemoraError/Code/allGeneratorsFailed`` error is retryable only if one of them
+/// may succeed later (it was skipped, or its failure was retryable), so the pipeline does not
+/// try again a photo that every model refused.
 public actor ModelSelector {
     /// What happened with one generator while captioning one photo.
     public struct Attempt: Sendable, Hashable, Codable {
@@ -88,14 +91,18 @@ public actor ModelSelector {
     public var unavailable: [String: String] { unavailableReasons }
 
     /// Captions `request` with the first generator in the chain that succeeds.
-    public func caption(_ request: CaptionRequest) async throws(CaptionError) -> Selection {
+    public func caption(_ request: CaptionRequest) async throws(MemoraError) -> Selection {
         var attempts: [Attempt] = []
         var errors: [String] = []
+        // Whether a generator may succeed with this photo later: it was skipped (unavailable, cooling
+        // down) or its failure was retryable. Otherwise trying the photo again cannot help.
+        var mayLaterSucceed = false
         for (index, generator) in generators.enumerated() {
             let id = generator.modelInfo.identifier
             var state = states[index] ?? GeneratorState()
             if let until = state.coolingDownUntil, clock.now() < until {
                 attempts.append(Attempt(model: id, outcome: "skipped", detail: "cooling down until \(until)", waited: 0))
+                mayLaterSucceed = true
                 continue
             }
             if state.coolingDownUntil != nil {
@@ -108,6 +115,7 @@ public actor ModelSelector {
                     states[index] = state
                     attempts.append(Attempt(model: id, outcome: "skipped", detail: reason, waited: 0))
                     errors.append("\(generator.modelInfo.displayName): \(reason)")
+                    mayLaterSucceed = true
                     continue
                 }
                 state.checkedAvailability = true
@@ -122,8 +130,7 @@ public actor ModelSelector {
                     attempts.append(Attempt(model: id, outcome: "succeeded", detail: nil, waited: 0))
                     return Selection(caption: caption, attempts: attempts)
                 } catch {
-                    if case .imageUnreadable = error { states[index] = state; throw error }
-                    if case .cancelled = error { states[index] = state; throw error }
+                    if error.code == .imageUnreadable || error.code == .cancelled { states[index] = state; throw error }
                     let serverDelay = error.retryAfter
                     if error.isRetryable, attempt < policy.maxAttempts, (serverDelay ?? 0) <= policy.maxServerDelay {
                         let wait = serverDelay ?? policy.backoff(retry: attempt, random: random())
@@ -134,6 +141,7 @@ public actor ModelSelector {
                     }
                     attempts.append(Attempt(model: id, outcome: "failed", detail: error.description, waited: 0))
                     errors.append(error.description)
+                    mayLaterSucceed = mayLaterSucceed || error.isRetryable
                     state.consecutiveFailures += 1
                     if let serverDelay, serverDelay > policy.maxServerDelay {
                         state.coolingDownUntil = clock.now().addingTimeInterval(serverDelay)
@@ -145,16 +153,13 @@ public actor ModelSelector {
                 }
             }
         }
-        throw .allGeneratorsFailed(errors)
+        throw .allGeneratorsFailed(errors, isRetryable: mayLaterSucceed)
     }
 }
 
-extension CaptionError {
+extension MemoraError {
     /// Errors that concern the generator rather than the photo: the next photo would fail the same way.
     var isRecoverableForNextPhoto: Bool {
-        switch self {
-        case .unauthorized, .quotaExhausted, .unavailable: false
-        default: true
-        }
+        ![.unauthorized, .quotaExhausted, .unavailable].contains(code)
     }
 }

@@ -56,7 +56,7 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
         return .available
     }
 
-    public func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {
+    public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
         let image = try ImagePreparer.prepare(path: request.path, profile: profile)
         let body: [String: Any] = [
             "model": model,

@@ -52,7 +52,7 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
             transport: transport, provider: modelInfo.displayName)
     }
 
-    public func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {
+    public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
         let provider = modelInfo.displayName
         if apiKey == nil && !Endpoint.isLoopback(endpoint) {
             throw .unavailable(provider: provider, reason: "no API key; set \(SecretName.openAIAPIKey.rawValue)")

@@ -16,7 +16,7 @@ public struct PhotoHistory: Sendable {
     }
 
     /// The photo's entries, oldest first, numbered from 1.
-    public func entries(forPath path: String) throws(CaptionDatabaseError) -> [HistoryEntry] {
+    public func entries(forPath path: String) throws(MemoraError) -> [HistoryEntry] {
         let asset = ProcessingQueue.assetID(for: path)
         return try database.read { db in
             try Row.fetchAll(db, sql: "SELECT id, caption, alt_text, model_used, was_manual_edit, kind, created_at, snapshot IS NOT NULL AS saved FROM caption_history WHERE asset_id = ? ORDER BY id",
@@ -32,7 +32,7 @@ public struct PhotoHistory: Sendable {
     }
 
     /// What the photo carried before Memora first wrote to it, if Memora ever did.
-    public func original(forPath path: String) throws(CaptionDatabaseError) -> OriginalCaption? {
+    public func original(forPath path: String) throws(MemoraError) -> OriginalCaption? {
         try database.read { db in
             try Row.fetchOne(db, sql: "SELECT caption, alt_text, created_at FROM original_metadata WHERE asset_id = ?",
                              arguments: [ProcessingQueue.assetID(for: path)]).map {
@@ -42,12 +42,12 @@ public struct PhotoHistory: Sendable {
     }
 
     /// The entry that set the photo's current caption (the last one that set a caption).
-    public func captionEntry(forPath path: String) throws(CaptionDatabaseError) -> HistoryEntry? {
+    public func captionEntry(forPath path: String) throws(MemoraError) -> HistoryEntry? {
         try entries(forPath: path).last { $0.kind.setsCaption }
     }
 
     /// Whether a person's caption (a manual edit, `metadata write` or a rollback) is the photo's current one.
-    public func hasManualCaption(forPath path: String) throws(CaptionDatabaseError) -> Bool {
+    public func hasManualCaption(forPath path: String) throws(MemoraError) -> Bool {
         try captionEntry(forPath: path)?.wasManualEdit ?? false
     }
 
@@ -77,7 +77,7 @@ public struct PhotoHistory: Sendable {
     /// settled by the photo's next write: kept if the photo changed, dropped if it did not.
     func options(recording record: Record, keepModificationTime: Bool = false, into recorded: Recorded) -> CaptionWriteOptions {
         CaptionWriteOptions(keepModificationTime: keepModificationTime) { [database] snapshot in
-            try database.pool.write { db in
+            try database.write { db in
                 let now = CaptionDatabase.timestamp(Date())
                 try Self.settlePending(asset: record.asset, current: snapshot, in: db)
                 let isFirst = try Int.fetchOne(db, sql: "SELECT 1 FROM original_metadata WHERE asset_id = ?", arguments: [record.asset]) == nil
@@ -156,7 +156,7 @@ public struct PhotoHistory: Sendable {
     }
 
     /// Sets the captions of the photo's latest entry (a restore whose captions are only known once the photo is restored).
-    func setLatestCaptions(asset: String, caption: String?, altText: String?) throws(CaptionDatabaseError) {
+    func setLatestCaptions(asset: String, caption: String?, altText: String?) throws(MemoraError) {
         try database.write { db in
             try db.execute(sql: "UPDATE caption_history SET caption = ?, alt_text = ? WHERE id = (SELECT MAX(id) FROM caption_history WHERE asset_id = ?)",
                            arguments: [caption, altText, asset])
@@ -202,7 +202,7 @@ public struct PhotoHistory: Sendable {
 
     /// The snapshot that brings the photo back to `level`: 0 is the original; N is the state
     /// right after entry N, which is what entry N+1 replaced. Nil when it was not kept.
-    func snapshot(restoringLevel level: Int, asset: String) throws(CaptionDatabaseError) -> MetadataSnapshot? {
+    func snapshot(restoringLevel level: Int, asset: String) throws(MemoraError) -> MetadataSnapshot? {
         let data = try database.read { db -> Data? in
             if level == 0 {
                 return try Data.fetchOne(db, sql: "SELECT snapshot FROM original_metadata WHERE asset_id = ?", arguments: [asset])
@@ -212,7 +212,7 @@ public struct PhotoHistory: Sendable {
         }
         guard let data else { return nil }
         do { return try MetadataSnapshot(decoding: data, source: asset) } catch {
-            throw .queryFailed(reason: "the saved metadata of level \(level) cannot be used: \(error)")
+            throw .queryFailed(reason: "the saved metadata of level \(level) cannot be used: \(error.reason)")
         }
     }
 }

@@ -33,6 +33,11 @@ public struct QueueItem: Sendable, Hashable, Codable {
     public var modelUsed: String?
     /// The last error.
     public var errorMessage: String?
+    /// The last error as one line that names the photo once: the message itself when it names the
+    /// photo (most do), else the photo's path and the message; nil when there was no error.
+    public var failureDescription: String? {
+        errorMessage.map { $0.contains(assetID) || $0.contains(assetURI) ? $0 : "\(assetURI): \($0)" }
+    }
     /// How many tries failed.
     public var retryCount: Int
     /// Whether an existing caption may be replaced (never a manual edit).
@@ -78,7 +83,7 @@ public struct ProcessingQueue: Sendable {
     /// With `force`, a completed or failed photo goes back to `pending` to be captioned again.
     /// Returns whether the photo is now pending because of this call.
     @discardableResult
-    public func enqueue(path: String, force: Bool = false) throws(CaptionDatabaseError) -> Bool {
+    public func enqueue(path: String, force: Bool = false) throws(MemoraError) -> Bool {
         let asset = Self.assetID(for: path)
         let now = CaptionDatabase.timestamp(Date())
         return try database.write { db in
@@ -95,7 +100,7 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// Atomically moves the oldest pending item to `processing` and returns it; nil when none is pending.
-    public func claimNext() throws(CaptionDatabaseError) -> QueueItem? {
+    public func claimNext() throws(MemoraError) -> QueueItem? {
         let now = CaptionDatabase.timestamp(Date())
         return try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM processing_queue WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1") else { return nil }
@@ -106,7 +111,7 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// Records the caption about to be written, before the file is touched (the intent crash recovery finishes).
-    public func recordIntent(_ id: String, caption: GeneratedCaption) throws(CaptionDatabaseError) {
+    public func recordIntent(_ id: String, caption: GeneratedCaption) throws(MemoraError) {
         try database.write { db in
             try db.execute(sql: "UPDATE processing_queue SET caption = ?, alt_text = ?, model_used = ?, updated_at = ? WHERE id = ?",
                            arguments: [caption.description, caption.altText, caption.model.identifier, CaptionDatabase.timestamp(Date()), id])
@@ -129,13 +134,13 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// Marks an item completed without a caption of ours (skipped, with the reason).
-    public func skip(_ id: String, reason: String, tag: String) throws(CaptionDatabaseError) {
+    public func skip(_ id: String, reason: String, tag: String) throws(MemoraError) {
         try database.write { db in try complete(id, caption: nil, altText: nil, modelUsed: "skipped:" + tag, note: reason, in: db) }
     }
 
     /// Records a failed try: back to `pending`, or `failed` once `maxRetries` tries have failed.
     @discardableResult
-    public func fail(_ id: String, error: String, maxRetries: Int) throws(CaptionDatabaseError) -> QueueItem.Status {
+    public func fail(_ id: String, error: String, maxRetries: Int) throws(MemoraError) -> QueueItem.Status {
         try database.write { db in
             let retries = (try Int.fetchOne(db, sql: "SELECT retry_count FROM processing_queue WHERE id = ?", arguments: [id]) ?? 0) + 1
             let status: QueueItem.Status = retries >= maxRetries ? .failed : .pending
@@ -147,7 +152,7 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// Puts an item that was interrupted (cancelled) back to `pending` without counting a try.
-    public func release(_ id: String) throws(CaptionDatabaseError) {
+    public func release(_ id: String) throws(MemoraError) {
         try database.write { db in
             try db.execute(sql: "UPDATE processing_queue SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'processing'",
                            arguments: [CaptionDatabase.timestamp(Date()), id])
@@ -157,7 +162,7 @@ public struct ProcessingQueue: Sendable {
     /// After a crash: every item left in `processing` goes back to `pending` (keeping any
     /// recorded intent). Call it when no other worker uses the database. Returns how many.
     @discardableResult
-    public func recoverInterrupted() throws(CaptionDatabaseError) -> Int {
+    public func recoverInterrupted() throws(MemoraError) -> Int {
         try database.write { db in
             try db.execute(sql: "UPDATE processing_queue SET status = 'pending', updated_at = ? WHERE status = 'processing'",
                            arguments: [CaptionDatabase.timestamp(Date())])
@@ -167,7 +172,7 @@ public struct ProcessingQueue: Sendable {
 
     /// Puts every failed item back to `pending` with a fresh retry count. Returns how many.
     @discardableResult
-    public func retryFailed() throws(CaptionDatabaseError) -> Int {
+    public func retryFailed() throws(MemoraError) -> Int {
         try database.write { db in
             try db.execute(sql: "UPDATE processing_queue SET status = 'pending', retry_count = 0, updated_at = ? WHERE status = 'failed'",
                            arguments: [CaptionDatabase.timestamp(Date())])
@@ -176,7 +181,7 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// How many items have each status.
-    public func counts() throws(CaptionDatabaseError) -> [QueueItem.Status: Int] {
+    public func counts() throws(MemoraError) -> [QueueItem.Status: Int] {
         try database.read { db in
             var counts: [QueueItem.Status: Int] = [:]
             for status in QueueItem.Status.allCases { counts[status] = 0 }
@@ -188,7 +193,7 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// Items with `status` (all when nil), oldest first.
-    public func items(status: QueueItem.Status? = nil, limit: Int = 1000) throws(CaptionDatabaseError) -> [QueueItem] {
+    public func items(status: QueueItem.Status? = nil, limit: Int = 1000) throws(MemoraError) -> [QueueItem] {
         try database.read { db in
             if let status {
                 return try Row.fetchAll(db, sql: "SELECT * FROM processing_queue WHERE status = ? ORDER BY created_at, rowid LIMIT ?",
@@ -199,7 +204,7 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// The item of the photo at `path`, if queued.
-    public func item(forPath path: String) throws(CaptionDatabaseError) -> QueueItem? {
+    public func item(forPath path: String) throws(MemoraError) -> QueueItem? {
         try database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM processing_queue WHERE asset_id = ?", arguments: [Self.assetID(for: path)]).map(QueueItem.init(row:))
         }

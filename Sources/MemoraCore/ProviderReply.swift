@@ -7,7 +7,7 @@ import FoundationNetworking
 /// the servers' "retry after" hints.
 enum ProviderReply {
     /// The JSON object in `reply`'s body, or a malformed-response error.
-    static func object(_ reply: HTTPReply, provider: String) throws(CaptionError) -> [String: Any] {
+    static func object(_ reply: HTTPReply, provider: String) throws(MemoraError) -> [String: Any] {
         guard let value = try? JSONSerialization.jsonObject(with: reply.body),
               let object = value as? [String: Any] else {
             throw .malformedResponse(provider: provider, reason: "the body is not a JSON object (\(reply.body.count) bytes, HTTP \(reply.status))")
@@ -20,8 +20,8 @@ enum ProviderReply {
         (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
     }
 
-    /// Throws the right ``CaptionError`` for a non-2xx reply; returns for 2xx.
-    static func check(_ reply: HTTPReply, provider: String) throws(CaptionError) {
+    /// Throws the right ``MemoraError`` for a non-2xx reply; returns for 2xx.
+    static func check(_ reply: HTTPReply, provider: String) throws(MemoraError) {
         guard !(200..<300).contains(reply.status) else { return }
         let body = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any]
         let error = body?["error"]
@@ -96,8 +96,8 @@ enum ProviderReply {
         }
     }
 
-    /// Turns model text into a caption, or throws ``CaptionError/emptyCaption(provider:)``.
-    static func caption(from text: String, model: ModelInfo) throws(CaptionError) -> GeneratedCaption {
+    /// Turns model text into a caption, or throws ``MemoraError/emptyCaption(provider:)``.
+    static func caption(from text: String, model: ModelInfo) throws(MemoraError) -> GeneratedCaption {
         guard let (description, altText) = CaptionPostProcessor.process(text) else {
             throw .emptyCaption(provider: model.displayName)
         }

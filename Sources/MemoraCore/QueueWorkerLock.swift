@@ -10,14 +10,14 @@ package final class QueueWorkerLock: Sendable {
     package let path: String
 
     /// Takes the lock without waiting; throws when another worker holds it.
-    package init(database: CaptionDatabase) throws(CaptionDatabaseError) {
+    package init(database: CaptionDatabase) throws(MemoraError) {
         path = database.path + ".worker-lock"
         do {
             lock = try FileLock(path, .exclusive, wait: false)
         } catch where error.code == SystemErrorCode.wouldBlock {
-            throw .queryFailed(reason: "another `memora caption` is working on \(database.path); wait for it to finish")
+            throw .locked(path: database.path)
         } catch {
-            throw .openFailed(path: path, reason: error.reason)
+            throw .openFailed(path: path, reason: error.reason, systemCode: error.systemCode, isRetryable: error.isTransient)
         }
     }
 

@@ -23,29 +23,10 @@ public enum SecretName: String, Sendable, Hashable, CaseIterable, Codable {
     case openAIAPIKey = "OPENAI_API_KEY"
 }
 
-/// Why a secret could not be read or stored.
-public enum SecretStoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The secrets file can be read by other users.
-    case insecurePermissions(path: String, mode: String)
-    /// The secrets file could not be read or written.
-    case io(path: String, reason: String)
-    /// A line of the secrets file is not `NAME=value`.
-    case malformedLine(path: String, line: Int)
-
-    public var description: String {
-        switch self {
-        case .insecurePermissions(let path, let mode):
-            "\(path) holds API keys but has mode \(mode): other users could read them. Run `chmod 600 \(path)`."
-        case .io(let path, let reason): "\(path): \(reason)"
-        case .malformedLine(let path, let line): "\(path), line \(line): expected NAME=value"
-        }
-    }
-}
-
 /// Where API keys come from (environment, a 0600 file; the iOS Keychain can conform later).
 public protocol SecretStore: Sendable {
     /// The secret, or nil when this store does not have it.
-    func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey?
+    func secret(_ name: SecretName) throws(MemoraError) -> APIKey?
 }
 
 /// Reads keys from environment variables named after ``SecretName``'s raw values.
@@ -57,7 +38,7 @@ public struct EnvironmentSecretStore: SecretStore {
         self.environment = environment
     }
 
-    public func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey? {
+    public func secret(_ name: SecretName) throws(MemoraError) -> APIKey? {
         guard let value = environment[name.rawValue], !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
         return APIKey(value)
     }
@@ -78,12 +59,12 @@ public struct FileSecretStore: SecretStore {
         ApplicationFolders().configuration + "/secrets"
     }
 
-    public func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey? {
+    public func secret(_ name: SecretName) throws(MemoraError) -> APIKey? {
         try entries()[name.rawValue].map(APIKey.init)
     }
 
     /// Stores `key` under `name`, creating the file with mode 0600 (atomically replaced).
-    public func store(_ key: APIKey, as name: SecretName) throws(SecretStoreError) {
+    public func store(_ key: APIKey, as name: SecretName) throws(MemoraError) {
         var entries = try entries()
         entries[name.rawValue] = key.value
         let text = entries.keys.sorted().map { "\($0)=\(entries[$0]!)\n" }.joined()
@@ -93,25 +74,26 @@ public struct FileSecretStore: SecretStore {
             try FileSystem.makeFolder(SystemPath.folder(of: path), permissions: 0o700)
             try AtomicFileWriter.write(bytes, to: path, options: .secret())
         } catch {
-            throw .io(path: path, reason: "could not write the secrets file (\(error.reason))")
+            throw .io(path: path, reason: "could not write the secrets file (\(error.reason))", systemCode: error.systemCode,
+                      isRetryable: error.isTransient)
         }
     }
 
-    func entries() throws(SecretStoreError) -> [String: String] {
+    func entries() throws(MemoraError) -> [String: String] {
         // Permissions are checked on the open file, so they cannot change between the check and the read.
         let data: [UInt8]
         do {
             let file = try SystemFile(path)
             let status = try file.status()
             guard status.permissions & 0o077 == 0 else {
-                throw SecretStoreError.insecurePermissions(path: path, mode: String(status.permissions & 0o777, radix: 8))
+                throw MemoraError.insecurePermissions(path: path, mode: String(status.permissions & 0o777, radix: 8))
             }
             data = try file.readAll()
-        } catch let error as SecretStoreError {
+        } catch let error as MemoraError {
             throw error
         } catch let error as SystemError {
             if error.isNotFound && error.operation == "open" { return [:] }
-            throw .io(path: path, reason: error.reason)
+            throw .io(path: path, reason: error.reason, systemCode: error.systemCode, isRetryable: error.isTransient)
         } catch {
             throw .io(path: path, reason: "cannot be read")
         }
@@ -136,7 +118,7 @@ public struct ChainedSecretStore: SecretStore {
         self.stores = stores
     }
 
-    public func secret(_ name: SecretName) throws(SecretStoreError) -> APIKey? {
+    public func secret(_ name: SecretName) throws(MemoraError) -> APIKey? {
         for store in stores {
             if let key = try store.secret(name) { return key }
         }

@@ -23,7 +23,7 @@ public struct VaultImport: Sendable {
     }
 
     /// Encrypts the photo at `path` into `vault` and returns its record.
-    public func add(_ path: String, to vault: Vault) throws -> VaultPhoto {
+    public func add(_ path: String, to vault: Vault) throws(MemoraError) -> VaultPhoto {
         let info = try? ImageDecoder.info(contentsOf: path)
         let thumbnail = thumbnailSize.flatMap { size in
             (try? ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: size, options: DecodingOptions(applyOrientation: true)))
@@ -35,24 +35,26 @@ public struct VaultImport: Sendable {
         let details = VaultPhotoDetails(
             format: info?.format.rawValue ?? fallbackFormat, width: info?.uprightWidth, height: info?.uprightHeight,
             takenAt: taken, tags: tags, thumbnail: thumbnail)
-        guard stripsLocation else { return try vault.add(fileAt: path, details: details) }
+        if !stripsLocation {
+            do { return try vault.add(fileAt: path, details: details) } catch { throw .vault(error) }
+        }
         let original: [UInt8]
         do { original = try SystemFile(path).readAll() } catch {
-            // The system layer's own codes are negative and no system error numbers.
-            throw VaultCryptoError.readFailed(
-                path: path, reason: error.reason, systemCode: error.code > 0 ? error.code : nil, isRetryable: error.isTransient)
+            if error.isNotFound { throw .notFound(path: path) }
+            throw .io(path: path, reason: "cannot be read (\(error.reason))", systemCode: error.systemCode, isRetryable: error.isTransient)
         }
-        let stripped = try CaptionWriter.strippingLocation(from: original, source: path)
-        return try vault.add(contents: stripped, originalFilename: name, details: details)
+        let stripped: [UInt8]
+        do { stripped = try CaptionWriter.strippingLocation(from: original, source: path) } catch { throw .metadata(error) }
+        do { return try vault.add(contents: stripped, originalFilename: name, details: details) } catch { throw .vault(error) }
     }
 
     /// Adds each of `paths` in turn; a failure does not stop the others. `onProgress` is called
     /// after each photo with how many are done and that photo's path.
     public func add(_ paths: [String], to vault: Vault,
-                    onProgress: (_ completed: Int, _ path: String) -> Void = { _, _ in }) -> [Result<VaultPhoto, any Error>] {
-        var results: [Result<VaultPhoto, any Error>] = []
+                    onProgress: (_ completed: Int, _ path: String) -> Void = { _, _ in }) -> [Result<VaultPhoto, MemoraError>] {
+        var results: [Result<VaultPhoto, MemoraError>] = []
         for (index, path) in paths.enumerated() {
-            results.append(Result { try add(path, to: vault) })
+            results.append(Result { () throws(MemoraError) in try add(path, to: vault) })
             onProgress(index + 1, path)
         }
         return results

@@ -54,6 +54,10 @@ package struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The `errno` to keep in a module's error (its `systemCode`): nil for the system layer's own
+    /// negative codes (not a regular file, changed or ended while read), which are no `errno` values.
+    package var systemCode: Int32? { code > 0 ? code : nil }
+
     /// Whether the same call may succeed later without the user changing anything.
     package var isTransient: Bool {
         [EINTR, EAGAIN, EWOULDBLOCK, EBUSY, ETIMEDOUT, EMFILE, ENFILE, ENOMEM].contains(code)

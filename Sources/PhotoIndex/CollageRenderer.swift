@@ -60,7 +60,7 @@ public enum CollageRenderer {
                     canvas.draw(image, x: cells[index].x, y: cells[index].y, cornerRadius: radius)
                     paths[index] = selection.photos[index].path
                 case .failure(let error):
-                    failed.append(RejectedPhoto(path: selection.photos[index].path, reason: "\(error)"))
+                    failed.append(RejectedPhoto(path: selection.photos[index].path, reason: error.reason))
                 }
             }
             return .success(canvas)
@@ -79,12 +79,12 @@ public enum CollageRenderer {
                     paths[index] = backup.path
                     break
                 } catch {
-                    failed.append(RejectedPhoto(path: backup.path, reason: "\(error)"))
+                    failed.append(RejectedPhoto(path: backup.path, reason: error.reason))
                 }
             }
         }
         let placed = cells.indices.compactMap { index in paths[index].map { (cell: cells[index], path: $0) } }
-        guard !placed.isEmpty else { throw .invalidRequest("none of the photos could be read: " + failed.map(\.reason).joined(separator: "; ")) }
+        guard !placed.isEmpty else { throw .invalidRequest("none of the photos could be read: " + failed.map { "\($0.path): \($0.reason)" }.joined(separator: "; ")) }
         do {
             let jpeg = try ImageEncoder.encode(canvas.image, as: .jpeg(JPEGEncodingOptions(quality: quality)))
             return RenderedCollage(jpeg: jpeg, image: canvas.image, cells: placed, failed: failed)
@@ -104,7 +104,7 @@ public enum CollageRenderer {
             return try ImageDecoder.decode(bytes, source: photo.path, region: crop, width: cell.width, height: cell.height,
                                            options: DecodingOptions(applyOrientation: true), fast: true)
         } catch {
-            throw .unreadable(path: photo.path, reason: "\(error)")
+            throw .unreadable(path: photo.path, reason: error.reason)
         }
     }
 }

@@ -19,7 +19,7 @@ public final class PhotoIndexDatabase: Sendable {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
         } catch {
-            throw .database(path: path, reason: "\(error)")
+            throw .database(path: path, cause: error)
         }
     }
 
@@ -98,11 +98,11 @@ public final class PhotoIndexDatabase: Sendable {
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(PhotoIndexError) -> T {
-        do { return try pool.read(body) } catch let error as PhotoIndexError { throw error } catch { throw .database(path: path, reason: "\(error)") }
+        do { return try pool.read(body) } catch { throw .database(path: path, cause: error) }
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(PhotoIndexError) -> T {
-        do { return try pool.write(body) } catch let error as PhotoIndexError { throw error } catch { throw .database(path: path, reason: "\(error)") }
+        do { return try pool.write(body) } catch { throw .database(path: path, cause: error) }
     }
 
     static func nanoseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded()) }
@@ -156,7 +156,7 @@ public final class PhotoIndexDatabase: Sendable {
 
     /// Moves the write-ahead log into the database file, so the file's size is the index's size.
     public func checkpoint() throws(PhotoIndexError) {
-        do { _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } } catch { throw .database(path: path, reason: "\(error)") }
+        do { _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } } catch { throw .database(path: path, cause: error) }
     }
 
     /// The lower-cased, trimmed comma-separated parts of a place name.
@@ -193,5 +193,21 @@ public final class PhotoIndexDatabase: Sendable {
             orientation: row["orientation"], keywords: (try? JSONDecoder().decode([String].self, from: Data(keywordsText.utf8))) ?? [],
             people: people, faces: faces, quality: row["quality"], perceptualHash: phash.map { UInt64(bitPattern: $0) },
             rating: row["rating"], favorite: row["favorite"], embedding: embedding.map { HalfFloat.decode([UInt8]($0)) }, error: row["error"])
+    }
+}
+
+extension PhotoIndexError {
+    /// `database` for an error caught around GRDB: SQLite's own message and result code (not GRDB's
+    /// description, which quotes the SQL), a failed system call's phrase and `errno`; retryable when
+    /// the database was busy or locked, or the system call failed transiently. Our own errors pass through.
+    static func database(path: String, cause: any Error) -> PhotoIndexError {
+        switch cause {
+        case let error as PhotoIndexError: error
+        case let error as DatabaseError:
+            .database(path: path, reason: error.message ?? "SQLite error \(error.resultCode.rawValue)", libraryCode: error.extendedResultCode.rawValue,
+                      isRetryable: error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED)
+        case let error as SystemError: .database(path: path, reason: error.reason, systemCode: error.systemCode, isRetryable: error.isTransient)
+        default: .database(path: path, reason: String(describing: cause))
+        }
     }
 }

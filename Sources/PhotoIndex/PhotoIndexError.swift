@@ -1,20 +1,86 @@
-/// Why indexing or selection failed.
-public enum PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The library's folder cannot be used.
-    case libraryUnavailable(path: String, reason: String)
-    /// The index database could not be opened, migrated or queried.
-    case database(path: String, reason: String)
-    /// A photo could not be read (recorded in the index; indexing goes on).
-    case unreadable(path: String, reason: String)
-    /// A request that cannot be met, with what to change.
-    case invalidRequest(String)
+/// Everything that can go wrong in PhotoIndex: a code a program can switch on (an extensible set
+/// of static values, not a frozen enum), the photo, library folder or index database concerned,
+/// a message a person can act on that names it once, the `errno` of a failed system call or
+/// SQLite's result code when there is one, and whether trying again can help.
+///
+/// Match on ``code`` (`error.code == .invalidRequest`); build errors with the static functions,
+/// named like the codes (`throw .invalidRequest("…")`).
+public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it is. New codes may be added in later versions, so a `switch`
+    /// over codes needs a `default` branch.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's stable kebab-case name ("library-unavailable").
+        public var rawValue: String
 
-    public var description: String {
-        switch self {
-        case .libraryUnavailable(let path, let reason): "the photo library \(path) cannot be used: \(reason)"
-        case .database(let path, let reason): "the photo index \(path) failed: \(reason)"
-        case .unreadable(let path, let reason): "\(path) could not be indexed: \(reason)"
-        case .invalidRequest(let message): message
-        }
+        /// A code with this name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The kebab-case name.
+        public var description: String { rawValue }
+
+        /// The library's folder cannot be used.
+        public static let libraryUnavailable = Code(rawValue: "library-unavailable")
+        /// The index database could not be opened, migrated or queried.
+        public static let database = Code(rawValue: "database")
+        /// A photo could not be read (recorded in the index; indexing goes on).
+        public static let unreadable = Code(rawValue: "unreadable")
+        /// A request that cannot be met, with what to change.
+        public static let invalidRequest = Code(rawValue: "invalid-request")
+    }
+
+    /// What kind of failure it is.
+    public var code: Code
+    /// The photo, library folder or index database concerned, when there is one.
+    public var path: String?
+    /// The cause in words, without the path.
+    public var reason: String
+    /// What happened and what to do, in words; names ``path`` once when there is one.
+    public var message: String
+    /// The `errno` of the failed system call, when one failed.
+    public var systemCode: Int32?
+    /// SQLite's (extended) result code, when the index database failed.
+    public var libraryCode: Int32?
+    /// Whether the same operation may succeed if tried again (a busy database, a transient system error).
+    public var isRetryable: Bool
+
+    /// An error with every field given.
+    public init(_ code: Code, path: String?, reason: String, message: String, systemCode: Int32? = nil, libraryCode: Int32? = nil,
+                isRetryable: Bool = false) {
+        self.code = code
+        self.path = path
+        self.reason = reason
+        self.message = message
+        self.systemCode = systemCode
+        self.libraryCode = libraryCode
+        self.isRetryable = isRetryable
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    // MARK: The errors PhotoIndex throws
+
+    /// The library's folder cannot be used; `systemCode` is the failed call's `errno`.
+    public static func libraryUnavailable(path: String, reason: String, systemCode: Int32? = nil, isRetryable: Bool = false) -> PhotoIndexError {
+        PhotoIndexError(.libraryUnavailable, path: path, reason: reason, message: "the photo library \(path) cannot be used: \(reason)",
+                        systemCode: systemCode, isRetryable: isRetryable)
+    }
+
+    /// The index database could not be opened, migrated or queried; `libraryCode` is SQLite's result code,
+    /// `isRetryable` whether it was busy or locked by another connection.
+    public static func database(path: String, reason: String, systemCode: Int32? = nil, libraryCode: Int32? = nil,
+                                isRetryable: Bool = false) -> PhotoIndexError {
+        PhotoIndexError(.database, path: path, reason: reason, message: "the photo index \(path) failed: \(reason)",
+                        systemCode: systemCode, libraryCode: libraryCode, isRetryable: isRetryable)
+    }
+
+    /// A photo could not be read; `reason` must not repeat the path.
+    public static func unreadable(path: String, reason: String) -> PhotoIndexError {
+        PhotoIndexError(.unreadable, path: path, reason: reason, message: "\(path) could not be indexed: \(reason)")
+    }
+
+    /// A request that cannot be met; `message` says what to change.
+    public static func invalidRequest(_ message: String) -> PhotoIndexError {
+        PhotoIndexError(.invalidRequest, path: nil, reason: message, message: message)
     }
 }

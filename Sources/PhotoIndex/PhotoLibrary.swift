@@ -80,7 +80,9 @@ public struct DirectoryPhotoLibrary: PhotoLibrary {
     public func assets() throws(PhotoIndexError) -> [PhotoAsset] {
         guard FileSystem.isFolder(root) else { throw .libraryUnavailable(path: root, reason: "not a folder") }
         let files: [FolderWalker.File]
-        do { files = try FolderWalker(root: root).files() } catch { throw .libraryUnavailable(path: root, reason: error.reason) }
+        do { files = try FolderWalker(root: root).files() } catch {
+            throw .libraryUnavailable(path: root, reason: error.reason, systemCode: error.systemCode, isRetryable: error.isTransient)
+        }
         var found: [PhotoAsset] = []
         let sidecars = Set(files.map(\.path).filter { $0.lowercased().hasSuffix(".xmp") })
         for file in files where !sidecars.contains(file.path) {

@@ -132,12 +132,6 @@ extension VaultCryptoError {
     }
 }
 
-extension SystemError {
-    /// The error number for ``VaultCryptoError/systemCode``: nil for the system layer's own
-    /// negative codes (not a regular file, changed or ended while read), which are no system error numbers.
-    var systemCode: Int32? { code > 0 ? code : nil }
-}
-
 /// `Array.withUnsafeBytes` with a typed-throwing body.
 func withBytes<Result>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(VaultCryptoError) -> Result) throws(VaultCryptoError) -> Result {
     let outcome: Swift.Result<Result, VaultCryptoError> = bytes.withUnsafeBytes { raw in

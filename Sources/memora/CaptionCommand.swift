@@ -109,7 +109,8 @@ struct CaptionCommand: AsyncParsableCommand {
                 if let reporter = progress.get() {
                     reporter.update(completed: min(done.increment(), reporter.total), item: (path as NSString).lastPathComponent)
                 }
-                if case .failed(let error, _) = outcome { StandardError.write("  \(path): \(error)\n") }
+                // Most messages name the photo already: it is named once.
+                if case .failed(let error, _) = outcome { StandardError.write("  \(error.contains(path) ? error : "\(path): \(error)")\n") }
             }
         }
     }
@@ -172,7 +173,7 @@ struct QueueCommand: ParsableCommand {
                 return
             }
             for status in QueueItem.Status.allCases { print("\(status.rawValue): \(counts[status] ?? 0)") }
-            for item in failed { print("  failed \(item.assetURI): \(item.errorMessage ?? "") (\(item.retryCount) tries)") }
+            for item in failed { print("  failed: \(item.failureDescription ?? item.assetURI) (\(item.retryCount) tries)") }
         }
     }
 

@@ -85,7 +85,7 @@ struct DemoCommand: AsyncParsableCommand {
                 try ImageEncoder.write(thumbnail, to: name, as: .jpeg())
                 result.thumbnail = name
             } catch {
-                result.error = error.description
+                result.error = error.reason  // the file is named beside it
             }
             results.append(result)
             progress.update(completed: index + 1, item: file)

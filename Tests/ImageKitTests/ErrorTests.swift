@@ -16,7 +16,7 @@ struct ErrorTests {
         #expect(throws: ImageError.fileNotFound(path: folder + "/missing.jpg")) {
             try ImageDecoder.decode(contentsOf: folder + "/missing.jpg")
         }
-        #expect(throws: ImageError.unreadable(path: folder, reason: "it is a directory")) {
+        #expect(throws: ImageError.unreadable(path: folder, reason: "it is a directory", systemCode: EISDIR)) {
             try ImageDecoder.decode(contentsOf: folder)
         }
         #expect(throws: ImageError.unreadable(path: "/dev/zero", reason: "not a regular file")) {
@@ -43,11 +43,11 @@ struct ErrorTests {
             _ = try ImageDecoder.decode(cut, source: "cut.jpg")
             Issue.record("a truncated JPEG decoded without error")
         } catch {
-            guard case .truncated(let source, _) = error else {
+            guard error.code == .truncated else {
                 Issue.record("expected .truncated, got \(error)")
                 return
             }
-            #expect(source == "cut.jpg")
+            #expect(error.path == "cut.jpg")
             #expect(error.description.contains("cut.jpg"))
         }
     }
@@ -186,11 +186,13 @@ struct AtomicWriteTests {
             try ImageEncoder.write(image, to: path, as: .jpeg())
             Issue.record("writing into a missing folder succeeded")
         } catch {
-            guard case .writeFailed(let failedPath, _) = error else {
+            guard error.code == .writeFailed else {
                 Issue.record("expected .writeFailed, got \(error)")
                 return
             }
-            #expect(failedPath == path)
+            #expect(error.path == path)
+            #expect(error.systemCode != nil && !error.isRetryable, "the errno of the failed call is kept: \(error)")
+            #expect(error.message.components(separatedBy: path).count == 2, "the path once: \(error)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }

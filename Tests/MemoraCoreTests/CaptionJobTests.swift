@@ -43,11 +43,11 @@ struct CaptionJobTests {
         let database = try CaptionDatabase(path: folder + "/memora.sqlite")
         let job = CaptionJob(database: database, models: .selector(ModelSelector(mode: .onDevice, clock: ManualClock())), ignoresConstraints: true)
         await #expect { _ = try await job.run(paths: [folder + "/missing"]) } throws: {
-            ($0 as? CaptionJobError)?.code == .notFound && ($0 as? CaptionJobError)?.path == folder + "/missing"
+            ($0 as? MemoraError)?.code == .notFound && ($0 as? MemoraError)?.path == folder + "/missing"
         }
         #expect(try ProcessingQueue(database: database).counts().values.reduce(0, +) == 0)
         let held = try QueueWorkerLock(database: database)
-        await #expect(throws: CaptionDatabaseError.self) { _ = try await job.run(paths: []) }
+        await #expect { _ = try await job.run(paths: []) } throws: { ($0 as? MemoraError)?.code == .locked && ($0 as? MemoraError)?.isRetryable == true }
         withExtendedLifetime(held) {}
     }
 
@@ -64,7 +64,7 @@ struct CaptionJobTests {
         let local = try CaptionConfiguration(environment: ["MEMORA_OLLAMA_MODEL": "moondream"]).makeSelector(preferences: preferences)
         #expect(local.mode == preferences.aiMode)
         #expect(local.chain.contains { $0.provider == CaptionProvider.ollama && $0.name == "moondream" })
-        #expect(throws: CaptionJobError.self) { try CaptionConfiguration.endpoint(parsing: "ftp://example.org") }
+        #expect(throws: MemoraError.self) { try CaptionConfiguration.endpoint(parsing: "ftp://example.org") }
         #expect(try CaptionConfiguration.endpoint(parsing: "http://127.0.0.1:11434").port == 11434)
     }
 }

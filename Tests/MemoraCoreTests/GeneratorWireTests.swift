@@ -95,21 +95,21 @@ struct GeneratorWireTests {
     func openAIErrors() async throws {
         try await withServer(.openAI, apiKey: "right") { server, url, photo in
             let wrong = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("wrong"), timeout: 300)
-            await #expect(throws: CaptionError.self) { try await wrong.generateCaption(for: CaptionRequest(path: photo)) }
-            do throws(CaptionError) {
+            await #expect(throws: MemoraError.self) { try await wrong.generateCaption(for: CaptionRequest(path: photo)) }
+            do throws(MemoraError) {
                 _ = try await wrong.generateCaption(for: CaptionRequest(path: photo))
             } catch {
-                guard case .unauthorized = error else { Issue.record("expected unauthorized, got \(error)"); return }
-                #expect(!error.isRetryable)
+                guard error.code == .unauthorized else { Issue.record("expected unauthorized, got \(error)"); return }
+                #expect(!error.isRetryable && error.provider != nil)
                 #expect(!error.description.contains("wrong"))
             }
             let right = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("right"), timeout: 300)
             await server.enqueue(.safetyBlock)
-            do throws(CaptionError) {
+            do throws(MemoraError) {
                 _ = try await right.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a content_filter finish must not become a caption")
             } catch {
-                guard case .safetyBlocked = error else { Issue.record("expected safetyBlocked, got \(error)"); return }
+                guard error.code == .safetyBlocked else { Issue.record("expected safetyBlocked, got \(error)"); return }
             }
         }
     }
@@ -137,12 +137,12 @@ struct GeneratorWireTests {
         try await withServer(.gemini, apiKey: "k") { server, url, photo in
             await server.enqueue(.safetyBlock)
             let generator = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("k"), timeout: 300)
-            do throws(CaptionError) {
+            do throws(MemoraError) {
                 _ = try await generator.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a safety block must not become a caption")
             } catch {
-                guard case .safetyBlocked(_, let reason) = error else { Issue.record("expected safetyBlocked, got \(error)"); return }
-                #expect(reason.contains("SAFETY"))
+                guard error.code == .safetyBlocked else { Issue.record("expected safetyBlocked, got \(error)"); return }
+                #expect(error.message.contains("SAFETY"))
             }
         }
     }
@@ -151,20 +151,20 @@ struct GeneratorWireTests {
     func geminiKeyAndQuota() async throws {
         try await withServer(.gemini, apiKey: "right") { server, url, photo in
             let wrong = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("wrong"), timeout: 300)
-            do throws(CaptionError) { _ = try await wrong.generateCaption(for: CaptionRequest(path: photo)) } catch {
-                guard case .unauthorized = error else { Issue.record("expected unauthorized, got \(error)"); return }
+            do throws(MemoraError) { _ = try await wrong.generateCaption(for: CaptionRequest(path: photo)) } catch {
+                guard error.code == .unauthorized else { Issue.record("expected unauthorized, got \(error)"); return }
             }
             guard case .unavailable = await wrong.availability() else { Issue.record("a wrong key must make Gemini unavailable"); return }
             let right = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("right"), timeout: 300)
             await server.enqueue(.geminiResourceExhausted(retryDelay: "30s", perDayQuota: true))
-            do throws(CaptionError) { _ = try await right.generateCaption(for: CaptionRequest(path: photo)) } catch {
-                guard case .quotaExhausted = error else { Issue.record("expected quotaExhausted, got \(error)"); return }
+            do throws(MemoraError) { _ = try await right.generateCaption(for: CaptionRequest(path: photo)) } catch {
+                guard error.code == .quotaExhausted else { Issue.record("expected quotaExhausted, got \(error)"); return }
                 #expect(!error.isRetryable)
             }
             await server.enqueue(.geminiResourceExhausted(retryDelay: "7s", perDayQuota: false))
-            do throws(CaptionError) { _ = try await right.generateCaption(for: CaptionRequest(path: photo)) } catch {
-                guard case .rateLimited(_, let after, _) = error else { Issue.record("expected rateLimited, got \(error)"); return }
-                #expect(after == 7)
+            do throws(MemoraError) { _ = try await right.generateCaption(for: CaptionRequest(path: photo)) } catch {
+                guard error.code == .rateLimited else { Issue.record("expected rateLimited, got \(error)"); return }
+                #expect(error.retryAfter == 7 && error.isRetryable && error.httpStatus == 429)
             }
         }
     }
@@ -175,15 +175,15 @@ struct GeneratorWireTests {
             let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: nil, timeout: 300)
             await server.enqueue(.rateLimited(retryAfter: "12"), .rateLimited(retryAfter: "5", retryAfterMilliseconds: "1500"),
                                  .error(status: 503, message: "overloaded"), .malformedJSON)
-            var errors: [CaptionError] = []
+            var errors: [MemoraError] = []
             for _ in 0..<4 {
-                do throws(CaptionError) { _ = try await generator.generateCaption(for: CaptionRequest(path: photo)) } catch { errors.append(error) }
+                do throws(MemoraError) { _ = try await generator.generateCaption(for: CaptionRequest(path: photo)) } catch { errors.append(error) }
             }
             #expect(errors.count == 4)
             #expect(errors[0].retryAfter == 12 && errors[0].isRetryable)
             #expect(errors[1].retryAfter == 1.5)
-            if case .serverError(_, let status, _, let message) = errors[2] { #expect(status == 503 && message == "overloaded") } else { Issue.record("expected serverError") }
-            if case .malformedResponse = errors[3] {} else { Issue.record("expected malformedResponse, got \(errors[3])") }
+            #expect(errors[2].code == .serverError && errors[2].httpStatus == 503 && errors[2].message.hasSuffix(": overloaded"), "\(errors[2])")
+            #expect(errors[3].code == .malformedResponse && !errors[3].isRetryable, "\(errors[3])")
         }
     }
 
@@ -192,18 +192,19 @@ struct GeneratorWireTests {
         try await withServer(.ollama) { server, url, photo in
             await server.enqueue(.slow(seconds: 3, then: .caption("late")))
             let generator = OllamaCaptionGenerator(endpoint: url, model: "llava", timeout: 1, transport: URLSessionTransport(timeout: 1))
-            do throws(CaptionError) {
+            do throws(MemoraError) {
                 _ = try await generator.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a reply slower than the timeout must fail")
             } catch {
                 #expect(error.isRetryable, "\(error)")
             }
             let refused = OllamaCaptionGenerator(endpoint: try await LoopbackModelServer.refusedURL(), model: "llava")
-            do throws(CaptionError) {
+            do throws(MemoraError) {
                 _ = try await refused.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a refused connection must fail")
             } catch {
-                guard case .connectionFailed = error else { Issue.record("expected connectionFailed, got \(error)"); return }
+                guard error.code == .connectionFailed else { Issue.record("expected connectionFailed, got \(error)"); return }
+                #expect(error.endpoint != nil && !error.message.contains("NSCocoaErrorDomain") && !error.message.contains("Error Domain"), "\(error)")
             }
             guard case .unavailable(let reason) = await refused.availability() else { Issue.record("expected unavailable"); return }
             #expect(reason.contains("ollama serve"))

@@ -145,12 +145,13 @@ struct ModelSelectorTests {
         let setup = try await setUp()
         await setup.ollama.enqueue(.error(status: 400, message: "no vision"))
         let selector = ModelSelector(mode: .onDevice, local: [setup.local], basic: nil, clock: ManualClock())
-        do throws(CaptionError) {
+        do throws(MemoraError) {
             _ = try await selector.caption(CaptionRequest(path: setup.photo))
             Issue.record("expected failure")
         } catch {
-            guard case .allGeneratorsFailed(let errors) = error else { Issue.record("got \(error)"); return }
-            #expect(errors.count == 1 && errors[0].contains("no vision"))
+            guard error.code == .allGeneratorsFailed else { Issue.record("got \(error)"); return }
+            #expect(error.message.contains("no vision"))
+            #expect(!error.isRetryable, "a request every model rejected cannot succeed by trying the photo again")
         }
         await setup.stop()
     }
@@ -167,7 +168,7 @@ struct CloudMarked: CaptionGenerator {
         return info
     }
     func availability() async -> GeneratorAvailability { await base.availability() }
-    func generateCaption(for request: CaptionRequest) async throws(CaptionError) -> GeneratedCaption {
+    func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
         var caption = try await base.generateCaption(for: request)
         caption.model = modelInfo
         return caption

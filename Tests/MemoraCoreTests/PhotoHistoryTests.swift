@@ -131,7 +131,7 @@ struct PhotoHistoryTests {
         #expect(try bytes(photo) == original)
         #expect(entry.modelUsed == "restore")
         #expect(FileSystem.statusIfPresent(of: file) == nil, "the old snapshot file is removed once restored")
-        #expect(throws: CaptionEditError.self) { try editor.rollback(path: folder + "/other.jpg") }
+        #expect(throws: MemoraError.self) { try editor.rollback(path: folder + "/other.jpg") }
     }
 
     @Test("an entry a crash left pending is dropped when the write never reached the photo, and kept when it did")

@@ -85,10 +85,10 @@ struct SecretStoreTests {
         let path = folder + "/secrets"
         try Data("GEMINI_API_KEY=abc\n".utf8).write(to: URL(fileURLWithPath: path))
         chmod(path, 0o644)
-        #expect(throws: SecretStoreError.insecurePermissions(path: path, mode: "644")) { try FileSecretStore(path: path).secret(.geminiAPIKey) }
+        #expect(throws: MemoraError.insecurePermissions(path: path, mode: "644")) { try FileSecretStore(path: path).secret(.geminiAPIKey) }
         try Data("no equals sign\n".utf8).write(to: URL(fileURLWithPath: path))
         chmod(path, 0o600)
-        #expect(throws: SecretStoreError.malformedLine(path: path, line: 1)) { try FileSecretStore(path: path).secret(.geminiAPIKey) }
+        #expect(throws: MemoraError.malformedLine(path: path, line: 1)) { try FileSecretStore(path: path).secret(.geminiAPIKey) }
     }
 }
 
@@ -117,6 +117,6 @@ struct BasicDescriptionTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let caption = try await generator.generateCaption(for: CaptionRequest(path: try makeCameraJPEG(in: folder)))
         #expect(caption.description.hasPrefix("A ") && caption.description.contains("taken in July 2019"))
-        await #expect(throws: CaptionError.self) { try await generator.generateCaption(for: CaptionRequest(path: folder + "/missing.jpg")) }
+        await #expect(throws: MemoraError.self) { try await generator.generateCaption(for: CaptionRequest(path: folder + "/missing.jpg")) }
     }
 }

@@ -150,8 +150,8 @@ struct QueueAndPipelineTests {
         try editor.rollback(path: photo, to: 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == original)
         #expect(try fixture.history.entries(forPath: photo).map(\.modelUsed) == ["basic:basic-description", "manual", "rollback:1", "rollback:0"])
-        #expect(throws: CaptionEditError.self) { try editor.rollback(path: photo, to: 9) }
-        #expect(throws: CaptionEditError.self) { try editor.edit(path: photo, caption: "   ") }
+        #expect(throws: MemoraError.self) { try editor.rollback(path: photo, to: 9) }
+        #expect(throws: MemoraError.self) { try editor.edit(path: photo, caption: "   ") }
     }
 
     @Test("crash recovery: an item left in processing with a recorded caption is finished without asking the model again")
@@ -197,9 +197,9 @@ struct QueueAndPipelineTests {
         try fixture.database.setPreference("charging_only", to: "yes")
         let updated = try fixture.database.preferences()
         #expect(updated.aiMode == .gpt && updated.chargingOnly)
-        #expect(throws: CaptionDatabaseError.self) { try fixture.database.setPreference("ai_mode", to: "cloud") }
-        #expect(throws: CaptionDatabaseError.self) { try fixture.database.setPreference("colour", to: "blue") }
-        #expect(throws: CaptionDatabaseError.self) { try fixture.database.setPreference("wifi_only", to: "maybe") }
+        #expect(throws: MemoraError.self) { try fixture.database.setPreference("ai_mode", to: "cloud") }
+        #expect(throws: MemoraError.self) { try fixture.database.setPreference("colour", to: "blue") }
+        #expect(throws: MemoraError.self) { try fixture.database.setPreference("wifi_only", to: "maybe") }
     }
 
     @Test("the gallery scanner follows process_existing and auto_process_new, and skips captioned photos")
@@ -253,6 +253,8 @@ struct QueueAndPipelineTests {
         #expect(!willRetry)
         #expect(error.contains("read-only") && error.components(separatedBy: photo).count == 2, "the path once: \(error)")
         #expect(try fixture.queue.items(status: .failed).count == 1)
+        let failure = try #require(try fixture.queue.items(status: .failed).first?.failureDescription)
+        #expect(failure.components(separatedBy: photo).count == 2, "the queue's report names the photo once: \(failure)")
         #expect(try fixture.history.entries(forPath: photo).isEmpty, "nothing was written, nothing recorded")
     }
 }

@@ -44,6 +44,10 @@ struct VaultImportTests {
         let results = VaultImport().add([folder + "/missing.jpg", photo], to: vault) { completed, _ in progress.append(completed) }
         #expect(progress == [1, 2])
         #expect((try? results[0].get()) == nil)
+        if case .failure(let error) = results[0] {
+            let missing = folder + "/missing.jpg"
+            #expect(error.code == .vaultFailed && error.path == missing && error.message.components(separatedBy: missing).count == 2, "\(error)")
+        }
         #expect((try? results[1].get())?.originalFilename == "a.jpg")
         #expect(try vault.photos().count == 1)
     }

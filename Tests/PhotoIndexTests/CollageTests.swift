@@ -224,6 +224,7 @@ struct CropAndRenderTests {
         let collage = try await CollageRenderer.render(selection, layout: .grid2x3)
         #expect(collage.image.width == 1200 && collage.image.height == 1500)
         #expect(collage.failed.count == 1 && collage.failed[0].path.hasSuffix("c2.jpg"))
+        #expect(collage.failed.first?.reason == "no such file", "the reason does not repeat the path")
         let decoded = try ImageDecoder.decode(collage.jpeg)
         #expect(decoded.width == 1200 && decoded.height == 1500)
         let expected = [0, 1, 6, 3, 4, 5]

@@ -2,6 +2,7 @@ import Foundation
 import ImageKit
 import Testing
 @testable import PhotoIndex
+import TestSupport
 
 /// A sidecar XMP packet with a date, a place, people and MWG face regions.
 func sidecarXMP(date: String?, city: String?, country: String?, people: [String], faces: [(String, Double, Double, Double, Double)], rating: Int? = nil) -> String {
@@ -163,8 +164,30 @@ struct IndexTests {
         let summary = try await library.index()
         #expect(summary.total == 0)
         #expect(try PersonCache(database: library.database).photos == 0)
-        await #expect(throws: PhotoIndexError.self) {
+        await #expect {
             try await PhotoIndexer(database: library.database).index(DirectoryPhotoLibrary(root: library.root + "/nowhere"))
+        } throws: { error in
+            guard let error = error as? PhotoIndexError else { return false }
+            return error.code == .libraryUnavailable && error.path == library.root + "/nowhere" && !error.isRetryable
+                && error.message.components(separatedBy: library.root).count == 2
+        }
+    }
+}
+
+@Suite("Index errors")
+struct IndexErrorTests {
+    @Test("a file that is not a database: SQLite's own message and code, the path once, not GRDB's description")
+    func notADatabase() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/index.sqlite"
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try PhotoIndexDatabase(path: path)
+            Issue.record("a text file opened as the index")
+        } catch {
+            #expect(error.code == .database && error.path == path && error.libraryCode == 26 && !error.isRetryable, "\(error)")
+            #expect(error.message == "the photo index \(path) failed: file is not a database")
         }
     }
 }

@@ -89,6 +89,6 @@ extension MetadataError {
     /// the errno is kept, and a transient failure is retryable.
     static func system(_ error: SystemError, path: String, reason: String) -> MetadataError {
         let code: Code = error.isNotFound ? .notFound : error.isPermissionDenied ? .notWritable : .io
-        return .io(path: path, reason: reason, code: code, systemCode: error.code > 0 ? error.code : nil, isRetryable: error.isTransient)
+        return .io(path: path, reason: reason, code: code, systemCode: error.systemCode, isRetryable: error.isTransient)
     }
 }
