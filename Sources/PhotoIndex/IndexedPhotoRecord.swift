@@ -205,6 +205,14 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
     /// seconds), and `id` NOT NULL. The table is rebuilt with every row, and its indexes again.
     static func storeInstantsInMilliseconds(_ db: Database) throws {
         let rows = try fetchCount(db)
+        // v1 and v2 wrote numbers only; anything else would have no millisecond value, so it stops the migration.
+        let unreadable = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM photos
+            WHERE typeof(taken_at) NOT IN ('real', 'integer', 'null') OR typeof(indexed_at) NOT IN ('real', 'integer')
+            """) ?? 0
+        guard unreadable == 0 else {
+            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "\(unreadable) photos have a taken_at or indexed_at that is not a number of seconds")
+        }
         try db.execute(sql: """
             CREATE TABLE photos_v3 (
                 id TEXT PRIMARY KEY NOT NULL, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,

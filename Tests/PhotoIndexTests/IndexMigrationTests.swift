@@ -111,6 +111,21 @@ struct IndexMigrationTests {
         }
     }
 
+    @Test("an instant that is not a number stops the migration, and the index stays as it was")
+    func unreadableInstant() throws {
+        let (root, path) = try makeV2Index()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let old = try DatabaseQueue(path: path)
+        try old.write { db in try db.execute(sql: "UPDATE photos SET taken_at = 'yesterday' WHERE id = 'c'") }
+
+        #expect(throws: PhotoIndexError.self) { try PhotoIndexDatabase(path: path) }
+        try old.read { db throws in
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid").last == "v2: covering index for year collages")
+            #expect(try Double?.fetchAll(db, sql: "SELECT taken_at FROM photos WHERE id != 'c' ORDER BY id") == [1_700_000_000.123, nil])
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces") == 3)
+        }
+    }
+
     @Test("a new index round-trips every field, instants to the millisecond and modification times to the nanosecond")
     func roundTrip() throws {
         let root = NSTemporaryDirectory() + "index-new-" + UUID().uuidString
