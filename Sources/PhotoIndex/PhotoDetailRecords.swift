@@ -5,7 +5,10 @@ import GRDB
 // its columns, its schema and its queries. None has changed since migration v1.
 
 /// A row of a table that hangs off `photos` by its `photo_id` column.
-protocol PhotoDetailRecord: IndexRecord {}
+protocol PhotoDetailRecord: IndexRecord {
+    /// The table and its indexes, as migration v1 created them (unchanged since).
+    static var schema: String { get }
+}
 
 extension PhotoDetailRecord {
     /// The rows of photo `photoID`.
@@ -38,17 +41,15 @@ struct PlacePartRecord: PhotoDetailRecord, Equatable {
         Set(PhotoIndexDatabase.placeParts(place ?? "")).map { PlacePartRecord(photoID: photoID, part: $0) }
     }
 
-    /// Migration v1.
-    static func createTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE place_parts (
-                photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
-                part TEXT NOT NULL,
-                PRIMARY KEY (part, photo_id)
-            ) WITHOUT ROWID;
-            CREATE INDEX idx_place_parts_photo ON place_parts(photo_id);
-            """)
-    }
+    /// Created by migration v1, unchanged since.
+    static let schema = """
+        CREATE TABLE place_parts (
+            photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+            part TEXT NOT NULL,
+            PRIMARY KEY (part, photo_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX idx_place_parts_photo ON place_parts(photo_id);
+        """
 }
 
 // MARK: - embeddings
@@ -76,15 +77,13 @@ struct EmbeddingRecord: PhotoDetailRecord, Equatable {
         try fetchOne(db, key: photoID).map { HalfFloat.decode([UInt8]($0.vector)) }
     }
 
-    /// Migration v1.
-    static func createTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE embeddings (
-                photo_id TEXT PRIMARY KEY REFERENCES photos(id) ON DELETE CASCADE,
-                vector BLOB NOT NULL
-            );
-            """)
-    }
+    /// Created by migration v1, unchanged since.
+    static let schema = """
+        CREATE TABLE embeddings (
+            photo_id TEXT PRIMARY KEY REFERENCES photos(id) ON DELETE CASCADE,
+            vector BLOB NOT NULL
+        );
+        """
 }
 
 // MARK: - people
@@ -119,17 +118,15 @@ struct PhotoPersonRecord: PhotoDetailRecord, Equatable {
             """, arguments: [minimum]).map { CountedValue(value: $0["name"], count: $0["n"]) }
     }
 
-    /// Migration v1.
-    static func createTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE people (
-                photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
-                name TEXT NOT NULL,
-                PRIMARY KEY (photo_id, name)
-            ) WITHOUT ROWID;
-            CREATE INDEX idx_people_name ON people(name COLLATE NOCASE);
-            """)
-    }
+    /// Created by migration v1, unchanged since.
+    static let schema = """
+        CREATE TABLE people (
+            photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            PRIMARY KEY (photo_id, name)
+        ) WITHOUT ROWID;
+        CREATE INDEX idx_people_name ON people(name COLLATE NOCASE);
+        """
 }
 
 // MARK: - faces
@@ -177,16 +174,14 @@ struct FaceRecord: PhotoDetailRecord, Equatable {
         FaceBox(name: row[first], x: row[first + 1], y: row[first + 2], width: row[first + 3], height: row[first + 4])
     }
 
-    /// Migration v1.
-    static func createTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE faces (
-                photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
-                ordinal INTEGER NOT NULL,
-                name TEXT,
-                x REAL NOT NULL, y REAL NOT NULL, w REAL NOT NULL, h REAL NOT NULL,
-                PRIMARY KEY (photo_id, ordinal)
-            ) WITHOUT ROWID;
-            """)
-    }
+    /// Created by migration v1, unchanged since.
+    static let schema = """
+        CREATE TABLE faces (
+            photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            name TEXT,
+            x REAL NOT NULL, y REAL NOT NULL, w REAL NOT NULL, h REAL NOT NULL,
+            PRIMARY KEY (photo_id, ordinal)
+        ) WITHOUT ROWID;
+        """
 }

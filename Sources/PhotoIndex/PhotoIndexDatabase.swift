@@ -36,10 +36,9 @@ public final class PhotoIndexDatabase: Sendable {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try IndexedPhotoRecord.createV1(db)
-            try PlacePartRecord.createTable(db)
-            try EmbeddingRecord.createTable(db)
-            try PhotoPersonRecord.createTable(db)
-            try FaceRecord.createTable(db)
+            for table in [PlacePartRecord.self, EmbeddingRecord.self, PhotoPersonRecord.self, FaceRecord.self] as [any PhotoDetailRecord.Type] {
+                try db.execute(sql: table.schema)
+            }
         }
         migrator.registerMigration("v2: covering index for year collages") { db in try IndexedPhotoRecord.coverYearCandidates(db) }
         migrator.registerMigration("v3: instants in milliseconds") { db in try IndexedPhotoRecord.storeInstantsInMilliseconds(db) }
