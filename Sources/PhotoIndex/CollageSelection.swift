@@ -304,100 +304,18 @@ public struct CollageSelector: Sendable {
         }
     }
 
-    /// The candidates of the request's source and date range: one query, plus one for the
-    /// faces of a person collage. A year reads only its covering index.
+    /// The candidates of the request's source and date range (the query is the photos table's:
+    /// ``IndexedPhotoRecord/collageCandidates(_:in:)``).
     private func loadCandidates(_ request: CollageRequest, in db: Database) throws -> [Candidate] {
-        var conditions = ["p.error IS NULL"]
-        var arguments: [any DatabaseValueConvertible] = []
-        var join = ""
-        switch request.source {
-        case .year(let year):
-            conditions.append("p.year = ?")
-            arguments.append(year)
-        case .place(let name):
-            // Every part of the query must be a part of the photo's place ("Lyon" or "Lyon, France").
-            let parts = PhotoIndexDatabase.placeParts(name)
-            guard !parts.isEmpty else { throw PhotoIndexError.invalidRequest("the place name is empty") }
-            for (index, part) in parts.enumerated() {
-                join += " JOIN place_parts pp\(index) ON pp\(index).photo_id = p.id AND pp\(index).part = ?"
-                arguments.append(part)
-            }
-        case .area(let latitude, let longitude, let radius):
-            // A bounding box in SQL, the exact distance below.
-            let latitudeDelta = radius / 111.2
-            let longitudeDelta = radius / max(0.01, 111.2 * cos(latitude * .pi / 180))
-            conditions.append("p.latitude BETWEEN ? AND ? AND p.longitude BETWEEN ? AND ?")
-            arguments += [latitude - latitudeDelta, latitude + latitudeDelta, longitude - longitudeDelta, longitude + longitudeDelta]
-        case .person(let name):
-            join = "JOIN people n ON n.photo_id = p.id AND n.name = ? COLLATE NOCASE"
-            arguments.append(name)
-        case .everything:
-            break
+        if case .place(let name) = request.source, PhotoIndexDatabase.placeParts(name).isEmpty {
+            throw PhotoIndexError.invalidRequest("the place name is empty")
         }
-        if let start = request.range.start(now: request.now) {
-            conditions.append("p.taken_at >= ? AND p.taken_at <= ?")
-            arguments += [start.timeIntervalSince1970, request.now.timeIntervalSince1970]
-        }
-        var columns = "p.id, p.taken_at, p.quality, p.phash"
-        if case .area = request.source { columns += ", p.latitude, p.longitude" }
-        let sql = "SELECT \(columns) FROM photos p \(join) WHERE " + conditions.joined(separator: " AND ")
-        var candidates: [Candidate] = []
-        var positions: [String: Int] = [:]
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
-        // Columns by position, in the order of the SELECT (a lookup by name costs more than the rest of the row).
-        while let row = try rows.next() {
-            if case .area(let latitude, let longitude, let radius) = request.source {
-                guard let lat: Double = row[4], let lon: Double = row[5],
-                      Self.kilometres(latitude, longitude, lat, lon) <= radius else { continue }
-            }
-            let id: String = row[0]
-            let taken: Double? = row[1]
-            let phash: Int64? = row[3]
-            positions[id] = candidates.count
-            candidates.append(Candidate(id: id, takenAt: taken.map(Date.init(timeIntervalSince1970:)),
-                                        quality: row[2] ?? 0, hash: phash.map { UInt64(bitPattern: $0) }, faces: []))
-        }
-        if case .person = request.source, !candidates.isEmpty {
-            let faceSQL = "SELECT f.photo_id, f.name, f.x, f.y, f.w, f.h FROM faces f JOIN photos p ON p.id = f.photo_id \(join) WHERE "
-                + conditions.joined(separator: " AND ") + " ORDER BY f.photo_id, f.ordinal"
-            let faceRows = try Row.fetchCursor(db, sql: faceSQL, arguments: StatementArguments(arguments))
-            while let row = try faceRows.next() {
-                guard let index = positions[row[0]] else { continue }
-                candidates[index].faces.append(Self.face(row, from: 1))
-            }
-        }
-        return candidates
+        return try IndexedPhotoRecord.collageCandidates(request, in: db)
     }
 
-    /// Path and orientation of each of `ids`, and the faces of `facesOf`, 500 ids to a query.
+    /// Path and orientation of each of `ids`, and the faces of `facesOf`.
     private func loadDetails(of ids: [String], facesOf faceIDs: [String], in db: Database) throws -> [String: Details] {
-        func batches(_ ids: [String]) -> [(ids: [String], marks: String)] {
-            let unique = Array(Set(ids))
-            return stride(from: 0, to: unique.count, by: 500).map { start in
-                let batch = Array(unique[start..<min(start + 500, unique.count)])
-                return (batch, Array(repeating: "?", count: batch.count).joined(separator: ", "))
-            }
-        }
-        var details: [String: Details] = [:]
-        for batch in batches(ids) {
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, path, orientation FROM photos WHERE id IN (\(batch.marks))",
-                                           arguments: StatementArguments(batch.ids))
-            while let row = try rows.next() { details[row[0]] = Details(path: row[1], orientation: row[2]) }
-        }
-        for batch in batches(faceIDs) {
-            let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, name, x, y, w, h FROM faces WHERE photo_id IN (\(batch.marks)) ORDER BY photo_id, ordinal",
-                                           arguments: StatementArguments(batch.ids))
-            while let row = try rows.next() {
-                let id: String = row[0]
-                details[id]?.faces.append(Self.face(row, from: 1))
-            }
-        }
-        return details
-    }
-
-    /// The face box in columns name, x, y, w, h from `first`.
-    private static func face(_ row: Row, from first: Int) -> FaceBox {
-        FaceBox(name: row[first], x: row[first + 1], y: row[first + 2], width: row[first + 3], height: row[first + 4])
+        try IndexedPhotoRecord.collageDetails(of: ids, facesOf: faceIDs, in: db)
     }
 
     /// Great-circle distance in kilometres (haversine, Earth radius 6371 km).

@@ -35,17 +35,10 @@ public struct PersonCache: Sendable, Hashable, Codable {
         self.minimumPhotosPerPerson = max(1, minimumPhotosPerPerson)
         let minimum = self.minimumPhotosPerPerson
         (photos, unreadable, untrustedDates, years, places, people) = try database.read { db in
-            let photos = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photos") ?? 0
-            let unreadable = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photos WHERE error IS NOT NULL") ?? 0
-            let untrusted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photos WHERE date_trusted = 0 AND error IS NULL") ?? 0
-            let years = try Row.fetchAll(db, sql: "SELECT year, COUNT(*) AS n FROM photos WHERE year IS NOT NULL AND error IS NULL GROUP BY year ORDER BY year DESC")
-                .map { CountedValue(value: String($0["year"] as Int), count: $0["n"]) }
-            let places = try Row.fetchAll(db, sql: "SELECT place, COUNT(*) AS n FROM photos WHERE place IS NOT NULL AND error IS NULL GROUP BY place ORDER BY n DESC, place")
-                .map { CountedValue(value: $0["place"], count: $0["n"]) }
-            let people = try Row.fetchAll(db, sql: """
-                SELECT name, COUNT(*) AS n FROM people JOIN photos ON photos.id = people.photo_id WHERE photos.error IS NULL
-                GROUP BY name HAVING COUNT(*) >= ? ORDER BY n DESC, name
-                """, arguments: [minimum]).map { CountedValue(value: $0["name"], count: $0["n"]) }
+            let (photos, unreadable, untrusted) = try IndexedPhotoRecord.counts(db)
+            let years = try IndexedPhotoRecord.yearCounts(db)
+            let places = try IndexedPhotoRecord.placeCounts(db)
+            let people = try PhotoPersonRecord.counts(minimum: minimum, in: db)
             return (photos, unreadable, untrusted, years, places, people)
         }
     }

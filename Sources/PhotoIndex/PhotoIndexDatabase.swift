@@ -28,72 +28,20 @@ public final class PhotoIndexDatabase: Sendable {
         ApplicationFolders().data + "/index.sqlite"
     }
 
+    /// The index's migrations, oldest first. Each table's schema and its changes live in its
+    /// record type (`IndexedPhotoRecord.swift`, `PhotoDetailRecords.swift`). A migration never
+    /// changes once released: a change to a table is a new migration, registered last, that
+    /// converts the rows in place.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE photos (
-                    id TEXT PRIMARY KEY,
-                    path TEXT NOT NULL UNIQUE,
-                    size INTEGER NOT NULL,
-                    modified_ns INTEGER NOT NULL,
-                    image_hash TEXT NOT NULL,
-                    kind TEXT,
-                    taken_at REAL,
-                    utc_offset INTEGER,
-                    date_trusted INTEGER NOT NULL DEFAULT 0,
-                    year INTEGER,
-                    latitude REAL,
-                    longitude REAL,
-                    place TEXT,
-                    width INTEGER,
-                    height INTEGER,
-                    orientation INTEGER NOT NULL DEFAULT 1,
-                    keywords TEXT NOT NULL DEFAULT '[]',
-                    quality REAL,
-                    phash INTEGER,
-                    rating INTEGER,
-                    favorite INTEGER NOT NULL DEFAULT 0,
-                    error TEXT,
-                    indexed_at REAL NOT NULL
-                );
-                CREATE INDEX idx_photos_year ON photos(year);
-                CREATE INDEX idx_photos_place ON photos(place);
-                CREATE INDEX idx_photos_hash ON photos(image_hash);
-                CREATE INDEX idx_photos_latitude ON photos(latitude);
-                CREATE TABLE place_parts (
-                    photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
-                    part TEXT NOT NULL,
-                    PRIMARY KEY (part, photo_id)
-                ) WITHOUT ROWID;
-                CREATE INDEX idx_place_parts_photo ON place_parts(photo_id);
-                CREATE TABLE embeddings (
-                    photo_id TEXT PRIMARY KEY REFERENCES photos(id) ON DELETE CASCADE,
-                    vector BLOB NOT NULL
-                );
-                CREATE TABLE people (
-                    photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
-                    name TEXT NOT NULL,
-                    PRIMARY KEY (photo_id, name)
-                ) WITHOUT ROWID;
-                CREATE INDEX idx_people_name ON people(name COLLATE NOCASE);
-                CREATE TABLE faces (
-                    photo_id TEXT NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
-                    ordinal INTEGER NOT NULL,
-                    name TEXT,
-                    x REAL NOT NULL, y REAL NOT NULL, w REAL NOT NULL, h REAL NOT NULL,
-                    PRIMARY KEY (photo_id, ordinal)
-                ) WITHOUT ROWID;
-                """)
+            try IndexedPhotoRecord.createV1(db)
+            for table in [PlacePartRecord.self, EmbeddingRecord.self, PhotoPersonRecord.self, FaceRecord.self] as [any PhotoDetailRecord.Type] {
+                try db.execute(sql: table.schema)
+            }
         }
-        migrator.registerMigration("v2: covering index for year collages") { db in
-            // A year's candidates are read from this index alone, without a lookup into the
-            // table per photo; it also serves every lookup by year, so it replaces the old index.
-            try db.execute(sql: """
-                DROP INDEX idx_photos_year;
-                CREATE INDEX idx_photos_year_candidates ON photos(year, error, id, taken_at, quality, phash);
-                """)
-        }
+        migrator.registerMigration("v2: covering index for year collages") { db in try IndexedPhotoRecord.coverYearCandidates(db) }
+        migrator.registerMigration("v3: instants in milliseconds") { db in try IndexedPhotoRecord.storeInstantsInMilliseconds(db) }
         return migrator
     }
 
@@ -109,44 +57,7 @@ public final class PhotoIndexDatabase: Sendable {
 
     /// Inserts or replaces `photo` with its people and faces, in `db`'s transaction.
     static func save(_ photo: IndexedPhoto, in db: Database) throws {
-        let keywords = String(decoding: (try? JSONEncoder().encode(photo.keywords)) ?? Data("[]".utf8), as: UTF8.self)
-        let year: Int? = photo.takenAt.map { date in
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(secondsFromGMT: photo.utcOffset ?? 0) ?? TimeZone(identifier: "UTC")!
-            return calendar.component(.year, from: date)
-        }
-        try db.execute(sql: "DELETE FROM photos WHERE path = ? AND id != ?", arguments: [photo.path, photo.id])
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO photos (id, path, size, modified_ns, image_hash, kind, taken_at, utc_offset, date_trusted, year,
-                latitude, longitude, place, width, height, orientation, keywords, quality, phash, rating, favorite, error, indexed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
-                photo.id, photo.path, photo.size, nanoseconds(photo.modified), photo.imageHash, photo.kind?.rawValue,
-                photo.takenAt?.timeIntervalSince1970, photo.utcOffset, photo.dateTrusted, year,
-                photo.latitude, photo.longitude, photo.place, photo.width, photo.height, photo.orientation, keywords, photo.quality,
-                photo.perceptualHash.map { Int64(bitPattern: $0) }, photo.rating, photo.favorite, photo.error, Date().timeIntervalSince1970,
-            ])
-        // Embeddings live in their own table, so scans of the photos table stay small.
-        if let embedding = photo.embedding {
-            try db.execute(sql: "INSERT OR REPLACE INTO embeddings (photo_id, vector) VALUES (?, ?)",
-                           arguments: [photo.id, Data(HalfFloat.encode(embedding))])
-        } else {
-            try db.execute(sql: "DELETE FROM embeddings WHERE photo_id = ?", arguments: [photo.id])
-        }
-        // Each comma-separated part of the place name, lower-cased, for indexed place lookups.
-        try db.execute(sql: "DELETE FROM place_parts WHERE photo_id = ?", arguments: [photo.id])
-        for part in Set(placeParts(photo.place ?? "")) {
-            try db.execute(sql: "INSERT INTO place_parts (photo_id, part) VALUES (?, ?)", arguments: [photo.id, part])
-        }
-        try db.execute(sql: "DELETE FROM people WHERE photo_id = ?", arguments: [photo.id])
-        for name in Set(photo.people) {
-            try db.execute(sql: "INSERT INTO people (photo_id, name) VALUES (?, ?)", arguments: [photo.id, name])
-        }
-        try db.execute(sql: "DELETE FROM faces WHERE photo_id = ?", arguments: [photo.id])
-        for (ordinal, face) in photo.faces.enumerated() {
-            try db.execute(sql: "INSERT INTO faces (photo_id, ordinal, name, x, y, w, h) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [photo.id, ordinal, face.name, face.x, face.y, face.width, face.height])
-        }
+        try IndexedPhotoRecord.save(photo, in: db)
     }
 
     /// Saves `photos` (inserted, or replacing the rows with the same id or path), in one transaction.
@@ -166,33 +77,12 @@ public final class PhotoIndexDatabase: Sendable {
 
     /// The photo stored at `path`, if indexed.
     public func photo(atPath path: String) throws(PhotoIndexError) -> IndexedPhoto? {
-        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE path = ?", arguments: [path]).map { try Self.photo(from: $0, db: db) } }
+        try read { db in try IndexedPhotoRecord.filter(IndexedPhotoRecord.Columns.path == path).fetchOne(db)?.photo(in: db) }
     }
 
     /// Every indexed photo, by path.
     public func allPhotos() throws(PhotoIndexError) -> [IndexedPhoto] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM photos ORDER BY path").map { try Self.photo(from: $0, db: db) } }
-    }
-
-    static func photo(from row: Row, db: Database) throws -> IndexedPhoto {
-        let id: String = row["id"]
-        let people = try String.fetchAll(db, sql: "SELECT name FROM people WHERE photo_id = ? ORDER BY name", arguments: [id])
-        let faces = try Row.fetchAll(db, sql: "SELECT * FROM faces WHERE photo_id = ? ORDER BY ordinal", arguments: [id]).map {
-            FaceBox(name: $0["name"], x: $0["x"], y: $0["y"], width: $0["w"], height: $0["h"])
-        }
-        let keywordsText: String = row["keywords"]
-        let embedding = try Data.fetchOne(db, sql: "SELECT vector FROM embeddings WHERE photo_id = ?", arguments: [id])
-        let phash: Int64? = row["phash"]
-        let taken: Double? = row["taken_at"]
-        let modified: Int64 = row["modified_ns"]
-        return IndexedPhoto(
-            id: id, path: row["path"], size: row["size"], modified: Date(timeIntervalSince1970: Double(modified) / 1_000_000_000),
-            imageHash: row["image_hash"], kind: (row["kind"] as String?).flatMap(PhotoFileKind.init(rawValue:)),
-            takenAt: taken.map(Date.init(timeIntervalSince1970:)), utcOffset: row["utc_offset"], dateTrusted: row["date_trusted"],
-            latitude: row["latitude"], longitude: row["longitude"], place: row["place"], width: row["width"], height: row["height"],
-            orientation: row["orientation"], keywords: (try? JSONDecoder().decode([String].self, from: Data(keywordsText.utf8))) ?? [],
-            people: people, faces: faces, quality: row["quality"], perceptualHash: phash.map { UInt64(bitPattern: $0) },
-            rating: row["rating"], favorite: row["favorite"], embedding: embedding.map { HalfFloat.decode([UInt8]($0)) }, error: row["error"])
+        try read { db in try IndexedPhotoRecord.order(IndexedPhotoRecord.Columns.path).fetchAll(db).map { try $0.photo(in: db) } }
     }
 }
 

@@ -42,28 +42,17 @@ public struct PhotoIndexer: Sendable {
         self.concurrency = max(1, concurrency)
     }
 
-    struct Known: Sendable {
-        var id: String
-        var size: Int64
-        var modifiedNanoseconds: Int64
-        var hash: String
-    }
-
     /// Indexes `library`; `progress` gets (done, to do, path) after each analysed photo.
     public func index(_ library: any PhotoLibrary, progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }) async throws(PhotoIndexError) -> Summary {
         let assets = try library.assets()
         var summary = Summary(total: assets.count)
         var known = try database.read { db in
-            var rows: [String: Known] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, path, size, modified_ns, image_hash FROM photos") {
-                rows[row["path"]] = Known(id: row["id"], size: row["size"], modifiedNanoseconds: row["modified_ns"], hash: row["image_hash"])
-            }
-            return rows
+            Dictionary(try IndexedPhotoRecord.stamps(db).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         }
         let present = Set(assets.map(\.path))
         // Rows whose file is gone: candidates for renames, deleted at the end otherwise.
-        var vanished: [String: (path: String, known: Known)] = [:]
-        for (path, row) in known where !present.contains(path) { vanished[row.hash] = (path, row) }
+        var vanished: [String: (path: String, known: IndexedPhotoRecord.Stamp)] = [:]
+        for (path, row) in known where !present.contains(path) { vanished[row.imageHash] = (path, row) }
 
         var work: [(PhotoAsset, String)] = []
         for asset in assets {
@@ -73,7 +62,7 @@ public struct PhotoIndexer: Sendable {
                     continue
                 }
                 // Changed on disk: if the bytes are the same (a touch, a copy back), only the row's stamp moves.
-                if PhotoAnalyzer.sha256(contentsOf: asset.path) == row.hash {
+                if PhotoAnalyzer.sha256(contentsOf: asset.path) == row.imageHash {
                     try updateStamp(id: row.id, path: asset.path, asset: asset)
                     summary.unchanged += 1
                     continue
@@ -93,9 +82,7 @@ public struct PhotoIndexer: Sendable {
         }
         let gone = vanished.values.map(\.path)
         if !gone.isEmpty {
-            try database.write { db in
-                for path in gone { try db.execute(sql: "DELETE FROM photos WHERE path = ?", arguments: [path]) }
-            }
+            try database.write { db in try IndexedPhotoRecord.delete(atPaths: gone, in: db) }
             summary.removed = gone.count
         }
 
@@ -138,9 +125,7 @@ public struct PhotoIndexer: Sendable {
 
     private func updateStamp(id: String, path: String, asset: PhotoAsset) throws(PhotoIndexError) {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM photos WHERE path = ? AND id != ?", arguments: [path, id])
-            try db.execute(sql: "UPDATE photos SET path = ?, size = ?, modified_ns = ? WHERE id = ?",
-                           arguments: [path, asset.size, PhotoIndexDatabase.nanoseconds(asset.modified), id])
+            try IndexedPhotoRecord.move(id, to: path, size: asset.size, modifiedNanoseconds: PhotoIndexDatabase.nanoseconds(asset.modified), in: db)
         }
     }
 }

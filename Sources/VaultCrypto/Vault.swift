@@ -51,9 +51,7 @@ public final class Vault: Sendable {
         let catalogue = try VaultCatalogue(path: cataloguePath)
         let check = keyCheck(masterKey)
         try catalogue.write { db in
-            try db.execute(
-                sql: "INSERT INTO vault (id, formatVersion, identifier, keyCheck, createdAt) VALUES (1, ?, ?, ?, ?)",
-                arguments: [formatVersion, identifier, Data(check), Date()])
+            try VaultRecord(formatVersion: formatVersion, identifier: identifier, keyCheck: Data(check), createdAt: Date()).insert(db)
         }
         return Vault(folder: folder, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey, cipher: try cipher.orDefault())
     }
@@ -63,7 +61,7 @@ public final class Vault: Sendable {
         let cataloguePath = folder + "/" + catalogueName
         guard VaultFiles.exists(cataloguePath) else { throw .vaultNotFound(path: folder) }
         let catalogue = try VaultCatalogue(path: cataloguePath)
-        let identifier = try catalogue.read { db in try String.fetchOne(db, sql: "SELECT identifier FROM vault WHERE id = 1") }
+        let identifier = try catalogue.read { db in try VaultRecord.current(db)?.identifier }
         guard let identifier else { throw .vaultNotFound(path: folder) }
         return identifier
     }
@@ -78,15 +76,13 @@ public final class Vault: Sendable {
         let check = Data(keyCheck(masterKey))
         try VaultLock(path: folder + "/vault.lock").withLock(.exclusive) { () throws(VaultCryptoError) in
             try catalogue.write { db in
-                guard let row = try Row.fetchOne(db, sql: "SELECT keyCheck, pendingKeyCheck FROM vault WHERE id = 1") else {
+                guard let record = try VaultRecord.current(db) else {
                     throw VaultCryptoError.vaultNotFound(path: folder)
                 }
-                let current: Data = row["keyCheck"]
-                let pending: Data? = row["pendingKeyCheck"]
-                if constantTimeEqual(current, check) {
+                if constantTimeEqual(record.keyCheck, check) {
                     // The current key. A pending rotation, if any, stays as it is: its
                     // new key never reached the key store, and the next rotation replaces it.
-                } else if let pending, constantTimeEqual(pending, check) {
+                } else if let pending = record.pendingKeyCheck, constantTimeEqual(pending, check) {
                     // The new key was stored but the catalogue not yet switched: finish the rotation.
                     try finishRotation(db)
                 } else {
@@ -160,7 +156,7 @@ public final class Vault: Sendable {
                 originalFilename: originalFilename, format: details.format,
                 width: details.width, height: details.height, takenAt: details.takenAt, addedAt: Date(),
                 tags: details.tags, isFavorite: false, isHidden: false, hasThumbnail: details.thumbnail != nil)
-            try catalogue.write { db in try VaultCatalogue.insert(photo, into: db) }
+            try catalogue.write { db in try VaultPhotoRecord(photo).insert(db) }
             return photo
         } catch {
             written.forEach(VaultFiles.overwriteAndRemove)
@@ -171,17 +167,14 @@ public final class Vault: Sendable {
     /// The photos, newest first by date taken (then date added); hidden ones only when asked.
     public func photos(includeHidden: Bool = false) throws(VaultCryptoError) -> [VaultPhoto] {
         try catalogue.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM photo \(includeHidden ? "" : "WHERE isHidden = 0") ORDER BY COALESCE(takenAt, addedAt) DESC, id")
-                .map(VaultCatalogue.photo(from:))
+            let all = VaultPhotoRecord.all()
+            return try (includeHidden ? all : all.notHidden()).newestFirst().fetchAll(db).map(\.photo)
         }
     }
 
     /// The record of photo `id`.
     public func photo(id: String) throws(VaultCryptoError) -> VaultPhoto {
-        let found = try catalogue.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM photo WHERE id = ?", arguments: [id]).map(VaultCatalogue.photo(from:))
-        }
+        let found = try catalogue.read { db in try VaultPhotoRecord.fetchOne(db, id: id)?.photo }
         guard let found else { throw .notFound(id: id) }
         return found
     }
@@ -240,20 +233,19 @@ public final class Vault: Sendable {
 
     private func removeLocked(_ id: String) throws(VaultCryptoError) {
         let photo = try photo(id: id)
-        try catalogue.write { db in try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id]) }
+        try catalogue.write { db in _ = try VaultPhotoRecord.deleteOne(db, id: id) }
         VaultFiles.overwriteAndRemove(folder + "/" + photo.relativePath)
         if photo.hasThumbnail { VaultFiles.overwriteAndRemove(thumbnailPath(id)) }
     }
 
-    /// Marks or unmarks photo `id` as a favourite, and hides or shows it.
+    /// Marks or unmarks photo `id` as a favourite, hides or shows it, and replaces its tags.
     public func update(_ id: String, favorite: Bool? = nil, hidden: Bool? = nil, tags: [String]? = nil) throws(VaultCryptoError) {
-        _ = try photo(id: id)
         try catalogue.write { db in
-            if let favorite { try db.execute(sql: "UPDATE photo SET isFavorite = ? WHERE id = ?", arguments: [favorite, id]) }
-            if let hidden { try db.execute(sql: "UPDATE photo SET isHidden = ? WHERE id = ?", arguments: [hidden, id]) }
-            if let tags {
-                let text = String(decoding: try JSONEncoder().encode(tags), as: UTF8.self)
-                try db.execute(sql: "UPDATE photo SET tags = ? WHERE id = ?", arguments: [text, id])
+            guard var record = try VaultPhotoRecord.fetchOne(db, id: id) else { throw VaultCryptoError.notFound(id: id) }
+            try record.updateChanges(db) { record in
+                if let favorite { record.isFavorite = favorite }
+                if let hidden { record.isHidden = hidden }
+                if let tags { record.tags = tags }
             }
         }
     }
@@ -264,42 +256,29 @@ public final class Vault: Sendable {
     @discardableResult
     public func createAlbum(named name: String) throws(VaultCryptoError) -> VaultAlbum {
         let album = VaultAlbum(id: UUID().uuidString.lowercased(), name: name, createdAt: Date())
-        try catalogue.write { db in
-            try db.execute(sql: "INSERT INTO album (id, name, createdAt) VALUES (?, ?, ?)", arguments: [album.id, album.name, album.createdAt])
-        }
+        try catalogue.write { db in try VaultAlbumRecord(album).insert(db) }
         return album
     }
 
     /// Every album, by name.
     public func albums() throws(VaultCryptoError) -> [VaultAlbum] {
         try catalogue.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM album ORDER BY name, id").map {
-                VaultAlbum(id: $0["id"], name: $0["name"], createdAt: $0["createdAt"])
-            }
+            try VaultAlbumRecord.order(VaultAlbumRecord.Columns.name, VaultAlbumRecord.Columns.id).fetchAll(db).map(\.album)
         }
     }
 
     /// Puts photo `photoID` in album `albumID` (no effect if it is already there).
     public func add(photo photoID: String, toAlbum albumID: String) throws(VaultCryptoError) {
         try catalogue.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM photo WHERE id = ?)", arguments: [photoID]) == true else {
-                throw VaultCryptoError.notFound(id: photoID)
-            }
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM album WHERE id = ?)", arguments: [albumID]) == true else {
-                throw VaultCryptoError.notFound(id: albumID)
-            }
-            try db.execute(sql: "INSERT OR IGNORE INTO albumPhoto (albumId, photoId) VALUES (?, ?)", arguments: [albumID, photoID])
+            guard try VaultPhotoRecord.exists(db, id: photoID) else { throw VaultCryptoError.notFound(id: photoID) }
+            guard try VaultAlbumRecord.exists(db, id: albumID) else { throw VaultCryptoError.notFound(id: albumID) }
+            try VaultAlbumPhotoRecord(albumID: albumID, photoID: photoID).insert(db, onConflict: .ignore)
         }
     }
 
     /// The photos in album `albumID`.
     public func photos(inAlbum albumID: String) throws(VaultCryptoError) -> [VaultPhoto] {
-        try catalogue.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT photo.* FROM photo JOIN albumPhoto ON albumPhoto.photoId = photo.id
-                WHERE albumPhoto.albumId = ? ORDER BY COALESCE(photo.takenAt, photo.addedAt) DESC, photo.id
-                """, arguments: [albumID]).map(VaultCatalogue.photo(from:))
-        }
+        try catalogue.read { db in try VaultPhotoRecord.all().inAlbum(albumID).newestFirst().fetchAll(db).map(\.photo) }
     }
 
     // MARK: Keys and integrity
@@ -317,13 +296,12 @@ public final class Vault: Sendable {
         let current = state.wrapper
         // 1. Both wrappings in the catalogue.
         try catalogue.write { db in
-            for row in try Row.fetchAll(db, sql: "SELECT id, wrappedKey FROM photo") {
-                let id: String = row["id"]
-                let wrapped: Data = row["wrappedKey"]
-                let photoKey = try current.unwrap([UInt8](wrapped), photoID: id)
-                try db.execute(sql: "UPDATE photo SET pendingWrappedKey = ? WHERE id = ?", arguments: [Data(newWrapper.wrap(photoKey, photoID: id)), id])
+            for var record in try VaultPhotoRecord.fetchAll(db) {
+                let photoKey = try current.unwrap([UInt8](record.wrappedKey), photoID: record.id)
+                record.pendingWrappedKey = Data(newWrapper.wrap(photoKey, photoID: record.id))
+                try record.update(db, columns: [VaultPhotoRecord.Columns.pendingWrappedKey])
             }
-            try db.execute(sql: "UPDATE vault SET pendingKeyCheck = ?", arguments: [Data(Self.keyCheck(newKey))])
+            try VaultRecord.setPendingKeyCheck(Data(Self.keyCheck(newKey)), in: db)
         }
         // 2. The new key in the key store (atomic there).
         try keyStore.saveMasterKey(newKey)
@@ -379,9 +357,7 @@ public final class Vault: Sendable {
         if repair {
             report.orphanFiles.forEach { VaultFiles.overwriteAndRemove(folder + "/" + $0) }
             let missing = report.missingFiles
-            try catalogue.write { db in
-                for id in missing { try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id]) }
-            }
+            try catalogue.write { db in _ = try VaultPhotoRecord.deleteAll(db, ids: missing) }
             for id in missing where VaultFiles.exists(thumbnailPath(id)) {
                 VaultFiles.overwriteAndRemove(thumbnailPath(id))
             }
@@ -409,8 +385,8 @@ public final class Vault: Sendable {
     }
 
     private static func finishRotation(_ db: Database) throws {
-        try db.execute(sql: "UPDATE photo SET wrappedKey = pendingWrappedKey, pendingWrappedKey = NULL WHERE pendingWrappedKey IS NOT NULL")
-        try db.execute(sql: "UPDATE vault SET keyCheck = pendingKeyCheck, pendingKeyCheck = NULL WHERE pendingKeyCheck IS NOT NULL")
+        try VaultPhotoRecord.finishRotation(db)
+        try VaultRecord.finishRotation(db)
     }
 
     private static func makeFolder(_ path: String) throws(VaultCryptoError) {

@@ -2,6 +2,12 @@ import Foundation
 import GRDB
 
 /// The vault's SQLite catalogue (GRDB). One write transaction per state change.
+///
+/// Each table has its record type, which holds the table's schema, its migrations and its
+/// queries (`VaultCatalogueRecords.swift`): ``VaultRecord`` (`vault`), ``VaultPhotoRecord``
+/// (`photo`), ``VaultAlbumRecord`` (`album`) and ``VaultAlbumPhotoRecord`` (`album_photo`).
+/// Columns are snake_case and every instant is an INTEGER of milliseconds since 1970 UTC
+/// (Docs/Architecture.md, "Databases").
 struct VaultCatalogue: Sendable {
     let database: DatabaseQueue
 
@@ -18,47 +24,42 @@ struct VaultCatalogue: Sendable {
         }
     }
 
+    /// The catalogue's migrations, oldest first. A migration never changes once released: a
+    /// change to a table is a new migration, registered last, that converts the rows in place.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.create(table: "vault") { table in
-                table.primaryKey("id", .integer).check { $0 == 1 }
-                table.column("formatVersion", .integer).notNull()
-                table.column("identifier", .text).notNull()
-                table.column("keyCheck", .blob).notNull()
-                table.column("pendingKeyCheck", .blob)
-                table.column("createdAt", .datetime).notNull()
-            }
-            try db.create(table: "photo") { table in
-                table.primaryKey("id", .text)
-                table.column("relativePath", .text).notNull().unique()
-                table.column("wrappedKey", .blob).notNull()
-                table.column("pendingWrappedKey", .blob)
-                table.column("originalSize", .integer).notNull()
-                table.column("encryptedSize", .integer).notNull()
-                table.column("originalFilename", .text).notNull()
-                table.column("format", .text).notNull()
-                table.column("width", .integer)
-                table.column("height", .integer)
-                table.column("takenAt", .datetime)
-                table.column("addedAt", .datetime).notNull()
-                table.column("tags", .text).notNull()
-                table.column("isFavorite", .boolean).notNull().defaults(to: false)
-                table.column("isHidden", .boolean).notNull().defaults(to: false)
-                table.column("hasThumbnail", .boolean).notNull().defaults(to: false)
-            }
-            try db.create(table: "album") { table in
-                table.primaryKey("id", .text)
-                table.column("name", .text).notNull()
-                table.column("createdAt", .datetime).notNull()
-            }
-            try db.create(table: "albumPhoto") { table in
-                table.column("albumId", .text).notNull().references("album", onDelete: .cascade)
-                table.column("photoId", .text).notNull().references("photo", onDelete: .cascade)
-                table.primaryKey(["albumId", "photoId"])
-            }
+            try VaultRecord.createV1(db)
+            try VaultPhotoRecord.createV1(db)
+            try VaultAlbumRecord.createV1(db)
+            try VaultAlbumPhotoRecord.createV1(db)
+        }
+        // v2: snake_case columns (`albumPhoto` becomes `album_photo`) and instants as INTEGER
+        // milliseconds instead of GRDB's default date text. Every table is rebuilt with its rows.
+        migrator.registerMigration("v2: snake_case columns, instants in milliseconds") { db in
+            let instant = v1Instant
+            db.add(function: instant)
+            defer { db.remove(function: instant) }
+            try VaultRecord.migrateToV2(db, instant: instant.name)
+            try VaultPhotoRecord.migrateToV2(db, instant: instant.name)
+            try VaultAlbumRecord.migrateToV2(db, instant: instant.name)
+            try VaultAlbumPhotoRecord.migrateToV2(db)
         }
         return migrator
+    }
+
+    /// For migration v2: the SQL function that turns a v1 instant (GRDB's default `Date` storage,
+    /// "yyyy-MM-dd HH:mm:ss.SSS" text in UTC) into milliseconds since 1970, reading it as v1 read
+    /// it. NULL stays NULL; a value v1 could not read either stops the migration, which then
+    /// leaves the catalogue as it was.
+    private static var v1Instant: DatabaseFunction {
+        DatabaseFunction("memora_v1_instant", argumentCount: 1, pure: true) { values in
+            guard !values[0].isNull else { return nil }
+            guard let date = Date.fromDatabaseValue(values[0]) else {
+                throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "not a v1 catalogue date: \(values[0])")
+            }
+            return VaultRecord.milliseconds(date)
+        }
     }
 
     /// Runs a read or write, mapping GRDB errors to `catalogueFailed`.
@@ -81,30 +82,32 @@ struct VaultCatalogue: Sendable {
         let busy = resultCode == ResultCode.SQLITE_BUSY || resultCode == ResultCode.SQLITE_LOCKED
         return .catalogueFailed(path: path, reason: "\(error)", systemCode: nil, isRetryable: busy)
     }
+}
 
-    static func photo(from row: Row) throws -> VaultPhoto {
-        let tagsText: String = row["tags"]
-        let tags = (try? JSONDecoder().decode([String].self, from: Data(tagsText.utf8))) ?? []
-        return VaultPhoto(
-            id: row["id"], relativePath: row["relativePath"], wrappedKey: row["wrappedKey"],
-            originalSize: row["originalSize"], encryptedSize: row["encryptedSize"],
-            originalFilename: row["originalFilename"], format: row["format"], width: row["width"], height: row["height"],
-            takenAt: row["takenAt"], addedAt: row["addedAt"], tags: tags,
-            isFavorite: row["isFavorite"], isHidden: row["isHidden"], hasThumbnail: row["hasThumbnail"])
-    }
+/// A record of the vault catalogue: one `Codable` type per table, its snake_case columns named
+/// by its `CodingKeys`, every `Date` stored as an INTEGER of milliseconds since 1970 UTC.
+protocol CatalogueRecord: Codable, FetchableRecord, PersistableRecord {}
 
-    static func insert(_ photo: VaultPhoto, into db: Database) throws {
-        let tags = String(decoding: try JSONEncoder().encode(photo.tags), as: UTF8.self)
-        try db.execute(
-            sql: """
-                INSERT INTO photo (id, relativePath, wrappedKey, originalSize, encryptedSize, originalFilename, format,
-                                   width, height, takenAt, addedAt, tags, isFavorite, isHidden, hasThumbnail)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                photo.id, photo.relativePath, photo.wrappedKey, photo.originalSize, photo.encryptedSize,
-                photo.originalFilename, photo.format, photo.width, photo.height, photo.takenAt, photo.addedAt,
-                tags, photo.isFavorite, photo.isHidden, photo.hasThumbnail,
-            ])
+extension CatalogueRecord {
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .custom { milliseconds($0) } }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .millisecondsSince1970 }
+
+    /// The value of an instant column: milliseconds since 1970 UTC, to the nearest.
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// For migrations that rebuild a table: `script` (given a temporary name) creates the new
+    /// table under that name and copies every row of the old one into it (`INSERT … SELECT`);
+    /// the new table then replaces the old one and takes its name. Foreign keys are checked
+    /// when the migration commits.
+    static func rebuild(from oldName: String, in db: Database, script: (String) -> String) throws {
+        let building = databaseTableName + "_rebuilt"
+        try db.execute(sql: script(building))
+        let counts = try (Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(oldName.quotedDatabaseIdentifier)"),
+                          Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(building.quotedDatabaseIdentifier)"))
+        guard counts.0 == counts.1 else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "rebuilding \(oldName) copied \(counts.1 ?? 0) of its \(counts.0 ?? 0) rows")
+        }
+        try db.drop(table: oldName)
+        try db.rename(table: building, to: databaseTableName)
     }
 }

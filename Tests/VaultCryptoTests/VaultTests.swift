@@ -134,8 +134,8 @@ struct VaultTests {
         let photoKey = try PhotoKeyWrapper(masterKey: old).unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
         let check = newKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array("LOCA v1 vault key check".utf8), length: 32) }
         try catalogue.write { db in
-            try db.execute(sql: "UPDATE photo SET pendingWrappedKey = ?", arguments: [Data(wrapper.wrap(photoKey, photoID: photo.id))])
-            try db.execute(sql: "UPDATE vault SET pendingKeyCheck = ?", arguments: [Data(check)])
+            try VaultPhotoRecord.updateAll(db, VaultPhotoRecord.Columns.pendingWrappedKey.set(to: Data(wrapper.wrap(photoKey, photoID: photo.id))))
+            try VaultRecord.setPendingKeyCheck(Data(check), in: db)
         }
         try store.saveMasterKey(newKey)
         #expect(try Vault.open(at: root + "/v", keyStore: store).contents(of: photo.id) == [1, 2, 3])
@@ -216,8 +216,8 @@ struct VaultGuardTests {
         let check = newKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array("LOCA v1 vault key check".utf8), length: 32) }
         let catalogue = try VaultCatalogue(path: root + "/v/vault.sqlite")
         try catalogue.write { db in
-            try db.execute(sql: "UPDATE photo SET pendingWrappedKey = ?", arguments: [Data(PhotoKeyWrapper(masterKey: newKey).wrap(photoKey, photoID: photo.id))])
-            try db.execute(sql: "UPDATE vault SET pendingKeyCheck = ?", arguments: [Data(check)])
+            try VaultPhotoRecord.updateAll(db, VaultPhotoRecord.Columns.pendingWrappedKey.set(to: Data(PhotoKeyWrapper(masterKey: newKey).wrap(photoKey, photoID: photo.id))))
+            try VaultRecord.setPendingKeyCheck(Data(check), in: db)
         }
         // Someone opens the vault with the old key in between: it must keep the pending state...
         #expect(try Vault.open(at: root + "/v", keyStore: store).contents(of: photo.id) == [7, 7, 7])
