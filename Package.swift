@@ -6,7 +6,9 @@
 //
 //   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif (+ SQLite through GRDB)
 //   system layer    MemoraSystem (over CMemoraSystem): the only importer of a platform module
-//   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem)
+//                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom
+//   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem;
+//                                                              VaultCrypto also MemoraDatabase)
 //   composition     PhotoIndex (MetadataKit, ImageKit)
 //                   MemoraCore (everything above)
 //   test support    MemoraTesting (MemoraCore, FlyingFox)
@@ -94,6 +96,11 @@ let package = Package(
             name: "CMemoraSystem",
             linkerSettings: [.linkedLibrary("crypto", .when(platforms: [.linux]))]),
         .target(name: "MemoraSystem", dependencies: ["CMemoraSystem"], swiftSettings: strictSwift),
+        // The one database idiom (GRDB records, instants in milliseconds, SQLite's errors) that the
+        // caption database, the photo index and the vault catalogue share. Not a product; `package` API.
+        .target(
+            name: "MemoraDatabase", dependencies: ["MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift),
 
         // MARK: Leaf modules (they import none of our other modules but the system layer).
         .target(
@@ -102,20 +109,20 @@ let package = Package(
         .target(name: "MetadataKit", dependencies: ["MemoraSystem", "CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
-            dependencies: ["MemoraSystem", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MemoraSystem", "MemoraDatabase", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
 
         // MARK: Composition.
         .target(
             name: "PhotoIndex",
             dependencies: [
-                "MemoraSystem", "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift"),
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MetadataKit", "VaultCrypto", "PhotoIndex", "ImageKit",
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoIndex", "ImageKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),

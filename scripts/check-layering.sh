@@ -4,24 +4,26 @@
 #   - MemoraSystem (the system layer) imports none of our modules, and no other file
 #     imports a platform module (Glibc, Darwin, Musl, WinSDK, ...) or calls libc's file
 #     and process calls directly: they live in the system layer;
-#   - ImageKit, MetadataKit and VaultCrypto import none of our other modules but MemoraSystem;
-#   - PhotoIndex may import MetadataKit and ImageKit;
-#   - MemoraCore may import MetadataKit, VaultCrypto, PhotoIndex and ImageKit;
+#   - MemoraDatabase, ImageKit and MetadataKit import none of our other modules but MemoraSystem;
+#     VaultCrypto also MemoraDatabase;
+#   - PhotoIndex may import MemoraDatabase, MetadataKit and ImageKit;
+#   - MemoraCore may import MemoraDatabase, MetadataKit, VaultCrypto, PhotoIndex and ImageKit;
 #   - exactly one Swift file in the package imports each C module.
 # Exits non-zero and names every violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ours=(MemoraSystem ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore MemoraTesting)
+ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore MemoraTesting)
 c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CBenchPeers)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
 allowed_for() {
   case "$1" in
     MemoraSystem) echo "" ;;
-    ImageKit|MetadataKit|VaultCrypto) echo "MemoraSystem" ;;
-    PhotoIndex) echo "MemoraSystem MetadataKit ImageKit" ;;
-    MemoraCore) echo "MemoraSystem MetadataKit VaultCrypto PhotoIndex ImageKit" ;;
+    MemoraDatabase|ImageKit|MetadataKit) echo "MemoraSystem" ;;
+    VaultCrypto) echo "MemoraSystem MemoraDatabase" ;;
+    PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit" ;;
+    MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoIndex ImageKit" ;;
     MemoraTesting) echo "MemoraSystem MemoraCore" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac

@@ -43,9 +43,7 @@ public struct GalleryScanner: Sendable {
         let now = Date()
         for root in paths {
             let rootID = ProcessingQueue.assetID(for: root)
-            let lastScan = try database.read { db in
-                try Int64.fetchOne(db, sql: "SELECT last_scan_at FROM scan_state WHERE root = ?", arguments: [rootID])
-            }.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            let lastScan = try database.read { db in try ScanStateRecord.fetchOne(db, key: rootID)?.lastScanAt }
             for file in Self.files(under: root) {
                 guard Self.isPhoto(file) else { result.notPhotos += 1; continue }
                 result.photos += 1
@@ -57,10 +55,7 @@ public struct GalleryScanner: Sendable {
                 }
                 if try queue.enqueue(path: file, force: force) { result.queued += 1 } else { result.alreadyQueued += 1 }
             }
-            try database.write { db in
-                try db.execute(sql: "INSERT INTO scan_state (root, last_scan_at) VALUES (?, ?) ON CONFLICT(root) DO UPDATE SET last_scan_at = excluded.last_scan_at",
-                               arguments: [rootID, CaptionDatabase.timestamp(now)])
-            }
+            try database.write { db in try ScanStateRecord(root: rootID, lastScanAt: now).save(db) }
         }
         return result
     }

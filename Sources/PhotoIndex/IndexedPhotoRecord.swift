@@ -1,21 +1,11 @@
 import Foundation
 import GRDB
+import MemoraDatabase
 
-/// A record of the photo index: one `Codable` type per table, its snake_case columns named by
-/// its `CodingKeys`, every `Date` stored as an INTEGER of milliseconds since 1970 UTC
-/// (Docs/Architecture.md, "Databases").
-protocol IndexRecord: Codable, FetchableRecord, PersistableRecord {}
-
-extension IndexRecord {
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .custom { milliseconds($0) } }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .millisecondsSince1970 }
-
-    /// The value of an instant column: milliseconds since 1970 UTC, to the nearest.
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
-    /// The date of an instant column's value (as the records decode it).
-    static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
-}
+/// A record of the photo index: one `Codable` type per table, its snake_case columns named by its
+/// `CodingKeys`, every `Date` stored as an INTEGER of milliseconds since 1970 UTC (MemoraDatabase's
+/// `MillisecondRecord`; Docs/Architecture.md, "Databases").
+protocol IndexRecord: MillisecondRecord {}
 
 /// A row of `photos`: an ``IndexedPhoto`` without its people, faces and embedding (their own
 /// tables), with the year it was taken in its own time zone.

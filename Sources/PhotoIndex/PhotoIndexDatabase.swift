@@ -1,6 +1,7 @@
 import Foundation
 internal import MemoraSystem
 import GRDB
+import MemoraDatabase
 
 /// The photo index: one SQLite file through GRDB (WAL, migrations). Schema in `Docs/PhotoIndex.md`.
 public final class PhotoIndexDatabase: Sendable {
@@ -91,13 +92,9 @@ extension PhotoIndexError {
     /// description, which quotes the SQL), a failed system call's phrase and `errno`; retryable when
     /// the database was busy or locked, or the system call failed transiently. Our own errors pass through.
     static func database(path: String, cause: any Error) -> PhotoIndexError {
-        switch cause {
-        case let error as PhotoIndexError: error
-        case let error as DatabaseError:
-            .database(path: path, reason: error.message ?? "SQLite error \(error.resultCode.rawValue)", libraryCode: error.extendedResultCode.rawValue,
-                      isRetryable: error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED)
-        case let error as SystemError: .database(path: path, reason: error.reason, systemCode: error.systemCode, isRetryable: error.isTransient)
-        default: .database(path: path, reason: String(describing: cause))
-        }
+        if let error = cause as? PhotoIndexError { return error }
+        let failure = DatabaseFailure(cause)
+        return .database(path: path, reason: failure.reason, systemCode: failure.systemCode, libraryCode: failure.libraryCode,
+                         isRetryable: failure.isRetryable)
     }
 }

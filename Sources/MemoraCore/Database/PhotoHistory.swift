@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MemoraDatabase
 import MetadataKit
 
 /// The audit trail of every write Memora makes to a photo, whoever asked for it: captions
@@ -18,27 +19,12 @@ public struct PhotoHistory: Sendable {
     /// The photo's entries, oldest first, numbered from 1.
     public func entries(forPath path: String) throws(MemoraError) -> [HistoryEntry] {
         let asset = ProcessingQueue.assetID(for: path)
-        return try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, caption, alt_text, model_used, was_manual_edit, kind, created_at, snapshot IS NOT NULL AS saved FROM caption_history WHERE asset_id = ? ORDER BY id",
-                             arguments: [asset])
-                .enumerated().map { index, row in
-                    HistoryEntry(
-                        number: index + 1, asset: asset, caption: row["caption"], altText: row["alt_text"],
-                        modelUsed: row["model_used"], wasManualEdit: row["was_manual_edit"],
-                        kind: HistoryEntry.Kind(rawValue: row["kind"]) ?? .generated,
-                        createdAt: CaptionDatabase.date(row["created_at"]), hasSnapshot: row["saved"])
-                }
-        }
+        return try database.read { db in try HistoryRecord.entries(asset: asset, in: db) }
     }
 
     /// What the photo carried before Memora first wrote to it, if Memora ever did.
     public func original(forPath path: String) throws(MemoraError) -> OriginalCaption? {
-        try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT caption, alt_text, created_at FROM original_metadata WHERE asset_id = ?",
-                             arguments: [ProcessingQueue.assetID(for: path)]).map {
-                OriginalCaption(caption: $0["caption"], altText: $0["alt_text"], savedAt: CaptionDatabase.date($0["created_at"]))
-            }
-        }
+        try database.read { db in try OriginalMetadataRecord.caption(asset: ProcessingQueue.assetID(for: path), in: db) }
     }
 
     /// The entry that set the photo's current caption (the last one that set a caption).
@@ -78,21 +64,16 @@ public struct PhotoHistory: Sendable {
     func options(recording record: Record, keepModificationTime: Bool = false, into recorded: Recorded) -> CaptionWriteOptions {
         CaptionWriteOptions(keepModificationTime: keepModificationTime) { [database] snapshot in
             try database.write { db in
-                let now = CaptionDatabase.timestamp(Date())
                 try Self.settlePending(asset: record.asset, current: snapshot, in: db)
-                let isFirst = try Int.fetchOne(db, sql: "SELECT 1 FROM original_metadata WHERE asset_id = ?", arguments: [record.asset]) == nil
+                let isFirst = try OriginalMetadataRecord.of(asset: record.asset).isEmpty(db)
                 if isFirst {
                     // The photo is still as it was: its captions are entry 0's (the fast scan reads the
                     // header, not a large photo's whole image data).
                     let before = record.before ?? (try? MetadataReader.scan(contentsOf: record.asset))?.captions
-                    try db.execute(
-                        sql: "INSERT INTO original_metadata (asset_id, snapshot, caption, alt_text, created_at) VALUES (?, ?, ?, ?, ?)",
-                        arguments: [record.asset, snapshot.encoded(), before?.caption, before?.altText, now])
+                    try OriginalMetadataRecord(assetID: record.asset, snapshot: snapshot.encoded(), caption: before?.caption,
+                                               altText: before?.altText, createdAt: Date()).insert(db)
                 }
-                try db.execute(
-                    sql: "INSERT INTO caption_history (asset_id, caption, alt_text, model_used, was_manual_edit, kind, snapshot, pending, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)",
-                    arguments: [record.asset, record.caption, record.altText, record.modelUsed, record.kind.isPersonal, record.kind.rawValue,
-                                isFirst ? nil : snapshot.encoded(), now])
+                try HistoryRecord(record, snapshot: isFirst ? nil : snapshot.encoded(), pending: true).insert(db)
                 recorded.set(db.lastInsertedRowID, original: isFirst)
             }
         }
@@ -102,18 +83,16 @@ public struct PhotoHistory: Sendable {
     /// saved "before" is still the photo's state never reached the photo and is dropped (with the
     /// original it saved, if it was the first); any other did, and is kept.
     static func settlePending(asset: String, current: MetadataSnapshot, in db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT id, snapshot FROM caption_history WHERE asset_id = ? AND pending = 1 ORDER BY id", arguments: [asset]) {
-            let id: Int64 = row["id"]
-            let own: Data? = row["snapshot"]
-            let saved = try own ?? Data.fetchOne(db, sql: "SELECT snapshot FROM original_metadata WHERE asset_id = ?", arguments: [asset])
+        for entry in try HistoryRecord.of(asset: asset).filter(HistoryRecord.Columns.pending == true).fetchAll(db) {
+            let saved = try entry.snapshot ?? OriginalMetadataRecord.snapshot(asset: asset, in: db)
             let before = saved.flatMap { try? MetadataSnapshot(decoding: $0) }
             if let before, before.kept == current.kept {
-                try db.execute(sql: "DELETE FROM caption_history WHERE id = ?", arguments: [id])
-                if own == nil, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM caption_history WHERE asset_id = ?", arguments: [asset]) == 0 {
-                    try db.execute(sql: "DELETE FROM original_metadata WHERE asset_id = ?", arguments: [asset])
+                _ = try HistoryRecord.deleteOne(db, key: entry.id)
+                if entry.snapshot == nil, try HistoryRecord.of(asset: asset).isEmpty(db) {
+                    _ = try OriginalMetadataRecord.of(asset: asset).deleteAll(db)
                 }
             } else {
-                try db.execute(sql: "UPDATE caption_history SET pending = 0 WHERE id = ?", arguments: [id])
+                _ = try HistoryRecord.filter(key: entry.id).updateAll(db, HistoryRecord.Columns.pending.set(to: false))
             }
         }
     }
@@ -121,7 +100,7 @@ public struct PhotoHistory: Sendable {
     /// Marks the entry a write recorded as done: the photo was replaced.
     func confirm(_ recorded: Recorded, in db: Database) throws {
         guard let rows = recorded.value else { return }
-        try db.execute(sql: "UPDATE caption_history SET pending = 0 WHERE id = ?", arguments: [rows.entry])
+        _ = try HistoryRecord.filter(key: rows.entry).updateAll(db, HistoryRecord.Columns.pending.set(to: false))
     }
 
     /// ``confirm(_:in:)`` in a transaction of its own (best effort: a pending entry is settled by the photo's next write).
@@ -134,8 +113,8 @@ public struct PhotoHistory: Sendable {
     func takeBack(_ recorded: Recorded, asset: String) {
         guard let rows = recorded.value else { return }
         _ = try? database.write { db in
-            try db.execute(sql: "DELETE FROM caption_history WHERE id = ?", arguments: [rows.entry])
-            if rows.original { try db.execute(sql: "DELETE FROM original_metadata WHERE asset_id = ?", arguments: [asset]) }
+            _ = try HistoryRecord.deleteOne(db, key: rows.entry)
+            if rows.original { _ = try OriginalMetadataRecord.of(asset: asset).deleteAll(db) }
         }
     }
 
@@ -143,23 +122,21 @@ public struct PhotoHistory: Sendable {
     /// the queue item was completed): its pending entry with that caption is confirmed, other
     /// pending ones are dropped, and the caption is recorded (without a snapshot) if no entry holds it.
     func recordRecovered(_ record: Record, in db: Database) throws {
-        try db.execute(sql: "UPDATE caption_history SET pending = 0 WHERE asset_id = ? AND pending = 1 AND caption = ?",
-                       arguments: [record.asset, record.caption])
-        try db.execute(sql: "DELETE FROM caption_history WHERE asset_id = ? AND pending = 1", arguments: [record.asset])
-        let last = try String.fetchOne(db, sql: "SELECT caption FROM caption_history WHERE asset_id = ? AND kind != ? ORDER BY id DESC LIMIT 1",
-                                       arguments: [record.asset, HistoryEntry.Kind.stripLocation.rawValue])
-        guard last != record.caption else { return }
-        try db.execute(
-            sql: "INSERT INTO caption_history (asset_id, caption, alt_text, model_used, was_manual_edit, kind, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [record.asset, record.caption, record.altText, record.modelUsed, record.kind.isPersonal, record.kind.rawValue,
-                        CaptionDatabase.timestamp(Date())])
+        let pending = HistoryRecord.of(asset: record.asset).filter(HistoryRecord.Columns.pending == true)
+        _ = try pending.filter(HistoryRecord.Columns.caption == record.caption).updateAll(db, HistoryRecord.Columns.pending.set(to: false))
+        _ = try pending.deleteAll(db)
+        let last = try HistoryRecord.of(asset: record.asset).filter(HistoryRecord.Columns.kind != HistoryEntry.Kind.stripLocation.rawValue)
+            .reversed().fetchOne(db)
+        guard last?.caption != record.caption else { return }
+        try HistoryRecord(record, snapshot: nil, pending: false).insert(db)
     }
 
     /// Sets the captions of the photo's latest entry (a restore whose captions are only known once the photo is restored).
     func setLatestCaptions(asset: String, caption: String?, altText: String?) throws(MemoraError) {
         try database.write { db in
-            try db.execute(sql: "UPDATE caption_history SET caption = ?, alt_text = ? WHERE id = (SELECT MAX(id) FROM caption_history WHERE asset_id = ?)",
-                           arguments: [caption, altText, asset])
+            guard let latest = try HistoryRecord.of(asset: asset).reversed().fetchOne(db) else { return }
+            _ = try HistoryRecord.filter(key: latest.id).updateAll(
+                db, HistoryRecord.Columns.caption.set(to: caption), HistoryRecord.Columns.altText.set(to: altText))
         }
     }
 
@@ -204,11 +181,8 @@ public struct PhotoHistory: Sendable {
     /// right after entry N, which is what entry N+1 replaced. Nil when it was not kept.
     func snapshot(restoringLevel level: Int, asset: String) throws(MemoraError) -> MetadataSnapshot? {
         let data = try database.read { db -> Data? in
-            if level == 0 {
-                return try Data.fetchOne(db, sql: "SELECT snapshot FROM original_metadata WHERE asset_id = ?", arguments: [asset])
-            }
-            return try Data.fetchOne(db, sql: "SELECT snapshot FROM caption_history WHERE asset_id = ? ORDER BY id LIMIT 1 OFFSET ?",
-                                     arguments: [asset, level])
+            if level == 0 { return try OriginalMetadataRecord.snapshot(asset: asset, in: db) }
+            return try Data.fetchOne(db, HistoryRecord.of(asset: asset).select(HistoryRecord.Columns.snapshot).limit(1, offset: level))
         }
         guard let data else { return nil }
         do { return try MetadataSnapshot(decoding: data, source: asset) } catch {

@@ -1,6 +1,7 @@
 public import Foundation
 internal import MemoraSystem
 import GRDB
+import MemoraDatabase
 
 /// Memora's local SQLite database (GRDB, WAL): the seed's `processing_queue`,
 /// single-row `preferences` and `sync_state`, plus `caption_history`,
@@ -28,12 +29,6 @@ public final class CaptionDatabase: Sendable {
     public static var defaultPath: String {
         ApplicationFolders().data + "/memora.sqlite"
     }
-
-    /// Milliseconds since 1970, the unit of every timestamp column.
-    static func timestamp(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
-    /// The date of a timestamp column's value.
-    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -103,8 +98,7 @@ public final class CaptionDatabase: Sendable {
                 );
                 CREATE INDEX idx_error_logs_created ON error_logs(created_at);
                 """)
-            let now = timestamp(Date())
-            try db.execute(sql: "INSERT INTO preferences (id, updated_at) VALUES (1, ?)", arguments: [now])
+            try db.execute(sql: "INSERT INTO preferences (id, updated_at) VALUES (1, ?)", arguments: [Instant.milliseconds(Date())])
             try db.execute(sql: "INSERT INTO sync_state (id) VALUES (1)")
         }
         // v2: one history for every write. `caption_history` also records `metadata write` and
@@ -147,20 +141,13 @@ public final class CaptionDatabase: Sendable {
     public func logError(asset: String?, type: String, message: String, context: [String: String] = [:]) {
         let json = (try? JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
         _ = try? write { db in
-            try db.execute(
-                sql: "INSERT INTO error_logs (asset_id, error_type, error_message, context, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [asset, type, message, json, Self.timestamp(Date())])
+            try ErrorLogRecord(assetID: asset, errorType: type, errorMessage: message, context: json, createdAt: Date()).insert(db)
         }
     }
 
     /// The most recent error log entries, newest first.
     public func recentErrors(limit: Int = 20) throws(MemoraError) -> [ErrorLogEntry] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM error_logs ORDER BY id DESC LIMIT ?", arguments: [limit]).map {
-                ErrorLogEntry(asset: $0["asset_id"], type: $0["error_type"], message: $0["error_message"],
-                              date: Self.date($0["created_at"]))
-            }
-        }
+        try read { db in try ErrorLogRecord.order(Column("id").desc).limit(limit).fetchAll(db).map(\.entry) }
     }
 }
 
@@ -170,17 +157,13 @@ extension MemoraError {
     /// SQL), a failed system call's phrase and `errno`; retryable when the database was busy or
     /// locked, or the system call failed transiently. Our own errors pass through.
     static func database(_ cause: any Error, opening path: String? = nil) -> MemoraError {
-        let reason: String, systemCode: Int32?, libraryCode: Int32?, retryable: Bool
-        switch cause {
-        case let error as MemoraError: return error
-        case let error as DatabaseError:
-            (reason, systemCode, libraryCode) = (error.message ?? "SQLite error \(error.resultCode.rawValue)", nil, error.extendedResultCode.rawValue)
-            retryable = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
-        case let error as SystemError: (reason, systemCode, libraryCode, retryable) = (error.reason, error.systemCode, nil, error.isTransient)
-        default: (reason, systemCode, libraryCode, retryable) = (MemoraError.reason(of: cause), nil, nil, false)
+        if let error = cause as? MemoraError { return error }
+        let failure = DatabaseFailure(cause, describing: MemoraError.reason(of:))
+        guard let path else {
+            return .queryFailed(reason: failure.reason, systemCode: failure.systemCode, libraryCode: failure.libraryCode, isRetryable: failure.isRetryable)
         }
-        guard let path else { return .queryFailed(reason: reason, systemCode: systemCode, libraryCode: libraryCode, isRetryable: retryable) }
-        return .openFailed(path: path, reason: reason, systemCode: systemCode, libraryCode: libraryCode, isRetryable: retryable)
+        return .openFailed(path: path, reason: failure.reason, systemCode: failure.systemCode, libraryCode: failure.libraryCode,
+                           isRetryable: failure.isRetryable)
     }
 }
 

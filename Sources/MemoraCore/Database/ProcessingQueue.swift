@@ -1,6 +1,7 @@
 public import Foundation
 internal import MemoraSystem
 import GRDB
+import MemoraDatabase
 
 /// A row of `processing_queue`.
 public struct QueueItem: Sendable, Hashable, Codable {
@@ -46,21 +47,6 @@ public struct QueueItem: Sendable, Hashable, Codable {
     public var createdAt: Date
     /// When it last changed.
     public var updatedAt: Date
-
-    init(row: Row) {
-        id = row["id"]
-        assetID = row["asset_id"]
-        assetURI = row["asset_uri"]
-        status = Status(rawValue: row["status"]) ?? .pending
-        caption = row["caption"]
-        altText = row["alt_text"]
-        modelUsed = row["model_used"]
-        errorMessage = row["error_message"]
-        retryCount = row["retry_count"] ?? 0
-        force = row["force"]
-        createdAt = Date(timeIntervalSince1970: Double(row["created_at"] as Int64) / 1000)
-        updatedAt = Date(timeIntervalSince1970: Double(row["updated_at"] as Int64) / 1000)
-    }
 }
 
 /// The durable processing queue (the seed's `processing_queue`). Every change is one
@@ -85,52 +71,60 @@ public struct ProcessingQueue: Sendable {
     @discardableResult
     public func enqueue(path: String, force: Bool = false) throws(MemoraError) -> Bool {
         let asset = Self.assetID(for: path)
-        let now = CaptionDatabase.timestamp(Date())
+        let now = Date()
         return try database.write { db in
-            try db.execute(
-                sql: "INSERT INTO processing_queue (id, asset_id, asset_uri, status, force, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT(asset_id) DO NOTHING",
-                arguments: [UUID().uuidString.lowercased(), asset, asset, force, now, now])
+            let item = QueueRecord(id: UUID().uuidString.lowercased(), assetID: asset, assetURI: asset, status: .pending, force: force,
+                                   createdAt: now, updatedAt: now)
+            try item.insert(db, onConflict: .ignore)
             if db.changesCount > 0 { return true }
             guard force else { return false }
-            try db.execute(
-                sql: "UPDATE processing_queue SET status = 'pending', force = 1, retry_count = 0, caption = NULL, alt_text = NULL, error_message = NULL, updated_at = ? WHERE asset_id = ? AND status IN ('completed', 'failed')",
-                arguments: [now, asset])
-            return db.changesCount > 0
+            let requeued = try QueueRecord.of(asset: asset).filter([QueueItem.Status.completed.rawValue, QueueItem.Status.failed.rawValue].contains(QueueRecord.Columns.status))
+                .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.Columns.force.set(to: true),
+                           QueueRecord.Columns.retryCount.set(to: 0), QueueRecord.Columns.caption.set(to: nil),
+                           QueueRecord.Columns.altText.set(to: nil), QueueRecord.Columns.errorMessage.set(to: nil), QueueRecord.touched)
+            return requeued > 0
         }
     }
 
     /// Atomically moves the oldest pending item to `processing` and returns it; nil when none is pending.
     public func claimNext() throws(MemoraError) -> QueueItem? {
-        let now = CaptionDatabase.timestamp(Date())
-        return try database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM processing_queue WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1") else { return nil }
-            try db.execute(sql: "UPDATE processing_queue SET status = 'processing', updated_at = ? WHERE id = ? AND status = 'pending'",
-                           arguments: [now, row["id"] as String])
-            return try Row.fetchOne(db, sql: "SELECT * FROM processing_queue WHERE id = ?", arguments: [row["id"] as String]).map(QueueItem.init(row:))
+        try database.write { db in
+            guard var next = try QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.pending.rawValue).inQueueOrder().fetchOne(db) else {
+                return nil
+            }
+            next.status = .processing
+            next.updatedAt = Date()
+            try next.update(db, columns: [QueueRecord.Columns.status, QueueRecord.Columns.updatedAt])
+            return try QueueRecord.fetchOne(db, id: next.id)?.item
         }
     }
 
     /// Records the caption about to be written, before the file is touched (the intent crash recovery finishes).
     public func recordIntent(_ id: String, caption: GeneratedCaption) throws(MemoraError) {
         try database.write { db in
-            try db.execute(sql: "UPDATE processing_queue SET caption = ?, alt_text = ?, model_used = ?, updated_at = ? WHERE id = ?",
-                           arguments: [caption.description, caption.altText, caption.model.identifier, CaptionDatabase.timestamp(Date()), id])
+            _ = try QueueRecord.filter(id: id).updateAll(
+                db, QueueRecord.Columns.caption.set(to: caption.description), QueueRecord.Columns.altText.set(to: caption.altText),
+                QueueRecord.Columns.modelUsed.set(to: caption.model.identifier), QueueRecord.touched)
         }
     }
 
     /// Marks an item completed, in `db`'s transaction (with its history entry).
     func complete(_ id: String, caption: String?, altText: String?, modelUsed: String, note: String? = nil, in db: Database) throws {
-        try db.execute(
-            sql: "UPDATE processing_queue SET status = 'completed', caption = ?, alt_text = ?, model_used = ?, error_message = ?, updated_at = ? WHERE id = ?",
-            arguments: [caption, altText, modelUsed, note, CaptionDatabase.timestamp(Date()), id])
+        _ = try QueueRecord.filter(id: id).updateAll(db, Self.completion(caption: caption, altText: altText, modelUsed: modelUsed, note: note))
     }
 
     /// Settles the photo's queued item, if any, after a person decided its caption (an edit or a
     /// rollback): it is completed with that caption, unless a worker is processing it right now.
     func settle(asset: String, caption: String?, altText: String?, modelUsed: String, in db: Database) throws {
-        try db.execute(
-            sql: "UPDATE processing_queue SET status = 'completed', caption = ?, alt_text = ?, model_used = ?, error_message = NULL, updated_at = ? WHERE asset_id = ? AND status != 'processing'",
-            arguments: [caption, altText, modelUsed, CaptionDatabase.timestamp(Date()), asset])
+        _ = try QueueRecord.of(asset: asset).filter(QueueRecord.Columns.status != QueueItem.Status.processing.rawValue)
+            .updateAll(db, Self.completion(caption: caption, altText: altText, modelUsed: modelUsed, note: nil))
+    }
+
+    /// The assignments that complete an item with a caption (or none) and an optional note.
+    private static func completion(caption: String?, altText: String?, modelUsed: String, note: String?) -> [ColumnAssignment] {
+        [QueueRecord.Columns.status.set(to: QueueItem.Status.completed.rawValue), QueueRecord.Columns.caption.set(to: caption),
+         QueueRecord.Columns.altText.set(to: altText), QueueRecord.Columns.modelUsed.set(to: modelUsed),
+         QueueRecord.Columns.errorMessage.set(to: note), QueueRecord.touched]
     }
 
     /// Marks an item completed without a caption of ours (skipped, with the reason).
@@ -142,11 +136,12 @@ public struct ProcessingQueue: Sendable {
     @discardableResult
     public func fail(_ id: String, error: String, maxRetries: Int) throws(MemoraError) -> QueueItem.Status {
         try database.write { db in
-            let retries = (try Int.fetchOne(db, sql: "SELECT retry_count FROM processing_queue WHERE id = ?", arguments: [id]) ?? 0) + 1
+            let retries = (try QueueRecord.fetchOne(db, id: id)?.retryCount ?? 0) + 1
             let status: QueueItem.Status = retries >= maxRetries ? .failed : .pending
-            try db.execute(
-                sql: "UPDATE processing_queue SET status = ?, retry_count = ?, error_message = ?, caption = NULL, alt_text = NULL, updated_at = ? WHERE id = ?",
-                arguments: [status.rawValue, retries, error, CaptionDatabase.timestamp(Date()), id])
+            _ = try QueueRecord.filter(id: id).updateAll(
+                db, QueueRecord.Columns.status.set(to: status.rawValue), QueueRecord.Columns.retryCount.set(to: retries),
+                QueueRecord.Columns.errorMessage.set(to: error), QueueRecord.Columns.caption.set(to: nil),
+                QueueRecord.Columns.altText.set(to: nil), QueueRecord.touched)
             return status
         }
     }
@@ -154,8 +149,8 @@ public struct ProcessingQueue: Sendable {
     /// Puts an item that was interrupted (cancelled) back to `pending` without counting a try.
     public func release(_ id: String) throws(MemoraError) {
         try database.write { db in
-            try db.execute(sql: "UPDATE processing_queue SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'processing'",
-                           arguments: [CaptionDatabase.timestamp(Date()), id])
+            _ = try QueueRecord.filter(id: id).filter(QueueRecord.Columns.status == QueueItem.Status.processing.rawValue)
+                .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.touched)
         }
     }
 
@@ -164,9 +159,8 @@ public struct ProcessingQueue: Sendable {
     @discardableResult
     public func recoverInterrupted() throws(MemoraError) -> Int {
         try database.write { db in
-            try db.execute(sql: "UPDATE processing_queue SET status = 'pending', updated_at = ? WHERE status = 'processing'",
-                           arguments: [CaptionDatabase.timestamp(Date())])
-            return db.changesCount
+            try QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.processing.rawValue)
+                .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.touched)
         }
     }
 
@@ -174,9 +168,9 @@ public struct ProcessingQueue: Sendable {
     @discardableResult
     public func retryFailed() throws(MemoraError) -> Int {
         try database.write { db in
-            try db.execute(sql: "UPDATE processing_queue SET status = 'pending', retry_count = 0, updated_at = ? WHERE status = 'failed'",
-                           arguments: [CaptionDatabase.timestamp(Date())])
-            return db.changesCount
+            try QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.failed.rawValue)
+                .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.Columns.retryCount.set(to: 0),
+                           QueueRecord.touched)
         }
     }
 
@@ -184,9 +178,8 @@ public struct ProcessingQueue: Sendable {
     public func counts() throws(MemoraError) -> [QueueItem.Status: Int] {
         try database.read { db in
             var counts: [QueueItem.Status: Int] = [:]
-            for status in QueueItem.Status.allCases { counts[status] = 0 }
-            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM processing_queue GROUP BY status") {
-                if let status = QueueItem.Status(rawValue: row["status"]) { counts[status] = row["n"] }
+            for status in QueueItem.Status.allCases {
+                counts[status] = try QueueRecord.filter(QueueRecord.Columns.status == status.rawValue).fetchCount(db)
             }
             return counts
         }
@@ -195,18 +188,14 @@ public struct ProcessingQueue: Sendable {
     /// Items with `status` (all when nil), oldest first.
     public func items(status: QueueItem.Status? = nil, limit: Int = 1000) throws(MemoraError) -> [QueueItem] {
         try database.read { db in
-            if let status {
-                return try Row.fetchAll(db, sql: "SELECT * FROM processing_queue WHERE status = ? ORDER BY created_at, rowid LIMIT ?",
-                                        arguments: [status.rawValue, limit]).map(QueueItem.init(row:))
-            }
-            return try Row.fetchAll(db, sql: "SELECT * FROM processing_queue ORDER BY created_at, rowid LIMIT ?", arguments: [limit]).map(QueueItem.init(row:))
+            var request = QueueRecord.all()
+            if let status { request = request.filter(QueueRecord.Columns.status == status.rawValue) }
+            return try request.inQueueOrder().limit(limit).fetchAll(db).map(\.item)
         }
     }
 
     /// The item of the photo at `path`, if queued.
     public func item(forPath path: String) throws(MemoraError) -> QueueItem? {
-        try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM processing_queue WHERE asset_id = ?", arguments: [Self.assetID(for: path)]).map(QueueItem.init(row:))
-        }
+        try database.read { db in try QueueRecord.of(asset: Self.assetID(for: path)).fetchOne(db)?.item }
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import MemoraDatabase
 
 /// The single-row `preferences` table: the user's choices.
 public struct CaptionPreferences: Sendable, Hashable, Codable {
@@ -39,14 +40,8 @@ extension CaptionDatabase {
     /// The current preferences.
     public func preferences() throws(MemoraError) -> CaptionPreferences {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM preferences WHERE id = 1") else {
-                throw MemoraError.queryFailed(reason: "the preferences row is missing")
-            }
-            return CaptionPreferences(
-                backgroundEnabled: row["background_enabled"], aiMode: CaptionMode(parsing: row["ai_mode"]) ?? .onDevice,
-                autoProcessNew: row["auto_process_new"], processExisting: row["process_existing"],
-                wifiOnly: row["wifi_only"], chargingOnly: row["charging_only"],
-                updatedAt: Date(timeIntervalSince1970: Double(row["updated_at"] as Int64) / 1000))
+            guard let row = try PreferencesRecord.fetchOne(db, id: 1) else { throw MemoraError.queryFailed(reason: "the preferences row is missing") }
+            return row.preferences
         }
     }
 
@@ -70,8 +65,7 @@ extension CaptionDatabase {
         }
         try write { db in
             // `key` is one of the fixed column names checked above.
-            try db.execute(sql: "UPDATE preferences SET \(key) = ?, updated_at = ? WHERE id = 1",
-                           arguments: [value, Self.timestamp(Date())])
+            _ = try PreferencesRecord.filter(id: 1).updateAll(db, Column(key).set(to: value), Column("updated_at").set(to: Instant.milliseconds(Date())))
         }
     }
 }

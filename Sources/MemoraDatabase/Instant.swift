@@ -1,0 +1,10 @@
+package import Foundation
+
+/// The one convention for instants in Memora's databases: INTEGER milliseconds since 1970 UTC.
+package enum Instant {
+    /// `date` in milliseconds since 1970 UTC, to the nearest.
+    package static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The date of a number of milliseconds since 1970 UTC.
+    package static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}
