@@ -1,0 +1,130 @@
+import Foundation
+internal import MemoraSystem
+import ImageKit
+import MetadataKit
+import PhotoIndex
+import VaultCrypto
+
+/// `memora demo` as a library call: generates a sample photo library with the real encoders
+/// and runs the main job on it. Every photo is inspected and gets an upright thumbnail (the
+/// broken samples are refused with their reason); every photo is captioned through the durable
+/// queue and the model selector (on-device: Ollama when it runs, else the basic description)
+/// with MetadataKit's verified write and the history; the library is indexed and a memory
+/// collage is chosen from the index and rendered; and the photos are encrypted into a vault,
+/// which is verified and one of its photos exported and compared with the original.
+///
+/// Everything is written under ``output``; what an earlier run left there is replaced.
+public struct DemoJob: Sendable {
+    /// A step's progress: `completed` of `total` items of `stage` ("thumbnails", "vault") are done.
+    public struct Progress: Sendable, Hashable {
+        /// The step.
+        public var stage: String
+        /// Items done.
+        public var completed: Int
+        /// Items in the step.
+        public var total: Int
+        /// The item just done (a file name).
+        public var item: String
+    }
+
+    /// The folder the sample library and every result go in.
+    public var output: String
+    /// The longest side of the thumbnails, in pixels.
+    public var thumbnailSize: Int
+
+    /// A demo writing into `output`.
+    public init(output: String, thumbnailSize: Int = 384) {
+        self.output = output
+        self.thumbnailSize = thumbnailSize
+    }
+
+    /// Runs every step and reports what each did; `onProgress` follows the longer steps.
+    public func run(onProgress: @Sendable (Progress) -> Void = { _ in }) async throws -> DemoReport {
+        let start = Date()
+        let library = output + "/library"
+        let thumbnails = output + "/thumbnails"
+        for folder in [library, thumbnails] { try FileSystem.makeFolder(folder) }
+        let files = try SampleLibrary.generate(in: library)
+        let photos = makeThumbnails(files, library: library, into: thumbnails, onProgress: onProgress)
+        let captioning = try await caption(library: library)
+
+        // The library indexed, and a memory collage chosen and rendered from the index.
+        let indexPath = output + "/index.sqlite"
+        for suffix in ["", "-wal", "-shm"] { try? FileSystem.remove(indexPath + suffix) }
+        let index = try PhotoIndexDatabase(path: indexPath)
+        let indexed = try await PhotoIndexer(database: index).index(DirectoryPhotoLibrary(root: library))
+        let selection = try CollageSelector(database: index).select(CollageRequest(source: .everything, count: 6, seed: 0))
+        let collage = try await CollageRenderer.render(selection, layout: .grid2x3)
+        let collagePath = output + "/collage.jpg"
+        try AtomicFileWriter.write(collage.jpeg, to: collagePath)
+        let vault = try encrypt(files.map { library + "/" + $0 }, onProgress: onProgress)
+
+        return DemoReport(
+            library: library, photos: photos, index: indexPath, indexed: indexed.indexed, indexFailed: indexed.failed,
+            collage: collagePath, collageWidth: collage.image.width, collageHeight: collage.image.height, collagePhotos: collage.cells.count,
+            captionDatabase: captioning.database, captioned: captioning.summary.captioned + captioning.summary.recovered,
+            captions: captioning.captions, captionModels: captioning.summary.models, vault: vault, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// Inspects each sample and writes its upright thumbnail as JPEG; a refused one keeps its reason.
+    func makeThumbnails(_ files: [String], library: String, into folder: String, onProgress: @Sendable (Progress) -> Void) -> [DemoReport.Photo] {
+        var photos: [DemoReport.Photo] = []
+        for (index, file) in files.enumerated() {
+            let path = library + "/" + file
+            var photo = DemoReport.Photo(file: file)
+            do throws(ImageError) {
+                let info = try ImageDecoder.info(contentsOf: path)
+                (photo.format, photo.width, photo.height) = (info.format.displayName, info.uprightWidth, info.uprightHeight)
+                let thumbnail = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: thumbnailSize, options: DecodingOptions(applyOrientation: true))
+                let name = folder + "/" + (file as NSString).deletingPathExtension + ".jpg"
+                try ImageEncoder.write(thumbnail, to: name, as: .jpeg())
+                photo.thumbnail = name
+            } catch {
+                photo.error = error.reason
+            }
+            photos.append(photo)
+            onProgress(Progress(stage: "thumbnails", completed: index + 1, total: files.count, item: file))
+        }
+        return photos
+    }
+
+    /// Captions the library through the caption job, in a fresh database beside it.
+    func caption(library: String) async throws -> (database: String, summary: CaptionScheduler.Summary, captions: [String: String]) {
+        let databasePath = output + "/memora.sqlite"
+        for suffix in ["", "-wal", "-shm", ".worker-lock"] { try? FileSystem.remove(databasePath + suffix) }
+        let database = try CaptionDatabase(path: databasePath)
+        let job = CaptionJob(database: database, models: .configured(CaptionConfiguration(mode: .onDevice)), ignoresConstraints: true, maxWait: 0)
+        let report = try await job.run(paths: [library])
+        var captions: [String: String] = [:]
+        for item in try ProcessingQueue(database: database).items(status: .completed) {
+            if let caption = item.caption { captions[SystemPath.fileName(of: item.assetURI)] = caption }
+        }
+        return (databasePath, report.summary, captions)
+    }
+
+    /// Encrypts the photos into a fresh vault (its key file kept beside it, for the demo only),
+    /// verifies it, and checks that an export is byte-identical to the original.
+    func encrypt(_ paths: [String], onProgress: @Sendable (Progress) -> Void) throws -> DemoReport.Vault {
+        let folder = output + "/vault"
+        let keyFile = output + "/keys/vault.key"
+        try? FileSystem.removeTree(folder)
+        try? FileSystem.remove(keyFile)
+        try FileSystem.makeFolder(output + "/keys", permissions: 0o700)
+        let vault = try Vault.create(at: folder, keyStore: FileKeyStore(path: keyFile))
+        var added: [(photo: VaultPhoto, original: String)] = []
+        let results = VaultImport(thumbnailSize: 256).add(paths, to: vault) { completed, path in
+            onProgress(Progress(stage: "vault", completed: completed, total: paths.count, item: SystemPath.fileName(of: path)))
+        }
+        for (path, result) in zip(paths, results) { added.append((try result.get(), path)) }
+        let report = try vault.verify()
+        var matches = false
+        if let first = added.first {
+            let exported = output + "/exported-" + first.photo.originalFilename
+            try vault.export(first.photo.id, to: exported)
+            matches = try SHA256Digest.hash(contentsOf: exported) == SHA256Digest.hash(contentsOf: first.original)
+            try? FileSystem.remove(exported)
+        }
+        return DemoReport.Vault(folder: folder, keyFile: keyFile, encrypted: added.count, healthy: report.isHealthy,
+                                exportMatches: matches, algorithm: AEADAlgorithm.preferred.description)
+    }
+}
