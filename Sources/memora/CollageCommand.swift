@@ -24,29 +24,33 @@ struct CollageCommand: AsyncParsableCommand {
     @Flag(help: "Explain why each photo was chosen and why close candidates were not.") var explain = false
     @Flag(help: "Print the selection as JSON.") var json = false
 
-    func run() async throws {
+    func validate() throws {
         let sources = [year != nil, place != nil, near != nil, person != nil].filter { $0 }.count
         guard sources == 1 else { throw ValidationError("give exactly one of --year, --place, --near or --person") }
-        guard let preset = DateRangePreset(rawValue: range) else { throw ValidationError("--range is all-time, last-year or last-5-years") }
+        guard DateRangePreset(rawValue: range) != nil else { throw ValidationError("--range is all-time, last-year or last-5-years") }
         guard let collageLayout = CollageLayout(rawValue: layout) else { throw ValidationError("--layout is grid2x3 or dynamic") }
         if collageLayout == .grid2x3 && count > 6 { throw ValidationError("the grid2x3 layout holds 6 photos; use --layout dynamic for up to 10") }
+        if near != nil, coordinates == nil { throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84") }
+    }
+
+    /// `--near` as latitude and longitude, when it is two numbers in range.
+    private var coordinates: (latitude: Double, longitude: Double)? {
+        guard let parts = near?.split(separator: ",").compactMap({ Double($0.trimmingCharacters(in: .whitespaces)) }),
+              parts.count == 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    func run() async throws {
         let source: CollageSource
         if let year { source = .year(year) } else if let place { source = .place(place) } else if let person { source = .person(person) } else {
-            let parts = near!.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
-                throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84")
-            }
-            source = .area(latitude: parts[0], longitude: parts[1], radiusKilometres: radius)
+            guard let coordinates else { throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84") }
+            source = .area(latitude: coordinates.latitude, longitude: coordinates.longitude, radiusKilometres: radius)
         }
-        let index = try database.open()
-        let selection = try CollageSelector(database: index).select(CollageRequest(source: source, range: preset, count: count, seed: seed))
+        let request = CollageRequest(source: source, range: DateRangePreset(rawValue: range) ?? .allTime, count: count, seed: seed)
+        let result = try await CollageJob(database: database.open(), request: request, layout: CollageLayout(rawValue: layout) ?? .grid2x3,
+                                          scale: scale).run(writingTo: out)
+        let (selection, rendered) = (result.selection, result.collage)
         for note in selection.notes { StandardError.write("note: \(note)\n") }
-        guard !selection.photos.isEmpty else {
-            throw PhotoIndexError.invalidRequest("no photo to make a collage from: " + selection.notes.joined(separator: "; ")
-                + " (see `memora index stats` for the years, places and people in the index)")
-        }
-        let rendered = try await CollageRenderer.render(selection, layout: collageLayout, scale: scale)
-        try AtomicFileWriter.write(rendered.jpeg, to: out)
         if json { try printJSON(selection); return }
         print("\(out): \(rendered.image.width)x\(rendered.image.height), \(rendered.cells.count) photos (seed \(seed); --seed \(seed &+ 1) shuffles)")
         for failure in rendered.failed { print("  could not load \(failure.path): \(failure.reason)") }

@@ -256,6 +256,35 @@ struct CropAndRenderTests {
         #expect(first.image.width == 1200 && first.image.height == 1200 && first.cells.count == 5)
     }
 
+    @Test("the collage job writes what the renderer draws; an empty selection or an overfull grid is refused and writes nothing")
+    func collageJob() async throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        for index in 0..<4 {
+            let path = rows.root + "/j\(index).jpg"
+            try ImageEncoder.write(try SyntheticPhoto.landscape(width: 600, height: 400, seed: UInt64(index + 1)), to: path, as: .jpeg())
+            try rows.add("j\(index)", taken: "2012-0\(index + 1)-01T00:00:00Z", quality: 0.8, hash: distinctHash(index), path: path)
+        }
+        let out = rows.root + "/collage.jpg"
+        let request = CollageRequest(source: .year(2012), count: 4, seed: 3)
+        let result = try await CollageJob(database: rows.database, request: request, layout: .dynamic).run(writingTo: out)
+        #expect(result.selection.photos.count == 4)
+        let written = try Array(Data(contentsOf: URL(fileURLWithPath: out)))
+        #expect(written == result.collage.jpeg)
+        #expect(written == (try await CollageRenderer.render(try rows.select(request), layout: .dynamic)).jpeg, "the job draws what the renderer draws")
+
+        let nothing = rows.root + "/none.jpg"
+        let empty = await #expect(throws: PhotoIndexError.self) {
+            try await CollageJob(database: rows.database, request: CollageRequest(source: .year(1999), count: 4)).run(writingTo: nothing)
+        }
+        #expect(empty?.code == .invalidRequest && empty?.message.contains("memora index stats") == true)
+        let overfull = await #expect(throws: PhotoIndexError.self) {
+            try await CollageJob(database: rows.database, request: CollageRequest(source: .year(2012), count: 8), layout: .grid2x3).run(writingTo: nothing)
+        }
+        #expect(overfull?.message.contains("grid2x3") == true)
+        #expect(!FileManager.default.fileExists(atPath: nothing))
+    }
+
     @Test("the dynamic layout: square, 2 columns up to 4 photos, 3 from 5, at 2x")
     func dynamicLayout() throws {
         #expect(CollageLayout.dynamic.canvasSize(scale: 2) == (2400, 2400))

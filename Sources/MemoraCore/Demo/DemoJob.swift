@@ -53,10 +53,8 @@ public struct DemoJob: Sendable {
         for suffix in ["", "-wal", "-shm"] { try? FileSystem.remove(indexPath + suffix) }
         let index = try PhotoIndexDatabase(path: indexPath)
         let indexed = try await PhotoIndexer(database: index).index(DirectoryPhotoLibrary(root: library))
-        let selection = try CollageSelector(database: index).select(CollageRequest(source: .everything, count: 6, seed: 0))
-        let collage = try await CollageRenderer.render(selection, layout: .grid2x3)
         let collagePath = output + "/collage.jpg"
-        try AtomicFileWriter.write(collage.jpeg, to: collagePath)
+        let collage = try await CollageJob(database: index, request: CollageRequest(source: .everything, count: 6, seed: 0)).run(writingTo: collagePath).collage
         let vault = try encrypt(files.map { library + "/" + $0 }, onProgress: onProgress)
 
         return DemoReport(
