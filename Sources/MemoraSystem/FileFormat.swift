@@ -77,7 +77,13 @@ package enum FileFormat: Sendable, Hashable {
 
     /// The format of the file at `path` from its first bytes, or nil (also when it cannot be read).
     package static func detect(contentsOf path: String) -> FileFormat? {
-        guard let file = try? SystemFile(path), let head = try? file.read(headLength, at: 0) else { return nil }
-        return detect(head)
+        (try? sniff(contentsOf: path)) ?? nil
+    }
+
+    /// The format of the file at `path` from its first bytes, nil when it is none of these; throws
+    /// when the file cannot be opened or read (permission denied, an I/O error), so a caller can
+    /// tell "not a photo" from "could not look".
+    package static func sniff(contentsOf path: String) throws(SystemError) -> FileFormat? {
+        detect(try SystemFile(path).read(headLength, at: 0))
     }
 }

@@ -19,10 +19,23 @@ package struct FolderWalker: Sendable {
         package var status: FileStatus
     }
 
+    /// What a walk found: the files, and the folders below the root it could not read.
+    package struct Walk: Sendable {
+        /// Every regular, non-hidden file, sorted by path.
+        package var files: [File]
+        /// Folders below the root that could not be listed, with why, sorted by path.
+        package var unreadableFolders: [(path: String, error: SystemError)]
+    }
+
     /// Every regular, non-hidden file under the root, sorted by path. Folders that cannot be
     /// read below the root are skipped; the root itself must be readable.
-    package func files() throws(SystemError) -> [File] {
+    package func files() throws(SystemError) -> [File] { try walk().files }
+
+    /// The files under the root and the folders below it that could not be read (they are
+    /// skipped, not fatal); the root itself must be readable.
+    package func walk() throws(SystemError) -> Walk {
         var found: [File] = []
+        var unreadable: [(path: String, error: SystemError)] = []
         var pending = [root]
         var first = true
         while let folder = pending.popLast() {
@@ -31,6 +44,7 @@ package struct FolderWalker: Sendable {
                 entries = try FileSystem.entries(of: folder)
             } catch {
                 if first { throw error }
+                unreadable.append((folder, error))
                 continue
             }
             first = false
@@ -47,6 +61,7 @@ package struct FolderWalker: Sendable {
             }
         }
         // Sorted by bytes, so the order does not depend on Unicode normalisation.
-        return found.sorted { SystemPath.bytes($0.path).lexicographicallyPrecedes(SystemPath.bytes($1.path)) }
+        let byPath = { (a: String, b: String) in SystemPath.bytes(a).lexicographicallyPrecedes(SystemPath.bytes(b)) }
+        return Walk(files: found.sorted { byPath($0.path, $1.path) }, unreadableFolders: unreadable.sorted { byPath($0.path, $1.path) })
     }
 }

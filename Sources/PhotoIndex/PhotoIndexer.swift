@@ -26,8 +26,12 @@ public struct PhotoIndexer: Sendable {
         public var renamed = 0
         /// Rows removed because their file is gone.
         public var removed = 0
-        /// Photos recorded with an error.
+        /// Photos recorded with an error, and files or folders that could not be read (``unreadable``).
         public var failed = 0
+        /// Files and folders that could not be read at all (permission denied, an I/O error), with
+        /// why. They are not in the index; photos indexed earlier under a folder that cannot be
+        /// listed now are kept, not removed.
+        public var unreadable: [RejectedPhoto] = []
     }
 
     let database: PhotoIndexDatabase
@@ -44,15 +48,21 @@ public struct PhotoIndexer: Sendable {
 
     /// Indexes `library`; `progress` gets (done, to do, path) after each analysed photo.
     public func index(_ library: any PhotoLibrary, progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }) async throws(PhotoIndexError) -> Summary {
-        let assets = try library.assets()
-        var summary = Summary(total: assets.count)
+        let survey = try library.survey()
+        let assets = survey.assets
+        var summary = Summary(total: assets.count, failed: survey.unreadable.count, unreadable: survey.unreadable)
         var known = try database.read { db in
             Dictionary(try IndexedPhotoRecord.stamps(db).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         }
         let present = Set(assets.map(\.path))
+        // Files that could not be read, or lie under a folder that could not be listed, are not gone.
+        let unseen = Set(survey.unreadable.map(\.path))
+        let unlisted = survey.unlistedFolders.map { $0 + "/" }
         // Rows whose file is gone: candidates for renames, deleted at the end otherwise.
         var vanished: [String: (path: String, known: IndexedPhotoRecord.Stamp)] = [:]
-        for (path, row) in known where !present.contains(path) { vanished[row.imageHash] = (path, row) }
+        for (path, row) in known where !present.contains(path) && !unseen.contains(path) && !unlisted.contains(where: path.hasPrefix) {
+            vanished[row.imageHash] = (path, row)
+        }
 
         var work: [(PhotoAsset, String)] = []
         for asset in assets {

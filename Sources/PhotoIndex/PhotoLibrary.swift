@@ -26,6 +26,13 @@ public struct PhotoAsset: Sendable, Hashable, Codable {
 public protocol PhotoLibrary: Sendable {
     /// Every photo the library holds now, in a stable order.
     func assets() throws(PhotoIndexError) -> [PhotoAsset]
+
+    /// Every photo, and what could not be read (the default: ``assets()``, nothing unreadable).
+    func survey() throws(PhotoIndexError) -> PhotoLibrarySurvey
+}
+
+extension PhotoLibrary {
+    public func survey() throws(PhotoIndexError) -> PhotoLibrarySurvey { PhotoLibrarySurvey(assets: try assets()) }
 }
 
 /// The photo formats the index recognises, by their first bytes (never by the file name).
@@ -53,7 +60,7 @@ public enum PhotoFileKind: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The index's kind of a sniffed format; nil for formats the index does not read (GIF).
-    private static func kind(of format: FileFormat) -> PhotoFileKind? {
+    static func kind(of format: FileFormat) -> PhotoFileKind? {
         switch format {
         case .jpeg: .jpeg
         case .png: .png
@@ -77,23 +84,34 @@ public struct DirectoryPhotoLibrary: PhotoLibrary {
         self.root = root
     }
 
-    public func assets() throws(PhotoIndexError) -> [PhotoAsset] {
+    public func assets() throws(PhotoIndexError) -> [PhotoAsset] { try survey().assets }
+
+    /// The photos under the root, and the folders and files that could not be read: a folder that
+    /// cannot be listed or a file that cannot be opened (`chmod 000`) is reported with its reason.
+    public func survey() throws(PhotoIndexError) -> PhotoLibrarySurvey {
         guard FileSystem.isFolder(root) else { throw .libraryUnavailable(path: root, reason: "not a folder") }
-        let files: [FolderWalker.File]
-        do { files = try FolderWalker(root: root).files() } catch {
+        let walk: FolderWalker.Walk
+        do { walk = try FolderWalker(root: root).walk() } catch {
             throw .libraryUnavailable(path: root, reason: error.reason, systemCode: error.systemCode, isRetryable: error.isTransient)
         }
-        var found: [PhotoAsset] = []
-        let sidecars = Set(files.map(\.path).filter { $0.lowercased().hasSuffix(".xmp") })
-        for file in files where !sidecars.contains(file.path) {
-            guard PhotoFileKind.detect(contentsOf: file.path) != nil else { continue }
+        var survey = PhotoLibrarySurvey(
+            assets: [], unreadable: walk.unreadableFolders.map { RejectedPhoto(path: $0.path, reason: "the folder cannot be read: " + $0.error.reason) },
+            unlistedFolders: walk.unreadableFolders.map(\.path))
+        let sidecars = Set(walk.files.map(\.path).filter { $0.lowercased().hasSuffix(".xmp") })
+        for file in walk.files where !sidecars.contains(file.path) {
+            do {
+                guard let format = try FileFormat.sniff(contentsOf: file.path), PhotoFileKind.kind(of: format) != nil else { continue }
+            } catch {
+                survey.unreadable.append(RejectedPhoto(path: file.path, reason: "the file cannot be read: " + error.reason))
+                continue
+            }
             let path = file.path
             let stem = (path as NSString).deletingPathExtension
             let sidecar = [path + ".xmp", path + ".XMP", stem + ".xmp", stem + ".XMP"].first(where: sidecars.contains)
-            found.append(PhotoAsset(
+            survey.assets.append(PhotoAsset(
                 path: path, size: file.status.size,
                 modified: Date(timeIntervalSince1970: file.status.modified.timeIntervalSince1970), sidecarPath: sidecar))
         }
-        return found
+        return survey
     }
 }

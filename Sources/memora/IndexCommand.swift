@@ -32,6 +32,7 @@ struct IndexCommand: AsyncParsableCommand {
                 if !json { ProgressReporter(title: "index", total: total).update(completed: done, item: (path as NSString).lastPathComponent) }
             }
             if json { try printJSON(summary); return }
+            for item in summary.unreadable { StandardError.write("\(item.path): \(item.reason)\n") }
             print("\(summary.total) photos: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.renamed) moved, "
                   + "\(summary.removed) removed, \(summary.failed) unreadable (recorded with their error). Index: \(db.path)")
         }

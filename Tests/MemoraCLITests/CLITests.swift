@@ -18,9 +18,15 @@ struct CLI {
     func remove() { try? FileSystem.removeTree(folder) }
 
     /// The exit status, standard output and standard error of `memora arguments`.
-    func run(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
+    func run(_ arguments: String...) throws -> (status: Int32, out: String, err: String) { try run(arguments) }
+
+    /// The exit status, standard output and standard error of `memora arguments`.
+    func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) { try run(executable: executable, arguments) }
+
+    /// The exit status, standard output and standard error of `program arguments`, in memora's environment.
+    func run(executable program: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
         let out = folder + "/.stdout", err = folder + "/.stderr"
-        let outcome = try ChildProcess.run(executable, arguments, environment: [
+        let outcome = try ChildProcess.run(program, arguments, environment: [
             "XDG_CONFIG_HOME": folder + "/config", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
             "MEMORA_OLLAMA_URL": "http://127.0.0.1:9",  // nothing listens: no model, never the network
         ], outputPath: out, errorPath: err)
@@ -109,8 +115,55 @@ struct CLITests {
         _ = try cli.photo("library/two.jpg", seed: 3)
         let built = try cli.run("index", "build", "--db", cli.folder + "/index.sqlite", cli.folder + "/library", "--json")
         #expect(built.status == 0)
-        #expect(built.out.contains("\"added\"") || built.out.contains("2"))
+        let summary = try JSONSerialization.jsonObject(with: Data(built.out.utf8)) as? [String: Any]
+        #expect(summary?["total"] as? Int == 2 && summary?["indexed"] as? Int == 2 && summary?["failed"] as? Int == 0)
         #expect(FileSystem.exists(cli.folder + "/index.sqlite"))
+    }
+
+    @Test("index reports each folder and file it cannot read with the reason, counts them, and keeps the photos indexed under them")
+    func indexUnreadable() throws {
+        let cli = try CLI()
+        defer {
+            for path in [cli.folder + "/library/locked", cli.folder + "/library/secret.jpg"] { try? FileSystem.setPermissions(path, 0o755) }
+            cli.remove()
+        }
+        // Permissions do not stop root: when the tests run as root, `memora` runs as nobody.
+        let probe = cli.folder + "/probe"
+        try AtomicFileWriter.write([], to: probe)
+        try FileSystem.setPermissions(probe, 0)
+        let privileged = (try? SystemFile(probe)) != nil
+        let memora = cli.folder + "/memora"
+        if privileged {
+            try AtomicFileWriter.write(try SystemFile(cli.executable).readAll(), to: memora, options: AtomicFileWriter.Options(permissions: .exactly(0o755)))
+        }
+        func index(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
+            guard privileged else { return try cli.run(arguments) }
+            return try cli.run(executable: "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", memora] + arguments)
+        }
+        _ = try cli.photo("library/ok/one.jpg", seed: 2)
+        _ = try cli.photo("library/locked/two.jpg", seed: 3)
+        for folder in [cli.folder, cli.folder + "/library", cli.folder + "/library/ok", cli.folder + "/library/locked"] {
+            try FileSystem.setPermissions(folder, 0o777)
+        }
+        let database = cli.folder + "/index.sqlite"
+        let first = try index("index", "build", "--db", database, cli.folder + "/library", "--json")
+        #expect(first.status == 0, "\(first.err)")
+
+        _ = try cli.photo("library/secret.jpg", seed: 4)
+        try FileSystem.setPermissions(cli.folder + "/library/secret.jpg", 0)
+        try FileSystem.setPermissions(cli.folder + "/library/locked", 0)
+        let second = try index("index", "build", "--db", database, cli.folder + "/library", "--json")
+        let summary = try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as? [String: Any]
+        let unreadable = summary?["unreadable"] as? [[String: String]] ?? []
+        #expect(unreadable.map { $0["path"] ?? "" } == [cli.folder + "/library/locked", cli.folder + "/library/secret.jpg"])
+        #expect(unreadable.allSatisfy { $0["reason"]?.contains("permission denied") == true }, "\(unreadable)")
+        #expect(summary?["failed"] as? Int == 2 && summary?["removed"] as? Int == 0, "\(second.out)")
+        let text = try index("index", "build", "--db", database, cli.folder + "/library")
+        #expect(text.out.contains("2 unreadable"), "\(text.out)")
+        #expect(text.err.contains(cli.folder + "/library/secret.jpg: the file cannot be read: permission denied"), "\(text.err)")
+        let stats = try index("index", "stats", "--db", database, "--json")
+        let cache = try JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any]
+        #expect(cache?["photos"] as? Int == 2, "the photo under the folder that cannot be listed stays indexed")
     }
 
     @Test("one history for every write: two metadata writes are listed by history (JSON), rollback goes to any level, --to 0 gives back the original bytes, a level that does not exist fails naming the photo once")
