@@ -1,4 +1,5 @@
 import Foundation
+internal import MemoraSystem
 import GRDB
 import MetadataKit
 
@@ -47,6 +48,11 @@ public struct CaptionPipeline: Sendable {
     public func process(_ item: QueueItem) async -> PipelineOutcome {
         let asset = item.assetID
         do {
+            // A photo moved or deleted since it was queued leaves the queue (a later scan queues it where it is now).
+            if !FileSystem.exists(item.assetURI) {
+                try queue.remove(item.id)
+                return .skipped(reason: "the photo is gone (moved or deleted); it left the queue")
+            }
             if let intent = item.caption {
                 return try finish(item, caption: intent, altText: item.altText ?? CaptionPostProcessor.altText(from: intent),
                                   model: item.modelUsed ?? "unknown", recovered: true)

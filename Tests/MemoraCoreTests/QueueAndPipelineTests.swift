@@ -257,4 +257,29 @@ struct QueueAndPipelineTests {
         #expect(failure.components(separatedBy: photo).count == 2, "the queue's report names the photo once: \(failure)")
         #expect(try fixture.history.entries(forPath: photo).isEmpty, "nothing was written, nothing recorded")
     }
+
+    @Test("a photo deleted or renamed after it was queued leaves the queue instead of failing forever, with or without a recorded caption")
+    func gonePhotoLeavesQueue() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let deleted = try fixture.photo("deleted.jpg", seed: 2)
+        let renamed = try fixture.photo("renamed.jpg", seed: 3)
+        try fixture.queue.enqueue(path: deleted)
+        try fixture.queue.enqueue(path: renamed)
+        try FileManager.default.removeItem(atPath: deleted)
+        try FileManager.default.moveItem(atPath: renamed, toPath: fixture.folder + "/renamed-later.jpg")
+
+        let first = try #require(try fixture.queue.claimNext())
+        guard case .skipped(let reason) = await fixture.pipeline().process(first) else { Issue.record("expected a skip"); return }
+        #expect(reason.contains("gone"))
+        // The second had a caption recorded (a crash between the model and the write): it leaves too.
+        let second = try #require(try fixture.queue.claimNext())
+        try fixture.queue.recordIntent(second.id, caption: GeneratedCaption(description: "A harbour.", altText: "A harbour.",
+                                                                            model: BasicDescriptionGenerator().modelInfo, rawText: "A harbour."))
+        let withIntent = try #require(try fixture.queue.items(status: .processing).first)
+        guard case .skipped = await fixture.pipeline().process(withIntent) else { Issue.record("expected a skip"); return }
+        #expect(try fixture.queue.items().isEmpty, "both left the queue")
+        #expect(try fixture.queue.counts()[.failed] == 0)
+        #expect(try fixture.history.entries(forPath: deleted).isEmpty)
+    }
 }

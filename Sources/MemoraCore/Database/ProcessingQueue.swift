@@ -132,6 +132,11 @@ public struct ProcessingQueue: Sendable {
         try database.write { db in try complete(id, caption: nil, altText: nil, modelUsed: "skipped:" + tag, note: reason, in: db) }
     }
 
+    /// Takes an item out of the queue (its photo is gone).
+    public func remove(_ id: String) throws(MemoraError) {
+        try database.write { db in _ = try QueueRecord.deleteOne(db, id: id) }
+    }
+
     /// Records a failed try: back to `pending`, or `failed` once `maxRetries` tries have failed.
     @discardableResult
     public func fail(_ id: String, error: String, maxRetries: Int) throws(MemoraError) -> QueueItem.Status {
