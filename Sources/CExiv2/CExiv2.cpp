@@ -337,6 +337,16 @@ char *cexiv2_xmp_apply(const char *packet, size_t length, const cexiv2_xmp_edit 
         for (size_t at = marked ? output.find(emptyItem) : std::string::npos; at != std::string::npos; at = output.find(emptyItem, at)) {
             output.erase(at, emptyItem.size());
         }
+        // The toolkit serialises a packet without properties as nothing at all, which readers
+        // report as invalid XMP (exiftool: "Invalid XMP"): a packet left empty (a location strip
+        // that removed every property) is written as a valid packet with an empty RDF element.
+        if (output.empty()) {
+            output = "<?xpacket begin=\"\xEF\xBB\xBF\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+                     "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\" x:xmptk=\"XMP Core 4.4.0-Exiv2\">\n"
+                     " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/>\n"
+                     "</x:xmpmeta>\n"
+                     "<?xpacket end=\"w\"?>";
+        }
         char *result = static_cast<char *>(std::malloc(output.size() + 1));
         if (result == nullptr) throw std::bad_alloc();
         std::memcpy(result, output.data(), output.size());

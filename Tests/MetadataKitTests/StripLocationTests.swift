@@ -47,6 +47,20 @@ struct StripLocationTests {
         #expect(throws: MetadataError.self) { try CaptionWriter.strippingLocation(from: Array("not a photo".utf8)) }
     }
 
+    @Test("XMP that held only location is left as a valid empty packet, which exiftool validates without a warning")
+    func xmpLeftEmpty() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try exiftool(["-q", "-overwrite_original", "-XMP:City=Lyon", "-XMP:GPSLatitude=45.76", path])
+        let snapshot = try CaptionWriter.stripLocation(from: path)
+        #expect(try exiftool(["-a", "-s3", "-XMP:City", "-XMP:GPSLatitude", path]).isEmpty)
+        #expect(try exiftool(["-validate", "-warning", "-a", "-s3", path]) == "OK\n", "no 'Invalid XMP' warning")
+        let packet = try #require(try JPEGFile([UInt8](Data(contentsOf: URL(fileURLWithPath: path))), source: path).xmpPacket)
+        #expect(try Exiv2.readXMP(packet, source: path).isEmpty)
+        try CaptionWriter.restore(snapshot, to: path)
+        #expect(try exiftoolValue("XMP:City", path) == "Lyon")
+    }
+
     @Test("a photo without location is left byte for byte as it was")
     func nothingToStrip() throws {
         let path = try makeJPEG()

@@ -113,7 +113,8 @@ typedef struct {
 
 /// Applies `edits` to an XMP packet (empty for a new one) and returns the new packet,
 /// UTF-8 with its wrapper, to be released with `cexiv2_free`. Returns NULL and fills
-/// `error` when the packet cannot be parsed (it is never silently dropped).
+/// `error` when the packet cannot be parsed (it is never silently dropped). A packet
+/// left without properties comes back as a valid packet with an empty `rdf:RDF`.
 char *cexiv2_xmp_apply(const char *packet, size_t length, const cexiv2_xmp_edit *edits, size_t count, cexiv2_error *error);
 
 /// Releases memory returned by the bridge.

@@ -106,9 +106,45 @@ struct JPEGFile {
         firstIndex(marker: 0xE1, signature: Self.exifSignature).map { Array(segments[$0].payload.dropFirst(Self.exifSignature.count)) }
     }
 
-    /// The main XMP packet (not the extended parts).
+    /// The main XMP packet (not the extended parts): the first standard XMP segment's, which libexiv2 reads.
     var xmpPacket: [UInt8]? {
         firstIndex(marker: 0xE1, signature: Self.xmpSignature).map { Array(segments[$0].payload.dropFirst(Self.xmpSignature.count)) }
+    }
+
+    /// The indices of every standard XMP segment, in file order. Readers disagree on which of
+    /// several they take: libexiv2 reads the first, Pillow the last, exiftool all of them (a
+    /// property in two shows the last one's value).
+    var xmpSegmentIndices: [Int] {
+        segments.indices.filter { segments[$0].marker == 0xE1 && segments[$0].payload.starts(with: Self.xmpSignature) }
+    }
+
+    /// The packet of every standard XMP segment, in file order.
+    var xmpPackets: [[UInt8]] {
+        xmpSegmentIndices.map { Array(segments[$0].payload.dropFirst(Self.xmpSignature.count)) }
+    }
+
+    /// The Extended XMP (segments `http://ns.adobe.com/xmp/extension/`: a 32-character GUID, the full
+    /// length and the offset of the part, both 4 bytes big-endian, then the part), reassembled, one
+    /// packet per GUID in order of appearance. Parts that do not fit their declared length are skipped.
+    var extendedXMPPackets: [(guid: String, packet: [UInt8])] {
+        var order: [String] = []
+        var packets: [String: [UInt8]] = [:]
+        let header = Self.extendedXMPSignature.count + 40
+        for segment in segments where segment.marker == 0xE1 && segment.payload.starts(with: Self.extendedXMPSignature) && segment.payload.count >= header {
+            let fields = Array(segment.payload[Self.extendedXMPSignature.count..<header])
+            let guid = String(decoding: fields[0..<32], as: UTF8.self)
+            let length = fields[32..<36].reduce(0) { $0 << 8 | Int($1) }
+            let offset = fields[36..<40].reduce(0) { $0 << 8 | Int($1) }
+            let part = segment.payload[header...]
+            guard length <= 16 << 20, offset + part.count <= length else { continue }
+            if packets[guid] == nil {
+                order.append(guid)
+                packets[guid] = [UInt8](repeating: 0x20, count: length)
+            }
+            guard packets[guid]?.count == length else { continue }
+            packets[guid]?.replaceSubrange(offset..<(offset + part.count), with: part)
+        }
+        return order.map { ($0, packets[$0] ?? []) }
     }
 
     /// The payload of every APP13 "Photoshop 3.0" segment, concatenated (after the signature),

@@ -291,7 +291,7 @@ struct TIFFBlock {
         case 1, 2, 6, 7: 1
         case 3, 8: 2
         case 4, 9, 11, 13: 4
-        case 5, 10, 12: 8
+        case 5, 10, 12, 16, 17, 18: 8
         default: 1
         }
     }

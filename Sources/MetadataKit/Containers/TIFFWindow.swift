@@ -36,7 +36,9 @@ struct TIFFWindow {
             case (0x49, 0x49, 0x2A, 0x00): bigEndian = false
             default: return nil
             }
-            let layout = try Layout.walk(file, size: size, firstIFD: Int(read32(header, at: 4, bigEndian: bigEndian)), bigEndian: bigEndian)
+            let layout = try Layout.walk(size: size, firstIFD: Int(read32(header, at: 4, bigEndian: bigEndian)), bigEndian: bigEndian) {
+                count, offset throws(SystemError) in try file.readExactly(count, at: Int64(offset))
+            }
             let holes = layout.holes(size: size)
             guard !holes.isEmpty else { return nil }
             // Without address space for the mapping (overcommit disabled), the whole-file path decides.
@@ -71,21 +73,31 @@ struct TIFFWindow {
 
     /// What the walk of the IFDs found: image data, and the ranges that hold IFDs and metadata values.
     struct Layout {
+        /// One IFD entry of a type only BigTIFF defines (16 LONG8, 17 SLONG8, 18 IFD8).
+        struct BigTIFFEntry {
+            var tag: UInt16
+            var type: UInt16
+        }
+
         var imageData: [Range<Int>] = []
         var metadata: [Range<Int>] = [0..<8]
+        /// The entries of types that a classic TIFF cannot hold (readers such as exiftool refuse the file).
+        var bigTIFFOnlyEntries: [BigTIFFEntry] = []
 
-        /// Follows every IFD from the first; unreadable parts end the walk of their branch.
-        static func walk(_ file: SystemFile, size: Int, firstIFD: Int, bigEndian: Bool) throws(SystemError) -> Layout {
+        /// Follows every IFD from the first, reading `count` bytes at an offset through `read`;
+        /// unreadable parts end the walk of their branch.
+        static func walk(size: Int, firstIFD: Int, bigEndian: Bool,
+                         read: (_ count: Int, _ offset: Int) throws(SystemError) -> [UInt8]) throws(SystemError) -> Layout {
             var layout = Layout()
             var queue = [firstIFD]
             var visited = Set<Int>()
             while let offset = queue.popLast(), visited.count < maximumIFDs {
                 guard offset >= 8, offset + 2 <= size, visited.insert(offset).inserted else { continue }
-                let countBytes = try file.readExactly(2, at: Int64(offset))
+                let countBytes = try read(2, offset)
                 let count = Int(read16(countBytes, at: 0, bigEndian: bigEndian))
                 let tableEnd = offset + 2 + count * 12 + 4
                 guard count > 0, tableEnd <= size else { continue }
-                let table = try file.readExactly(count * 12 + 4, at: Int64(offset + 2))
+                let table = try read(count * 12 + 4, offset + 2)
                 layout.metadata.append(offset..<tableEnd)
                 var arrays: [UInt16: [Int]] = [:]
                 for index in 0..<count {
@@ -93,6 +105,7 @@ struct TIFFWindow {
                     let tag = read16(table, at: entry, bigEndian: bigEndian)
                     let type = read16(table, at: entry + 2, bigEndian: bigEndian)
                     let valueCount = Int(read32(table, at: entry + 4, bigEndian: bigEndian))
+                    if (16...18).contains(type) { layout.bigTIFFOnlyEntries.append(BigTIFFEntry(tag: tag, type: type)) }
                     let length = TIFFBlock.typeSize(type) * valueCount
                     var value: [UInt8] = Array(table[(entry + 8)..<(entry + 12)])
                     if length > 4 {
@@ -101,7 +114,7 @@ struct TIFFWindow {
                         layout.metadata.append(valueOffset..<(valueOffset + length))
                         // Only the arrays the walk needs are read (offsets and lengths of strips, tiles and IFDs).
                         guard [273, 279, 324, 325, 330].contains(tag), length <= 16 << 20 else { continue }
-                        value = try file.readExactly(length, at: Int64(valueOffset))
+                        value = try read(length, valueOffset)
                     }
                     guard type == 3 || type == 4 || type == 13 else { continue }
                     let width = type == 3 ? 2 : 4
@@ -115,7 +128,7 @@ struct TIFFWindow {
                     }
                 }
                 for (offsetsTag, lengthsTag) in [(UInt16(273), UInt16(279)), (UInt16(324), UInt16(325))] {
-                    for (start, length) in zip(arrays[offsetsTag] ?? [], arrays[lengthsTag] ?? []) where start >= 8 && length > 0 && start < size {
+                    for (start, length) in zip(arrays[offsetsTag] ?? [], arrays[lengthsTag] ?? []) where length > 0 && start < size {
                         layout.imageData.append(start..<min(size, start + length))
                     }
                 }

@@ -112,7 +112,7 @@ public enum CaptionWriter {
         let embeddedLocated = jpeg?.exifTIFF.flatMap { try? TIFFBlock($0, source: path) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag).map(hasLocation) ?? false
         let plan = MetadataOperation.StripPlan(
             exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated,
-            xmp: located.contains { $0.family == .xmp }, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
+            xmp: located.contains { $0.family == .xmp } || jpeg.map { JPEGXMPCopies.laterCopiesHoldLocation($0, source: path) } == true, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
         return plan.isEmpty ? nil : .stripLocation(plan)
     }
 
@@ -247,6 +247,11 @@ public enum CaptionWriter {
             if isJPEG || isTIFF || hadIPTC, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected {
                 differences.append("Iptc.Application2.Caption (not written)")
             }
+            // A caption dataset present twice: readers that show the last one (exiftool) see it too.
+            let staleIPTC = after.filter { $0.key == "Iptc.Application2.Caption" }
+                .map { TextEncodings.decodeIPTCText($0.rawBytes, declaredUTF8: false).trimmingCharacters(in: .whitespacesAndNewlines) }
+                .filter { $0 != expected }
+            if reading.captions.iptc != nil, !staleIPTC.isEmpty { differences.append("Iptc.Application2.Caption (a copy still holds \"\(staleIPTC[0].prefix(40))\")") }
             if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
         case .stripLocation:
             let left = after.filter { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" || operation.mayChange($0) }
@@ -263,6 +268,8 @@ public enum CaptionWriter {
         if container == .jpeg {
             if let beforeJPEG = try? JPEGFile(original, source: source), let afterJPEG = try? JPEGFile(updated, source: source) {
                 if !beforeJPEG.hasSameImageData(as: afterJPEG) { differences.append("the image data") }
+                // libexiv2 reads the first XMP segment; the others are read as exiftool and Pillow do.
+                differences += JPEGXMPCopies.differences(before: beforeJPEG, after: afterJPEG, operation: operation, source: source)
                 differences += trailerDifferences("FotoStation", beforeJPEG.fotoStation?.comparableRecords, afterJPEG.fotoStation?.comparableRecords, operation: operation)
                 differences += trailerDifferences("AFCP", beforeJPEG.afcp?.comparableRecords, afterJPEG.afcp?.comparableRecords, operation: operation)
                 // The IPTC-NAA tag in EXIF IFD0 is compared by meaning (libexiv2 reports it as raw bytes here).

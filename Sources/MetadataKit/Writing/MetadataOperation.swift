@@ -33,6 +33,12 @@ enum MetadataOperation: Sendable {
         "Iptc.Application2.ProvinceState", "Iptc.Application2.CountryCode", "Iptc.Application2.CountryName",
     ]
 
+    /// Whether this is a location strip.
+    var isStrip: Bool {
+        if case .stripLocation = self { return true }
+        return false
+    }
+
     /// Whether a tag is one the operation may change (or remove).
     func mayChange(_ tag: MetadataTag) -> Bool {
         switch self {

@@ -70,12 +70,24 @@ enum JPEGCaptionEditor {
         }
 
         // XMP: parsed and re-serialised by the XMP toolkit; an unparsable packet stops the write.
-        if let edits = operation.xmpEdits(hasPacket: jpeg.xmpPacket != nil) {
-            let packet = try Exiv2.applyXMP(jpeg.xmpPacket ?? [], edits: edits, source: source)
-            guard packet.count + JPEGFile.xmpSignature.count <= JPEGFile.maximumPayload else {
-                throw .tooLarge(source: source, reason: "the XMP packet would be \(packet.count) bytes, more than a JPEG segment holds")
+        // Every standard XMP segment gets the same edits (readers differ in which one they take),
+        // and an Extended XMP that holds what the write changes is refused (JPEGXMPCopies).
+        let xmpSegments = jpeg.xmpSegmentIndices
+        if let edits = operation.xmpEdits(hasPacket: !xmpSegments.isEmpty) {
+            try JPEGXMPCopies.requireExtendedXMPUntouched(jpeg, operation: operation, source: source)
+            func edited(_ old: [UInt8]) throws(MetadataError) -> [UInt8] {
+                let packet = try Exiv2.applyXMP(old, edits: edits, source: source)
+                guard packet.count + JPEGFile.xmpSignature.count <= JPEGFile.maximumPayload else {
+                    throw .tooLarge(source: source, reason: "the XMP packet would be \(packet.count) bytes, more than a JPEG segment holds")
+                }
+                return JPEGFile.xmpSignature + packet
             }
-            jpeg.setSegment(marker: 0xE1, signature: JPEGFile.xmpSignature, payload: JPEGFile.xmpSignature + packet)
+            if xmpSegments.isEmpty {
+                jpeg.setSegment(marker: 0xE1, signature: JPEGFile.xmpSignature, payload: try edited([]))
+            }
+            for index in xmpSegments {
+                jpeg.segments[index].payload = try edited(Array(jpeg.segments[index].payload.dropFirst(JPEGFile.xmpSignature.count)))
+            }
         }
 
         // EXIF: the value in place or appended; IFD0 rewritten at the end only when it gains an entry.

@@ -20,6 +20,7 @@ enum TIFFCaptionEditor {
     /// `file` (a whole TIFF or DNG) with `operation` applied to IFD0 and its XMP, IPTC and Photoshop blocks;
     /// refused when anything outside the touched ranges changed.
     static func edited(_ file: TIFFBlock, operation: MetadataOperation, source: String, oldCaptions: Set<String>) throws(MetadataError) -> TIFFBlock {
+        let layout = try structure(of: file, source: source)
         var tiff = try operation.editEXIF(block: file, source: source, oldCaptions: oldCaptions, strictOrder: true)
         // XMP (tag 700).
         let oldPacket = tiff.value(ofIFD0Tag: xmpTag)
@@ -44,7 +45,32 @@ enum TIFFCaptionEditor {
         guard tiff.preservesUntouchedBytes else {
             throw .verificationFailed(source: source, differences: ["bytes outside the edited entries"])
         }
+        // A strip or tile that overlaps the header, an IFD or a value the edit rewrote would decode
+        // to other pixels afterwards (readers such as exiftool keep them): such a file is refused.
+        if let overlap = tiff.touched.first(where: { touched in layout.imageData.contains { $0.overlaps(touched) } }) {
+            throw .corrupt(source: source, reason: "its image data overlaps the header or metadata that the write would change (bytes \(overlap.lowerBound)..<\(overlap.upperBound)), so the pixels would change; nothing was written")
+        }
         return tiff
+    }
+
+    /// Every IFD of `file` walked (IFD0 and its chain, SubIFDs, EXIF, GPS and interoperability IFDs):
+    /// where its image data lies. A classic TIFF with an entry of a type only BigTIFF defines
+    /// (16 LONG8, 17 SLONG8, 18 IFD8) is refused: exiftool cannot read such a file once written.
+    private static func structure(of file: TIFFBlock, source: String) throws(MetadataError) -> TIFFWindow.Layout {
+        let storage = file.storage
+        let layout: TIFFWindow.Layout
+        do {
+            layout = try TIFFWindow.Layout.walk(size: storage.count, firstIFD: file.ifd0Offset, bigEndian: file.bigEndian) { count, offset in
+                storage[offset..<(offset + count)]
+            }
+        } catch {
+            throw .system(error, path: source, reason: error.reason)
+        }
+        if let entry = layout.bigTIFFOnlyEntries.first {
+            let names: [UInt16: String] = [16: "LONG8", 17: "SLONG8", 18: "IFD8"]
+            throw .corrupt(source: source, reason: "tag \(entry.tag) (0x\(String(entry.tag, radix: 16))) has type \(entry.type) (\(names[entry.type] ?? "")), which only BigTIFF files may use; other readers cannot read this classic TIFF once it is written, so nothing was written")
+        }
+        return layout
     }
 
     /// `iim` with the caption set in its first envelope (and any that had one), as UTF-8.
