@@ -229,6 +229,11 @@ struct EditCommand: ParsableCommand {
     @Option(help: "The caption.") var caption: String
     @Option(help: "The alt text (default: the caption, shortened to 150 characters at a sentence or word boundary).") var altText: String?
 
+    func validate() throws {
+        try ArgumentText.requireUTF8(caption, option: "--caption")
+        try ArgumentText.requireUTF8(altText, option: "--alt-text")
+    }
+
     func run() throws {
         let entry = try CaptionEditor(database: database.open()).edit(path: file, caption: caption, altText: altText)
         print("\(file): caption written and recorded as entry \(entry.number) (manual edit).")

@@ -5,5 +5,6 @@ func printJSON<Value: Encodable>(_ value: Value) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let data = try encoder.encode(value)
-    print(String(decoding: data, as: UTF8.self))
+    // Control characters inside strings are escaped by the encoder: the JSON is printed as it is.
+    Swift.print(String(decoding: data, as: UTF8.self))
 }

@@ -1,5 +1,9 @@
 import ArgumentParser
+import ImageKit
 import MemoraCore
+import MetadataKit
+import PhotoIndex
+import VaultCrypto
 
 /// `memora`: the command-line front end over Memora's libraries.
 @main
@@ -16,4 +20,28 @@ struct MemoraCommand: AsyncParsableCommand {
             CaptionCommand.self, QueueCommand.self, IndexCommand.self, CollageCommand.self, HistoryCommand.self, EditCommand.self, RollbackCommand.self, PrefsCommand.self,
             ImageCommand.self, MetadataCommand.self, VaultCommand.self, DemoCommand.self,
         ])
+
+    /// Runs the command. An error from our libraries is printed as one line, `Error: ` and its
+    /// message with control characters escaped (a file name cannot fake output lines or drive the
+    /// terminal); the argument parser's own errors, help and version are printed as it prints them.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch let error where isLibraryError(error) {
+            StandardError.write("Error: \(error)\n")
+            exit(withError: exitCode(for: error))
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Whether `error` is one of our libraries' (its message may quote a file name or a field read from a file).
+    static func isLibraryError(_ error: any Error) -> Bool {
+        error is MetadataError || error is ImageError || error is VaultCryptoError || error is PhotoIndexError || error is MemoraError
+    }
 }

@@ -68,6 +68,8 @@ struct MetadataCommand: ParsableCommand {
 
         func validate() throws {
             guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+            try ArgumentText.requireUTF8(caption, option: "--caption")
+            try ArgumentText.requireUTF8(altText, option: "--alt-text")
         }
 
         func run() throws {

@@ -45,6 +45,44 @@ struct CLI {
 
 @Suite("memora, end to end")
 struct CLITests {
+    @Test("a file name with a newline, an escape sequence or a bidi override is printed escaped, on stdout and in errors; JSON keeps it exact")
+    func controlCharactersEscaped() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let name = "evil\nError: fake\u{1B}[31m\u{202E}gpj.jpg"
+        let photo = try cli.photo(name)
+        let info = try cli.run("image", "info", photo)
+        #expect(info.status == 0)
+        #expect(info.out.contains("evil\\nError: fake\\u{1B}[31m\\u{202E}gpj.jpg: JPEG 320x240"), "\(info.out)")
+        #expect(!info.out.contains("\u{1B}") && !info.out.contains("\u{202E}") && info.out.split(separator: "\n").count == 1)
+        let missing = try cli.run("metadata", "read", cli.folder + "/gone\n\u{1B}[2J.jpg")
+        #expect(missing.status == 1)
+        #expect(!missing.err.contains("\u{1B}") && missing.err.contains("gone\\n\\u{1B}[2J.jpg"), "\(missing.err)")
+        let failed = try cli.run("metadata", "write", "--caption", "x", cli.folder + "/gone\r.jpg")
+        #expect(failed.status == 1 && !failed.err.contains("\r") && failed.err.contains("gone\\r.jpg"), "\(failed.err)")
+        let json = try cli.run("image", "info", photo, "--json")
+        let entries = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]]
+        #expect(entries?.first?["path"] as? String == photo, "JSON carries the name exactly, as data")
+    }
+
+    @Test("a caption that is not valid UTF-8 (typed in Latin-1) is refused with exit 64 and the photo is untouched")
+    func invalidUTF8Caption() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let photo = try cli.photo("a.jpg")
+        let before = try SystemFile(photo).readAll()
+        for form in ["--caption \"$(printf 'Caf\\351')\"", "--caption=\"$(printf 'Caf\\351')\"", "--caption ok --alt-text \"$(printf '\\351t\\351')\""] {
+            let refused = try cli.run(executable: "/bin/sh", ["-c", "exec \"$0\" metadata write \(form) \"$1\"", cli.executable, photo])
+            #expect(refused.status == 64, "\(form): \(refused.err)")
+            #expect(refused.err.contains("not valid UTF-8"), "\(refused.err)")
+            #expect(try SystemFile(photo).readAll() == before)
+        }
+        let edit = try cli.run(executable: "/bin/sh", ["-c", "exec \"$0\" edit \"$1\" --caption \"$(printf 'Caf\\351')\"", cli.executable, photo])
+        #expect(edit.status == 64 && edit.err.contains("not valid UTF-8"))
+        let valid = try cli.run("metadata", "write", "--caption", "Café \u{FFFD} as typed", photo)
+        #expect(valid.status == 0, "a real U+FFFD typed as UTF-8 is text like any other: \(valid.err)")
+    }
+
     @Test("image info prints JSON for a photo; a missing file fails with exit 1 and names the file once, without a Foundation dump")
     func imageInfo() throws {
         let cli = try CLI()
