@@ -9,7 +9,7 @@ public struct RenderedCollage: Sendable {
     public var image: Image
     /// Each cell and the photo drawn in it, in cell order.
     public var cells: [(cell: PixelRect, path: String)]
-    /// Photos that could not be loaded (each replaced by the next backup).
+    /// Photos that could not be loaded (each replaced by its near-duplicate twin, else by the next backup).
     public var failed: [RejectedPhoto]
 }
 
@@ -19,7 +19,7 @@ public struct RenderedCollage: Sendable {
 /// row by row straight into the resampler, only the crop's rows and columns, then turned
 /// upright (``ImageDecoder/decode(_:source:region:width:height:options:fast:)``). Tiles are
 /// drawn with the layout's rounded corners. Photos are decoded in parallel; one that cannot
-/// be read gives its cell to the next backup.
+/// be read gives its cell to its near-duplicate twin, else to the next backup.
 public enum CollageRenderer {
     /// The JPEG quality of collages (the seed's 0.9).
     public static let quality = 0.9
@@ -70,16 +70,17 @@ public enum CollageRenderer {
         case .success(let made): canvas = made
         case .failure(let error): throw .invalidRequest("\(error)")
         }
-        // Backups for the photos that could not be read.
+        // A photo that could not be read gives its cell to its near-duplicate twin, else to a backup.
         var backups = selection.extras.makeIterator()
         for index in cells.indices where paths[index] == nil {
-            while let backup = backups.next() {
+            var twins = (selection.twins[selection.photos[index].id] ?? []).makeIterator()
+            while let standIn = twins.next() ?? backups.next() {
                 do {
-                    canvas.draw(try tile(for: backup, cell: cells[index]), x: cells[index].x, y: cells[index].y, cornerRadius: radius)
-                    paths[index] = backup.path
+                    canvas.draw(try tile(for: standIn, cell: cells[index]), x: cells[index].x, y: cells[index].y, cornerRadius: radius)
+                    paths[index] = standIn.path
                     break
                 } catch {
-                    failed.append(RejectedPhoto(path: backup.path, reason: error.reason))
+                    failed.append(RejectedPhoto(path: standIn.path, reason: error.reason))
                 }
             }
         }

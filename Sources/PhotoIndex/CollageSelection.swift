@@ -105,6 +105,9 @@ public struct CollageSelection: Sendable, Hashable, Codable {
     public var photos: [ChosenPhoto]
     /// Backups, best first, used when a chosen photo cannot be loaded.
     public var extras: [ChosenPhoto]
+    /// The near-duplicates left out for each chosen photo (by its id), best first: when a chosen
+    /// photo cannot be loaded its cell goes to its twin first, then to the backups.
+    public var twins: [String: [ChosenPhoto]]
     /// Candidates that were close but not chosen.
     public var rejected: [RejectedPhoto]
     /// The quality threshold applied (0.5, or lower when too few photos passed).
@@ -113,9 +116,11 @@ public struct CollageSelection: Sendable, Hashable, Codable {
     public var notes: [String]
 
     /// Creates a selection (for a front end that picks photos itself).
-    public init(photos: [ChosenPhoto], extras: [ChosenPhoto] = [], rejected: [RejectedPhoto] = [], qualityThreshold: Double = CollageSelector.qualityThreshold, notes: [String] = []) {
+    public init(photos: [ChosenPhoto], extras: [ChosenPhoto] = [], rejected: [RejectedPhoto] = [], qualityThreshold: Double = CollageSelector.qualityThreshold,
+                notes: [String] = [], twins: [String: [ChosenPhoto]] = [:]) {
         self.photos = photos
         self.extras = extras
+        self.twins = twins
         self.rejected = rejected
         self.qualityThreshold = qualityThreshold
         self.notes = notes
@@ -144,6 +149,8 @@ public struct CollageSelector: Sendable {
     public static let jitter = 0.1
     /// How many close candidates of each kind the result explains (the rest are counted in a note).
     public static let explainedRejections = 20
+    /// How many near-duplicates of each chosen photo are kept as its stand-ins.
+    public static let twinsPerPhoto = 2
 
     let database: PhotoIndexDatabase
 
@@ -243,11 +250,17 @@ public struct CollageSelector: Sendable {
             return chosen.map(\.0).first { other in other.hash.map { PerceptualHash.distance($0, hash) <= PerceptualHash.nearDuplicateDistance } ?? false }
         }
         var used: Set<String> = []
+        // Near-duplicates left out, by the chosen photo they resemble: its stand-ins if it cannot be loaded.
+        var twins: [String: [Candidate]] = [:]
+        func setAside(_ candidate: Candidate, twinOf chosen: Candidate, reported: Bool = true) {
+            if reported { rejections.append(Rejection(id: candidate.id, reason: "a near-duplicate of ", twin: chosen.id)) }
+            if twins[chosen.id, default: []].count < Self.twinsPerPhoto { twins[chosen.id, default: []].append(candidate) }
+        }
         // First pass: the best photo of each period.
         for slot in 0..<request.count {
             for candidate in ranked where !used.contains(candidate.id) && period(candidate) == slot {
                 if let twin = nearDuplicate(of: candidate) {
-                    rejections.append(Rejection(id: candidate.id, reason: "a near-duplicate of ", twin: twin.id))
+                    setAside(candidate, twinOf: twin)
                     used.insert(candidate.id)
                     continue
                 }
@@ -260,7 +273,7 @@ public struct CollageSelector: Sendable {
         for candidate in ranked where chosen.count < request.count && !used.contains(candidate.id) {
             used.insert(candidate.id)
             if let twin = nearDuplicate(of: candidate) {
-                rejections.append(Rejection(id: candidate.id, reason: "a near-duplicate of ", twin: twin.id))
+                setAside(candidate, twinOf: twin)
                 continue
             }
             chosen.append((candidate, String(format: "one of the best remaining photos (quality %.2f)", candidate.quality)))
@@ -268,7 +281,10 @@ public struct CollageSelector: Sendable {
         var backups: [Candidate] = []
         for candidate in ranked where backups.count < request.extraCandidates && !used.contains(candidate.id) {
             used.insert(candidate.id)
-            if nearDuplicate(of: candidate) != nil { continue }
+            if let twin = nearDuplicate(of: candidate) {
+                setAside(candidate, twinOf: twin, reported: false)
+                continue
+            }
             backups.append(candidate)
             // Candidates kept as backups are not reported as rejected.
         }
@@ -283,7 +299,7 @@ public struct CollageSelector: Sendable {
             notes.append("only \(chosen.count) suitable photos; the collage has \(chosen.count)")
         }
         if unexplained > 0 { notes.append("\(unexplained) further candidates scored lower and are not listed") }
-        let drawn = chosen.map(\.0.id) + backups.map(\.id)
+        let drawn = chosen.map(\.0.id) + backups.map(\.id) + twins.values.flatMap { $0.map(\.id) }
         let details = try loadDetails(of: drawn + rejections.map(\.id) + rejections.compactMap(\.twin), facesOf: drawn, in: db)
         func photo(_ candidate: Candidate, reason: String) -> ChosenPhoto {
             let found = details[candidate.id]
@@ -293,7 +309,9 @@ public struct CollageSelector: Sendable {
         let photos = chosen.sorted { ($0.0.takenAt ?? .distantFuture, $0.0.id) < ($1.0.takenAt ?? .distantFuture, $1.0.id) }
             .map { photo($0.0, reason: $0.1) }
         let extras = backups.map { photo($0, reason: "a backup in case a chosen photo cannot be loaded") }
-        return CollageSelection(photos: photos, extras: extras, rejected: Self.resolve(rejections, details), qualityThreshold: threshold, notes: notes)
+        let standIns = twins.mapValues { $0.map { photo($0, reason: "a near-duplicate, in case its twin cannot be loaded") } }
+        return CollageSelection(photos: photos, extras: extras, rejected: Self.resolve(rejections, details), qualityThreshold: threshold, notes: notes,
+                                twins: standIns)
     }
 
     /// The rejections with their paths (and their twins' paths).

@@ -239,6 +239,29 @@ struct CropAndRenderTests {
         #expect(collage.image.pixel(x: 599, y: 100) == RGBAColor.white)
     }
 
+    @Test("a chosen photo that cannot be decoded gives its cell to its near-duplicate twin before any backup, and is reported")
+    func twinStandsIn() async throws {
+        let rows = try Rows()
+        defer { rows.remove() }
+        let red = RGBAColor(red: 220, green: 30, blue: 30), green = RGBAColor(red: 30, green: 200, blue: 30), blue = RGBAColor(red: 30, green: 30, blue: 220)
+        for (name, colour, month, quality, hash) in [("a", red, 1, 0.95, distinctHash(0)), ("a-twin", red, 1, 0.9, distinctHash(0)),
+                                                     ("b", green, 6, 0.9, distinctHash(1)), ("backup", blue, 7, 0.6, distinctHash(2))] {
+            let path = rows.root + "/" + name + ".jpg"
+            try ImageEncoder.write(try Image(width: 800, height: 600, fill: colour), to: path, as: .jpeg(JPEGEncodingOptions(quality: 0.95)))
+            try rows.add(name, taken: "2015-0\(month)-01T00:00:00Z", quality: quality, hash: hash, path: path)
+        }
+        let selection = try rows.select(CollageRequest(source: .year(2015), count: 2, extraCandidates: 1))
+        #expect(selection.photos.map(\.id) == ["a", "b"])
+        #expect(selection.twins["a"]?.map(\.id) == ["a-twin"] && selection.extras.map(\.id) == ["backup"])
+        // Foreign bytes spliced into the chosen photo's image data: indexed, but no longer decodable.
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: rows.root + "/a.jpg")))
+        for index in 700..<bytes.count - 2 { bytes[index] = UInt8(truncatingIfNeeded: index &* 31) }
+        try Data(bytes).write(to: URL(fileURLWithPath: rows.root + "/a.jpg"))
+        let collage = try await CollageRenderer.render(selection, layout: .dynamic)
+        #expect(collage.cells.map(\.path) == [rows.root + "/a-twin.jpg", rows.root + "/b.jpg"], "the twin, not the backup")
+        #expect(collage.failed.map(\.path) == [rows.root + "/a.jpg"] && !(collage.failed.first?.reason.isEmpty ?? true))
+    }
+
     @Test("the same seed renders the same bytes")
     func sameBytes() async throws {
         let rows = try Rows()
