@@ -51,7 +51,8 @@ echo "kill test: $ROUNDS rounds over $i files: $written completely written, $unt
 
 # The kill test of the captioning queue: `memora caption` over many photos is killed
 # with SIGKILL mid-batch, then run again. Afterwards every photo must be captioned
-# exactly once (one history entry, the caption in the file equal to it) and the queue
+# exactly once (one history entry, the caption in the file equal to it, also after a killed
+# and a complete `caption --force` run that make the same caption again) and the queue
 # must hold nothing pending, processing or failed.
 QUEUE_ROUNDS=${QUEUE_ROUNDS:-4}
 queue_failures=0
@@ -76,6 +77,13 @@ for round in $(seq 1 "$QUEUE_ROUNDS"); do
   wait "$worker" 2>/dev/null || true
   killed_at="$killed_at $("$MEMORA" queue status --json --db "$db" 2>/dev/null | python3 -c "import json,sys; c=json.load(sys.stdin)['counts']; print('%d/%d' % (c['completed'], sum(c.values())))" 2>/dev/null || echo 'before-the-database')"
   "$MEMORA" caption --now --db "$db" "$work/queue/photos" >/dev/null 2>&1 || true
+  # Killed `--force` runs re-caption what is done; the same caption must not add a second entry.
+  "$MEMORA" caption --now --force --db "$db" "$work/queue/photos" >/dev/null 2>&1 &
+  worker=$!
+  sleep "0.$(( RANDOM % 60 + 20 ))"
+  kill -9 "$worker" 2>/dev/null || true
+  wait "$worker" 2>/dev/null || true
+  "$MEMORA" caption --now --force --db "$db" "$work/queue/photos" >/dev/null 2>&1 || true
   status=$("$MEMORA" queue status --json --db "$db")
   for state in pending processing failed; do
     count=$(echo "$status" | python3 -c "import json,sys; print(json.load(sys.stdin)['counts']['$state'])")
