@@ -44,6 +44,30 @@ struct DuplicateCopyTests {
 
     static func contents(_ path: String) throws -> [UInt8] { try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) }
 
+    @Test("an XMP packet under a damaged APP1 header, which exiftool still reads, is refused and the file left as it was; an ordinary APP1 is not")
+    func nonstandardXMPHeader() throws {
+        let damaged = Array("http://ns.adobe.com/xap/1.0X".utf8) + [0]
+        let path = try Self.jpeg(with: [
+            JPEGBuilder.segment(0xE1, Self.xmpSignature + Self.packet(Self.description("Old first"))),
+            JPEGBuilder.segment(0xE1, damaged + Self.packet(Self.description("Old hidden") + "<exif:GPSLatitude>45,45.6N</exif:GPSLatitude>")),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        #expect(try exiftool(["-a", "-s3", "-XMP-dc:Description", path]).contains("Old hidden"), "exiftool reads the damaged one")
+        let original = try Self.contents(path)
+        let error = #expect(throws: MetadataError.self) { try CaptionWriter.write(CaptionUpdate(caption: "New"), to: path) }
+        #expect(error?.code == .corrupt && error?.message.contains("non-standard header") == true)
+        #expect(try Self.contents(path) == original)
+        #expect(try exiftool(["-a", "-s3", "-XMP-exif:GPSLatitude", path]).isEmpty == false, "exiftool sees a location in it")
+        #expect(throws: MetadataError.self, "a location only exiftool sees is not left behind a success") { try CaptionWriter.stripLocation(from: path) }
+        #expect(try Self.contents(path) == original)
+
+        // An APP1 that is neither EXIF nor XMP to anyone (a vendor block) does not stop the write.
+        let vendor = try Self.jpeg(with: [JPEGBuilder.segment(0xE1, Array("ACME maker notes".utf8) + [0, 1, 2, 3])])
+        defer { try? FileManager.default.removeItem(atPath: (vendor as NSString).deletingLastPathComponent) }
+        try CaptionWriter.write(CaptionUpdate(caption: "New"), to: vendor)
+        #expect(try exiftoolValue("XMP-dc:Description", vendor) == "New")
+    }
+
     @Test("two XMP segments: both get the caption, every other property of each is kept; exiftool sees only the new caption; restore is exact")
     func twoXMPSegments() throws {
         let path = try Self.jpeg(with: [

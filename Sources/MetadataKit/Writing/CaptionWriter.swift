@@ -112,7 +112,7 @@ public enum CaptionWriter {
         let embeddedLocated = jpeg?.exifTIFF.flatMap { try? TIFFBlock($0, source: path) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag).map(hasLocation) ?? false
         let plan = MetadataOperation.StripPlan(
             exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated,
-            xmp: located.contains { $0.family == .xmp } || jpeg.map { JPEGXMPCopies.laterCopiesHoldLocation($0, source: path) } == true, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
+            xmp: located.contains { $0.family == .xmp } || jpeg.map { JPEGXMPCopies.laterCopiesHoldLocation($0, source: path) || JPEGXMPCopies.hasNonstandardXMP($0) } == true, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
         return plan.isEmpty ? nil : .stripLocation(plan)
     }
 

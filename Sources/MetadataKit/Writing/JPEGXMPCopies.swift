@@ -1,4 +1,5 @@
 import Foundation
+internal import MemoraSystem
 
 /// The XMP copies of a JPEG beyond the one libexiv2 reads. libexiv2 reads the first standard
 /// XMP segment; Pillow reads the last; exiftool reads every one (a property in two shows the
@@ -21,6 +22,41 @@ enum JPEGXMPCopies {
         jpeg.xmpPackets.dropFirst().contains { packet in
             (try? Exiv2.readXMP(packet, source: source))?.contains { MetadataOperation.stripAllLocation.mayChange($0) } == true
         }
+    }
+
+    /// Refuses a JPEG with an APP1 segment that exiftool reads as XMP although its header is not
+    /// the standard one (damaged or non-standard). exiftool's rule: an APP1 payload that is not
+    /// EXIF and starts with `http` or `XMP\0`, or holds `<?xpacket` or `<exif:`, is XMP. Memora
+    /// edits only segments with the standard header, so such a packet would keep its old caption
+    /// (or location) where exiftool, and the programs built on it, still show it.
+    static func requireNoNonstandardXMP(_ jpeg: JPEGFile, source: String) throws(MetadataError) {
+        if hasNonstandardXMP(jpeg) {
+            throw .corrupt(source: source, reason: "an APP1 segment holds XMP under a damaged or non-standard header; exiftool and the programs built on it still read it and would keep showing what it says. Repair the file first (for example `exiftool -all= -tagsfromfile @ -all:all FILE` rewrites the metadata), or write an XMP sidecar (--sidecar)")
+        }
+    }
+
+    /// Whether an APP1 segment is XMP to exiftool without the standard header (see ``requireNoNonstandardXMP(_:source:)``).
+    /// A location strip counts it as location it must look at, so it is refused rather than reported done.
+    static func hasNonstandardXMP(_ jpeg: JPEGFile) -> Bool {
+        jpeg.segments.contains { segment in
+            guard segment.marker == 0xE1 else { return false }
+            let payload = segment.payload
+            if payload.starts(with: JPEGFile.xmpSignature) || payload.starts(with: JPEGFile.extendedXMPSignature)
+                || payload.prefix(9).indices.contains(where: { payload[$0...].starts(with: Array("Exif".utf8) + [0]) }) { return false }
+            return payload.starts(with: Array("http".utf8)) || payload.starts(with: Array("XMP".utf8) + [0])
+                || contains(Array("<?xpacket".utf8), in: payload) || contains(Array("<exif:".utf8), in: payload)
+        }
+    }
+
+    /// Whether `pattern` occurs in `bytes`.
+    private static func contains(_ pattern: [UInt8], in bytes: [UInt8]) -> Bool {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+        var start = 0
+        while let found = ByteSearch.firstIndex(of: first, in: bytes, from: start, to: bytes.count - pattern.count + 1) {
+            if bytes[found..<found + pattern.count].elementsEqual(pattern) { return true }
+            start = found + 1
+        }
+        return false
     }
 
     /// Refuses a JPEG whose Extended XMP holds a property the operation changes: exiftool would

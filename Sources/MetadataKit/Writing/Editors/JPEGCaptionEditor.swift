@@ -73,6 +73,7 @@ enum JPEGCaptionEditor {
         // Every standard XMP segment gets the same edits (readers differ in which one they take),
         // and an Extended XMP that holds what the write changes is refused (JPEGXMPCopies).
         let xmpSegments = jpeg.xmpSegmentIndices
+        try JPEGXMPCopies.requireNoNonstandardXMP(jpeg, source: source)
         if let edits = operation.xmpEdits(hasPacket: !xmpSegments.isEmpty) {
             try JPEGXMPCopies.requireExtendedXMPUntouched(jpeg, operation: operation, source: source)
             func edited(_ old: [UInt8]) throws(MetadataError) -> [UInt8] {
