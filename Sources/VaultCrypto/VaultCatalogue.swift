@@ -18,7 +18,13 @@ struct VaultCatalogue: Sendable {
             // Deleted rows (wrapped keys of removed photos) are overwritten, not left in free pages.
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
             database = try DatabaseQueue(path: path, configuration: configuration)
+            // A catalogue that a newer Memora migrated further is not touched.
+            if try database.read({ db in try Self.migrator.hasBeenSuperseded(db) }) {
+                throw VaultCryptoError.vaultTooNew(path: path, version: nil)
+            }
             try Self.migrator.migrate(database)
+        } catch let error as VaultCryptoError {
+            throw error
         } catch {
             throw VaultCatalogue.failure(error, path: path)
         }
@@ -44,6 +50,12 @@ struct VaultCatalogue: Sendable {
             try VaultPhotoRecord.migrateToV2(db, instant: instant.name)
             try VaultAlbumRecord.migrateToV2(db, instant: instant.name)
             try VaultAlbumPhotoRecord.migrateToV2(db)
+        }
+        // v3: the catalogue key, the rows' MACs and keyed content hashes. The keyed values need
+        // the master key, so `Vault.open` fills them (format version 2), not the migration.
+        migrator.registerMigration("v3: catalogue key, MACs and content hashes") { db in
+            try VaultRecord.migrateToV3(db)
+            try VaultPhotoRecord.migrateToV3(db)
         }
         return migrator
     }

@@ -168,7 +168,7 @@ extension DemoCommand {
         for (path, result) in zip(paths, VaultImport(thumbnailSize: 256).add(paths, to: vault, onProgress: { completed, path in
             progress.update(completed: completed, item: (path as NSString).lastPathComponent)
         })) {
-            added.append((try result.get(), path))
+            added.append((try result.get().photo, path))
         }
         let report = try vault.verify()
         var matches = false
