@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(name: "MemoraSystemTests", dependencies: ["MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "ImageKitTests", dependencies: ["TestSupport", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit"], swiftSettings: strictSwift),
-        .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto"], swiftSettings: strictSwift),
+        .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift")],

@@ -23,9 +23,11 @@ public enum ImageEncoder {
     }
 
     /// Encodes `image` and writes it to `path` atomically: a reader sees the old
-    /// file or the complete new one, never a partial file.
-    public static func write(_ image: Image, to path: String, as format: EncodingFormat) throws(ImageError) {
-        try FileIO.writeAtomically(encode(image, as: format), to: path)
+    /// file or the complete new one, never a partial file. Without `replacingExisting`, an existing
+    /// file at `path` is left as it is and `outputExists` is thrown (the check is made again when
+    /// the file is put in place, so a file that appears meanwhile is not replaced either).
+    public static func write(_ image: Image, to path: String, as format: EncodingFormat, replacingExisting: Bool = true) throws(ImageError) {
+        try FileIO.writeAtomically(encode(image, as: format), to: path, replacingExisting: replacingExisting)
     }
 
     /// Whether this machine's libheif can encode `codec` (HEVC needs x265, AV1 needs aom or rav1e).

@@ -43,6 +43,8 @@ public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let writeFailed = Code(rawValue: "write-failed")
         /// A caller passed a value ImageKit cannot use (an empty crop, a zero size...).
         public static let invalidArgument = Code(rawValue: "invalid-argument")
+        /// The output file already exists and replacing it was not asked for; nothing was written.
+        public static let outputExists = Code(rawValue: "output-exists")
     }
 
     /// What kind of failure it is.
@@ -135,6 +137,11 @@ public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func writeFailed(path: String, reason: String, systemCode: Int32? = nil, isRetryable: Bool = false) -> ImageError {
         ImageError(.writeFailed, path: path, reason: "could not be written (\(reason)); no partial file was left", systemCode: systemCode,
                    isRetryable: isRetryable)
+    }
+
+    /// The output file `path` already exists and replacing it was not asked for; nothing was written.
+    public static func outputExists(path: String) -> ImageError {
+        ImageError(.outputExists, path: path, reason: "already exists; nothing was written (pass --force to replace it)")
     }
 
     /// A caller passed a value ImageKit cannot use; `message` says which and why.

@@ -22,8 +22,9 @@ public struct VaultImport: Sendable {
         self.tags = tags
     }
 
-    /// Encrypts the photo at `path` into `vault` and returns its record.
-    public func add(_ path: String, to vault: Vault) throws(MemoraError) -> VaultPhoto {
+    /// Encrypts the photo at `path` into `vault` and returns its record; a photo whose content the
+    /// vault already holds is not added again (``VaultAddition/wasAlreadyStored``, the existing record).
+    public func add(_ path: String, to vault: Vault) throws(MemoraError) -> VaultAddition {
         let info = try? ImageDecoder.info(contentsOf: path)
         let thumbnail = thumbnailSize.flatMap { size in
             (try? ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: size, options: DecodingOptions(applyOrientation: true)))
@@ -51,8 +52,8 @@ public struct VaultImport: Sendable {
     /// Adds each of `paths` in turn; a failure does not stop the others. `onProgress` is called
     /// after each photo with how many are done and that photo's path.
     public func add(_ paths: [String], to vault: Vault,
-                    onProgress: (_ completed: Int, _ path: String) -> Void = { _, _ in }) -> [Result<VaultPhoto, MemoraError>] {
-        var results: [Result<VaultPhoto, MemoraError>] = []
+                    onProgress: (_ completed: Int, _ path: String) -> Void = { _, _ in }) -> [Result<VaultAddition, MemoraError>] {
+        var results: [Result<VaultAddition, MemoraError>] = []
         for (index, path) in paths.enumerated() {
             results.append(Result { () throws(MemoraError) in try add(path, to: vault) })
             onProgress(index + 1, path)

@@ -37,6 +37,39 @@ package enum FileSystem {
         }
     }
 
+    /// `path` with every symbolic link and `.`/`..` resolved, also when it does not exist yet: the
+    /// nearest existing folder above it resolved (`realpath`), followed by the rest of the path.
+    /// Nil when that cannot be known (a dangling symbolic link, a folder that cannot be searched).
+    package static func resolvedLocation(_ path: String) -> String? {
+        if let resolved = resolvedPath(path) { return resolved }
+        // Something is there that `realpath` cannot follow: a dangling link, or no permission.
+        if statusIfPresent(of: path, followingLinks: false) != nil { return nil }
+        let absolute = absolutePath(path)
+        let parent = SystemPath.folder(of: absolute)
+        guard parent != absolute, let resolvedParent = resolvedLocation(parent) else { return nil }
+        return SystemPath.normalized(SystemPath.join(resolvedParent, SystemPath.fileName(of: absolute)))
+    }
+
+    /// Whether `path`, with every symbolic link resolved (``resolvedLocation(_:)``), is `folder`
+    /// or lies inside it (also resolved); nil when either cannot be resolved.
+    package static func isInside(_ path: String, folder: String) -> Bool? {
+        guard let location = resolvedLocation(path), let base = resolvedPath(folder) else { return nil }
+        return SystemPath.isContained(location, in: base)
+    }
+
+    /// `relativePath` joined to `folder`, for a store that owns its folder and must never touch a
+    /// file outside it: nil when `relativePath` is absolute or has a `..` component, when it is
+    /// itself a symbolic link, or when its folders lead (through symbolic links) outside `folder`.
+    /// The path need not exist. (A link swapped in after this check is not caught.)
+    package static func pathInside(_ folder: String, relativePath: String) -> String? {
+        guard !relativePath.isEmpty, !relativePath.hasPrefix("/"),
+              !relativePath.split(separator: "/").contains(".."), let base = resolvedPath(folder) else { return nil }
+        let path = SystemPath.join(folder, relativePath)
+        if statusIfPresent(of: path, followingLinks: false)?.kind == .symbolicLink { return nil }
+        guard let location = resolvedLocation(path), SystemPath.isContained(location, in: base) else { return nil }
+        return path
+    }
+
     /// The file a symbolic link at `path` points to in the end, or `path` itself when it is not a link.
     package static func resolvingSymbolicLink(_ path: String) -> String {
         guard statusIfPresent(of: path, followingLinks: false)?.kind == .symbolicLink else { return path }

@@ -42,14 +42,17 @@ final class VaultFileWriter {
     private let writer: AtomicFileWriter
 
     /// Opens a temporary file beside `path` with permission bits `mode` (0600 for anything secret).
-    init(path: String, mode: UInt32, expectedSize: UInt64 = 0) throws(VaultCryptoError) {
+    /// Without `replacingExisting`, an existing file is refused (`outputExists`), now and when the
+    /// file is put in place (it is linked to a name that must not exist).
+    init(path: String, mode: UInt32, expectedSize: UInt64 = 0, replacingExisting: Bool = true) throws(VaultCryptoError) {
         self.path = path
         var options = AtomicFileWriter.Options.secret(uncached: true)
         options.permissions = .exactly(mode)
+        options.replacesExisting = replacingExisting
         do {
             writer = try AtomicFileWriter(path: path, options: options, expectedSize: Int64(clamping: expectedSize))
         } catch {
-            throw .writeFailed(path: path, cause: error)
+            throw error.code == SystemErrorCode.exists ? .outputExists(path: path) : .writeFailed(path: path, cause: error)
         }
     }
 
@@ -64,7 +67,9 @@ final class VaultFileWriter {
 
     /// Flushes and puts the file in place.
     func commit() throws(VaultCryptoError) {
-        do { try writer.commit() } catch { throw .writeFailed(path: path, cause: error) }
+        do { try writer.commit() } catch {
+            throw error.code == SystemErrorCode.exists ? .outputExists(path: path) : .writeFailed(path: path, cause: error)
+        }
     }
 }
 

@@ -168,11 +168,15 @@ public struct LOCACipher: Sendable {
 
     /// Decrypts the LOCA file at `inputPath` into `outputPath`, one chunk at a time.
     /// Each chunk is verified before it is written; the output appears under its
-    /// name only when every chunk verified (a temporary file is used until then).
-    public static func decryptFile(at inputPath: String, to outputPath: String, key: SecretKey, mode: UInt16 = 0o600) throws(VaultCryptoError) {
+    /// name only when every chunk verified (a temporary file is used until then). Without
+    /// `replacingExisting`, an existing file at `outputPath` is left as it is (`outputExists`).
+    public static func decryptFile(
+        at inputPath: String, to outputPath: String, key: SecretKey, mode: UInt16 = 0o600, replacingExisting: Bool = true
+    ) throws(VaultCryptoError) {
         let reader = try FileReader(path: inputPath)
         let header = try readHeader(reader, key: key)
-        let writer = try VaultFileWriter(path: outputPath, mode: UInt32(mode), expectedSize: header.originalSize)
+        let writer = try VaultFileWriter(
+            path: outputPath, mode: UInt32(mode), expectedSize: header.originalSize, replacingExisting: replacingExisting)
         try forEachChunk(reader, header: header, key: key, in: 0..<header.chunkCount) { _, plaintext throws(VaultCryptoError) in
             try writer.write(plaintext)
         }

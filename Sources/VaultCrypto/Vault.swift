@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+internal import MemoraSystem
 
 /// An encrypted photo vault in a folder (Docs/Vault.md):
 ///
@@ -13,22 +14,35 @@ import GRDB
 public final class Vault: Sendable {
     /// The vault folder.
     public let folder: String
+    private let identifier: String
     private let catalogue: VaultCatalogue
     private let keyStore: any KeyStore
     private let cipher: LOCACipher
     private let state: LockedWrapper
     private let lock: VaultLock
+    /// The catalogue key (it survives key rotations) and what it authenticates with.
+    private let catalogueKey: SecretKey
+    private let authenticator: CatalogueAuthenticator
 
     static let catalogueName = "vault.sqlite"
-    private static let formatVersion = 1
 
-    private init(folder: String, catalogue: VaultCatalogue, keyStore: any KeyStore, masterKey: SecretKey, cipher: LOCACipher) {
+    /// The vault format this version writes and reads: 2, an authenticated catalogue
+    /// (Docs/Vault.md). A format-1 vault is upgraded when it is opened with its key; a newer one is refused.
+    public static let currentFormatVersion = 2
+
+    private init(
+        folder: String, identifier: String, catalogue: VaultCatalogue, keyStore: any KeyStore, masterKey: SecretKey,
+        catalogueKey: SecretKey, cipher: LOCACipher
+    ) {
         self.folder = folder
+        self.identifier = identifier
         self.catalogue = catalogue
         self.keyStore = keyStore
         self.cipher = cipher
         self.state = LockedWrapper(PhotoKeyWrapper(masterKey: masterKey))
         self.lock = VaultLock(path: folder + "/vault.lock")
+        self.catalogueKey = catalogueKey
+        self.authenticator = CatalogueAuthenticator(catalogueKey: catalogueKey)
     }
 
     // MARK: Creating and opening
@@ -49,11 +63,16 @@ public final class Vault: Sendable {
         // The catalogue is created 0600 before SQLite opens it; its journal files inherit that.
         try VaultFiles.createEmpty(cataloguePath)
         let catalogue = try VaultCatalogue(path: cataloguePath)
-        let check = keyCheck(masterKey)
-        try catalogue.write { db in
-            try VaultRecord(formatVersion: formatVersion, identifier: identifier, keyCheck: Data(check), createdAt: Date()).insert(db)
-        }
-        return Vault(folder: folder, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey, cipher: try cipher.orDefault())
+        let catalogueKey = SecretKey()
+        var record = VaultRecord(
+            formatVersion: currentFormatVersion, identifier: identifier, keyCheck: Data(keyCheck(masterKey, format: currentFormatVersion)),
+            createdAt: Date(),
+            catalogueKey: Data(PhotoKeyWrapper(masterKey: masterKey).wrap(catalogueKey, photoID: CatalogueAuthenticator.wrappingID(vault: identifier))))
+        record.mac = CatalogueAuthenticator(catalogueKey: catalogueKey).mac(of: record)
+        try catalogue.write { [record] db in try record.insert(db) }
+        return Vault(
+            folder: folder, identifier: identifier, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey,
+            catalogueKey: catalogueKey, cipher: try cipher.orDefault())
     }
 
     /// The identifier of the vault in `folder`, readable without its key.
@@ -66,98 +85,181 @@ public final class Vault: Sendable {
         return identifier
     }
 
-    /// Opens the vault in `folder` with the master key from `keyStore`, finishing an
-    /// interrupted key rotation if there was one.
+    /// Opens the vault in `folder` with the master key from `keyStore`: refuses a vault of a newer
+    /// format (`vaultTooNew`) and a catalogue changed outside Memora (`catalogueTampered`),
+    /// finishes an interrupted key rotation, upgrades a format-1 catalogue (its rows get their
+    /// MACs), and removes the temporary files of interrupted adds.
     public static func open(at folder: String, keyStore: any KeyStore, cipher: LOCACipher? = nil) throws(VaultCryptoError) -> Vault {
         let cataloguePath = folder + "/" + catalogueName
         guard VaultFiles.exists(cataloguePath) else { throw .vaultNotFound(path: folder) }
         guard let masterKey = try keyStore.loadMasterKey() else { throw .masterKeyMissing(path: folder) }
         let catalogue = try VaultCatalogue(path: cataloguePath)
-        let check = Data(keyCheck(masterKey))
-        try VaultLock(path: folder + "/vault.lock").withLock(.exclusive) { () throws(VaultCryptoError) in
-            try catalogue.write { db in
-                guard let record = try VaultRecord.current(db) else {
-                    throw VaultCryptoError.vaultNotFound(path: folder)
-                }
-                if constantTimeEqual(record.keyCheck, check) {
-                    // The current key. A pending rotation, if any, stays as it is: its
-                    // new key never reached the key store, and the next rotation replaces it.
-                } else if let pending = record.pendingKeyCheck, constantTimeEqual(pending, check) {
-                    // The new key was stored but the catalogue not yet switched: finish the rotation.
-                    try finishRotation(db)
-                } else {
-                    throw VaultCryptoError.wrongMasterKey(path: folder)
-                }
-            }
+        let wrapper = PhotoKeyWrapper(masterKey: masterKey)
+        let (identifier, catalogueKey) = try VaultLock(path: folder + "/vault.lock").withLock(.exclusive) {
+            () throws(VaultCryptoError) -> (String, SecretKey) in
+            let opened = try catalogue.write { db in try openCatalogue(db, folder: folder, masterKey: masterKey, wrapper: wrapper) }
+            // No add is in progress while the lock is held exclusively: its temporary files are leftovers.
+            VaultLayout.removeTemporaryFiles(inVault: folder)
+            return opened
         }
-        return Vault(folder: folder, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey, cipher: try cipher.orDefault())
+        return Vault(
+            folder: folder, identifier: identifier, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey,
+            catalogueKey: catalogueKey, cipher: try cipher.orDefault())
+    }
+
+    /// `open`'s one transaction: the format, the key check (finishing a rotation), the upgrade
+    /// of a format-1 catalogue, the catalogue key and the `vault` row's MAC.
+    private static func openCatalogue(
+        _ db: Database, folder: String, masterKey: SecretKey, wrapper: PhotoKeyWrapper
+    ) throws -> (String, SecretKey) {
+        guard var record = try VaultRecord.current(db) else { throw VaultCryptoError.vaultNotFound(path: folder) }
+        guard record.formatVersion <= currentFormatVersion else {
+            throw VaultCryptoError.vaultTooNew(path: folder, version: record.formatVersion)
+        }
+        // The check depends on the format, so a catalogue set back to format 1 (to be upgraded,
+        // and so re-MACed, again) no longer matches the key.
+        let check = Data(keyCheck(masterKey, format: record.formatVersion))
+        if constantTimeEqual(record.keyCheck, check) {
+            // The current key. A pending rotation, if any, stays as it is: its
+            // new key never reached the key store, and the next rotation replaces it.
+        } else if let pending = record.pendingKeyCheck, constantTimeEqual(pending, check) {
+            // The new key was stored but the catalogue not yet switched: finish the rotation.
+            try finishRotation(db)
+            guard let switched = try VaultRecord.current(db) else { throw VaultCryptoError.vaultNotFound(path: folder) }
+            record = switched
+        } else {
+            throw VaultCryptoError.wrongMasterKey(path: folder)
+        }
+        if record.formatVersion < currentFormatVersion {
+            return (record.identifier, try upgrade(record, in: db, folder: folder, masterKey: masterKey, wrapper: wrapper))
+        }
+        let wrappingID = CatalogueAuthenticator.wrappingID(vault: record.identifier)
+        guard let wrapped = record.catalogueKey, let key = try? wrapper.unwrap([UInt8](wrapped), photoID: wrappingID) else {
+            throw VaultCryptoError.catalogueTampered(path: folder, reason: "its catalogue key is missing or damaged")
+        }
+        let authenticator = CatalogueAuthenticator(catalogueKey: key)
+        guard authenticator.matches(record.mac, authenticator.mac(of: record)) else {
+            throw VaultCryptoError.catalogueTampered(path: folder, reason: "the vault record does not match its MAC")
+        }
+        return (record.identifier, key)
+    }
+
+    /// Format 1 to 2, in `open`'s transaction: a new catalogue key, a MAC on every photo row
+    /// (each must name its file in the vault's layout, or nothing is changed), and the key
+    /// check of format 2.
+    private static func upgrade(
+        _ record: VaultRecord, in db: Database, folder: String, masterKey: SecretKey, wrapper: PhotoKeyWrapper
+    ) throws -> SecretKey {
+        let catalogueKey = SecretKey()
+        let authenticator = CatalogueAuthenticator(catalogueKey: catalogueKey)
+        for var photo in try VaultPhotoRecord.fetchAll(db) {
+            guard VaultLayout.isPhotoID(photo.id), VaultLayout.isPhotoPath(photo.relativePath, id: photo.id) else {
+                throw VaultCryptoError.catalogueTampered(
+                    path: folder, reason: "photo \(quoted(photo.id)) names the file \(quoted(photo.relativePath)), outside the vault's layout")
+            }
+            photo.mac = authenticator.mac(of: photo)
+            try photo.update(db, columns: [VaultPhotoRecord.Columns.mac])
+        }
+        var upgraded = record
+        upgraded.formatVersion = currentFormatVersion
+        upgraded.keyCheck = Data(keyCheck(masterKey, format: currentFormatVersion))
+        upgraded.catalogueKey = Data(wrapper.wrap(catalogueKey, photoID: CatalogueAuthenticator.wrappingID(vault: record.identifier)))
+        upgraded.mac = authenticator.mac(of: upgraded)
+        try upgraded.update(db)
+        return catalogueKey
     }
 
     // MARK: Photos
 
     /// Encrypts the file at `path` into the vault and records it. The source file is not changed.
+    /// A photo with the same content already in the vault is not added again: its record is
+    /// returned with ``VaultAddition/wasAlreadyStored``.
     @discardableResult
-    public func add(fileAt path: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultPhoto {
+    public func add(fileAt path: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultAddition {
         let size = try FileReader(path: path).size
-        return try add(originalFilename: URL(fileURLWithPath: path).lastPathComponent, originalSize: size, details: details) {
-            photoKey, destination throws(VaultCryptoError) in
+        let digest: [UInt8]
+        do { digest = try SHA256Digest.hash(contentsOf: path) } catch { throw .readFailed(path: path, cause: error) }
+        return try add(
+            originalFilename: URL(fileURLWithPath: path).lastPathComponent, originalSize: size,
+            contentHash: authenticator.contentHash(ofDigest: digest), details: details
+        ) { photoKey, destination throws(VaultCryptoError) in
             try cipher.encryptFile(at: path, to: destination, key: photoKey)
         }
     }
 
-    /// Encrypts photo bytes held in memory (for example a received share) into the vault.
-    /// No plaintext touches the disk.
+    /// Encrypts photo bytes held in memory (for example a received share) into the vault, unless
+    /// the vault already holds the same content. No plaintext touches the disk.
     @discardableResult
-    public func add(contents: [UInt8], originalFilename: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultPhoto {
-        try add(originalFilename: originalFilename, originalSize: UInt64(contents.count), details: details) {
-            photoKey, destination throws(VaultCryptoError) in
+    public func add(contents: [UInt8], originalFilename: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultAddition {
+        try add(
+            originalFilename: originalFilename, originalSize: UInt64(contents.count),
+            contentHash: authenticator.contentHash(ofDigest: SHA256Digest.hash(contents)), details: details
+        ) { photoKey, destination throws(VaultCryptoError) in
             let writer = try VaultFileWriter(path: destination, mode: 0o600)
             try writer.write(cipher.encrypt(contents, key: photoKey))
             try writer.commit()
         }
     }
 
-    /// The steps every add shares: a new id and key, the encrypted file (written by
-    /// `encrypt`), the thumbnail, then the record in one transaction.
+    /// The steps every add shares: the duplicate check, a new id and key, the encrypted file
+    /// (written by `encrypt`), the thumbnail, then the record in one transaction.
     private func add(
-        originalFilename: String, originalSize: UInt64, details: VaultPhotoDetails,
+        originalFilename: String, originalSize: UInt64, contentHash: Data, details: VaultPhotoDetails,
         encrypt: (SecretKey, String) throws(VaultCryptoError) -> Void
-    ) throws(VaultCryptoError) -> VaultPhoto {
+    ) throws(VaultCryptoError) -> VaultAddition {
         try lock.withLock(.shared) { () throws(VaultCryptoError) in
-            try addLocked(originalFilename: originalFilename, originalSize: originalSize, details: details, encrypt: encrypt)
+            if let existing = try photo(withContentHash: contentHash) { return VaultAddition(photo: existing, wasAlreadyStored: true) }
+            return try addLocked(
+                originalFilename: originalFilename, originalSize: originalSize, contentHash: contentHash, details: details, encrypt: encrypt)
         }
     }
 
     private func addLocked(
-        originalFilename: String, originalSize: UInt64, details: VaultPhotoDetails,
+        originalFilename: String, originalSize: UInt64, contentHash: Data, details: VaultPhotoDetails,
         encrypt: (SecretKey, String) throws(VaultCryptoError) -> Void
-    ) throws(VaultCryptoError) -> VaultPhoto {
+    ) throws(VaultCryptoError) -> VaultAddition {
         let id = UUID().uuidString.lowercased()
         let folderDate = details.takenAt ?? Date()
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: folderDate)
-        let relativeFolder = String(format: "Photos/%04d/%02d", components.year ?? 1970, components.month ?? 1)
+        let relativePath = VaultLayout.photoPath(id: id, year: components.year ?? 1970, month: components.month ?? 1)
+        let relativeFolder = SystemPath.folder(of: relativePath)
+        _ = try file(relativeFolder)
         try Self.makeFolder(folder + "/" + relativeFolder)
-        let relativePath = relativeFolder + "/" + id + ".encrypted"
+        let destination = try file(relativePath)
         let photoKey = SecretKey()
-        try encrypt(photoKey, folder + "/" + relativePath)
-        var written = [folder + "/" + relativePath]
+        try encrypt(photoKey, destination)
+        var written = [destination]
         do {
             if let thumbnail = details.thumbnail {
                 let encrypted = cipher.encrypt(thumbnail, key: Self.thumbnailKey(photoKey))
-                let writer = try VaultFileWriter(path: thumbnailPath(id), mode: 0o600)
+                let thumbnailPath = try file(VaultLayout.thumbnailPath(id: id))
+                let writer = try VaultFileWriter(path: thumbnailPath, mode: 0o600)
                 try writer.write(encrypted)
                 try writer.commit()
-                written.append(thumbnailPath(id))
+                written.append(thumbnailPath)
             }
-            let encryptedSize = try FileReader(path: folder + "/" + relativePath).size
+            let encryptedSize = try FileReader(path: destination).size
             let photo = VaultPhoto(
                 id: id, relativePath: relativePath, wrappedKey: Data(state.wrapper.wrap(photoKey, photoID: id)),
                 originalSize: Int64(originalSize), encryptedSize: Int64(encryptedSize),
                 originalFilename: originalFilename, format: details.format,
                 width: details.width, height: details.height, takenAt: details.takenAt, addedAt: Date(),
                 tags: details.tags, isFavorite: false, isHidden: false, hasThumbnail: details.thumbnail != nil)
-            try catalogue.write { db in try VaultPhotoRecord(photo).insert(db) }
-            return photo
+            var record = VaultPhotoRecord(photo, contentHash: contentHash)
+            record.mac = authenticator.mac(of: record)
+            // Another process may have added the same content since the check: its record wins.
+            let existing = try catalogue.write { [record] db in
+                if let existing = try VaultPhotoRecord.filter(VaultPhotoRecord.Columns.contentHash == contentHash).fetchOne(db) {
+                    return Optional(existing)
+                }
+                try record.insert(db)
+                return nil
+            }
+            if let existing {
+                written.forEach(VaultFiles.overwriteAndRemove)
+                return VaultAddition(photo: try checked(existing), wasAlreadyStored: true)
+            }
+            return VaultAddition(photo: photo, wasAlreadyStored: false)
         } catch {
             written.forEach(VaultFiles.overwriteAndRemove)
             throw error
@@ -166,23 +268,25 @@ public final class Vault: Sendable {
 
     /// The photos, newest first by date taken (then date added); hidden ones only when asked.
     public func photos(includeHidden: Bool = false) throws(VaultCryptoError) -> [VaultPhoto] {
-        try catalogue.read { db in
+        let records = try catalogue.read { db in
             let all = VaultPhotoRecord.all()
-            return try (includeHidden ? all : all.notHidden()).newestFirst().fetchAll(db).map(\.photo)
+            return try (includeHidden ? all : all.notHidden()).newestFirst().fetchAll(db)
         }
+        return try records.map(checked)
     }
 
     /// The record of photo `id`.
     public func photo(id: String) throws(VaultCryptoError) -> VaultPhoto {
-        let found = try catalogue.read { db in try VaultPhotoRecord.fetchOne(db, id: id)?.photo }
+        guard VaultLayout.isPhotoID(id) else { throw .notFound(id: id) }
+        let found = try catalogue.read { db in try VaultPhotoRecord.fetchOne(db, id: id) }
         guard let found else { throw .notFound(id: id) }
-        return found
+        return try checked(found)
     }
 
     /// The decrypted bytes of photo `id`, in memory; nothing is returned unless every chunk verifies.
     public func contents(of id: String) throws(VaultCryptoError) -> [UInt8] {
         let (photo, key) = try photoAndKey(id)
-        let reader = try FileReader(path: folder + "/" + photo.relativePath)
+        let reader = try FileReader(path: file(photo.relativePath))
         var bytes = [UInt8](repeating: 0, count: Int(reader.size))
         try withMutableBytes(&bytes) { raw throws(VaultCryptoError) in try reader.read(into: raw, at: 0) }
         return try LOCACipher.decrypt(bytes, key: key, source: photo.relativePath)
@@ -192,16 +296,31 @@ public final class Vault: Sendable {
     public func thumbnail(of id: String) throws(VaultCryptoError) -> [UInt8]? {
         let (photo, key) = try photoAndKey(id)
         guard photo.hasThumbnail else { return nil }
-        let reader = try FileReader(path: thumbnailPath(id))
+        let reader = try FileReader(path: file(VaultLayout.thumbnailPath(id: photo.id)))
         var bytes = [UInt8](repeating: 0, count: Int(reader.size))
         try withMutableBytes(&bytes) { raw throws(VaultCryptoError) in try reader.read(into: raw, at: 0) }
-        return try LOCACipher.decrypt(bytes, key: Self.thumbnailKey(key), source: "Thumbnails/\(id).thumb")
+        return try LOCACipher.decrypt(bytes, key: Self.thumbnailKey(key), source: VaultLayout.thumbnailPath(id: photo.id))
     }
 
     /// Decrypts photo `id` to `path` (streaming; the file appears only once every chunk verified).
-    public func export(_ id: String, to path: String) throws(VaultCryptoError) {
+    /// `path` must lie outside the vault folder (`outputInsideVault`); an existing file there is
+    /// replaced only when `replacingExisting` (else `outputExists`).
+    public func export(_ id: String, to path: String, replacingExisting: Bool = false) throws(VaultCryptoError) {
+        try checkOutput(path, replacingExisting: replacingExisting)
         let (photo, key) = try photoAndKey(id)
-        try LOCACipher.decryptFile(at: folder + "/" + photo.relativePath, to: path, key: key)
+        try LOCACipher.decryptFile(at: file(photo.relativePath), to: path, key: key, replacingExisting: replacingExisting)
+    }
+
+    /// Refuses an output `path` that lies inside the vault folder once symbolic links are resolved
+    /// (`outputInsideVault`: only the vault writes there), and an existing file at `path` unless
+    /// `replacingExisting` (`outputExists`). Every command that writes a file checks its output here.
+    public func checkOutput(_ path: String, replacingExisting: Bool) throws(VaultCryptoError) {
+        switch FileSystem.isInside(path, folder: folder) {
+        case false?: break
+        case true?: throw .outputInsideVault(path: path, vault: folder)
+        case nil: throw .writeFailed(path: path, reason: "where it leads cannot be resolved (a broken symbolic link or a folder that cannot be read)")
+        }
+        if !replacingExisting, FileSystem.statusIfPresent(of: path, followingLinks: false) != nil { throw .outputExists(path: path) }
     }
 
     /// A `.locaphoto` bundle of photo `id` for `recipient`, signed by `sender` (Docs/Vault.md).
@@ -213,17 +332,30 @@ public final class Vault: Sendable {
         return try ShareBundle.create(contents: contents(of: id), metadata: metadata, photoID: id, from: sender, to: recipient)
     }
 
-    /// Verifies and opens a share bundle and adds its photo to this vault (under a new id and key).
+    /// Writes a `.locaphoto` bundle of photo `id` to `path` (mode 0600, atomically), with the
+    /// same output checks as ``export(_:to:replacingExisting:)``.
+    public func share(
+        _ id: String, from sender: SharingIdentity, to recipient: ShareRecipient, writingTo path: String, replacingExisting: Bool = false
+    ) throws(VaultCryptoError) {
+        try checkOutput(path, replacingExisting: replacingExisting)
+        let bundle = try share(id, from: sender, to: recipient)
+        let writer = try VaultFileWriter(path: path, mode: 0o600, replacingExisting: replacingExisting)
+        try writer.write(bundle)
+        try writer.commit()
+    }
+
+    /// Verifies and opens a share bundle and adds its photo to this vault (under a new id and
+    /// key), unless the vault already holds the same photo (`wasAlreadyStored`, the existing record).
     @discardableResult
     public func importShare(
         _ bundle: [UInt8], identity: SharingIdentity? = nil, passphrase: String? = nil, expectedSender: SharingPublicKey? = nil
-    ) throws(VaultCryptoError) -> (photo: VaultPhoto, sender: SharingPublicKey) {
+    ) throws(VaultCryptoError) -> (addition: VaultAddition, sender: SharingPublicKey) {
         let received = try ShareBundle.open(bundle, identity: identity, passphrase: passphrase, expectedSender: expectedSender)
         let details = VaultPhotoDetails(
             format: received.metadata.format, width: received.metadata.width, height: received.metadata.height,
             takenAt: received.metadata.captureDate, tags: [])
-        let photo = try add(contents: received.contents, originalFilename: received.metadata.originalFilename, details: details)
-        return (photo, received.sender)
+        let addition = try add(contents: received.contents, originalFilename: received.metadata.originalFilename, details: details)
+        return (addition, received.sender)
     }
 
     /// Removes photo `id`: the record first (one transaction), then its files, overwritten before unlinking.
@@ -233,13 +365,16 @@ public final class Vault: Sendable {
 
     private func removeLocked(_ id: String) throws(VaultCryptoError) {
         let photo = try photo(id: id)
+        let photoFile = try file(photo.relativePath)
+        let thumbnailFile = photo.hasThumbnail ? try file(VaultLayout.thumbnailPath(id: photo.id)) : nil
         try catalogue.write { db in _ = try VaultPhotoRecord.deleteOne(db, id: id) }
-        VaultFiles.overwriteAndRemove(folder + "/" + photo.relativePath)
-        if photo.hasThumbnail { VaultFiles.overwriteAndRemove(thumbnailPath(id)) }
+        VaultFiles.overwriteAndRemove(photoFile)
+        if let thumbnailFile { VaultFiles.overwriteAndRemove(thumbnailFile) }
     }
 
     /// Marks or unmarks photo `id` as a favourite, hides or shows it, and replaces its tags.
     public func update(_ id: String, favorite: Bool? = nil, hidden: Bool? = nil, tags: [String]? = nil) throws(VaultCryptoError) {
+        _ = try photo(id: id)
         try catalogue.write { db in
             guard var record = try VaultPhotoRecord.fetchOne(db, id: id) else { throw VaultCryptoError.notFound(id: id) }
             try record.updateChanges(db) { record in
@@ -269,6 +404,7 @@ public final class Vault: Sendable {
 
     /// Puts photo `photoID` in album `albumID` (no effect if it is already there).
     public func add(photo photoID: String, toAlbum albumID: String) throws(VaultCryptoError) {
+        _ = try photo(id: photoID)
         try catalogue.write { db in
             guard try VaultPhotoRecord.exists(db, id: photoID) else { throw VaultCryptoError.notFound(id: photoID) }
             guard try VaultAlbumRecord.exists(db, id: albumID) else { throw VaultCryptoError.notFound(id: albumID) }
@@ -278,31 +414,23 @@ public final class Vault: Sendable {
 
     /// The photos in album `albumID`.
     public func photos(inAlbum albumID: String) throws(VaultCryptoError) -> [VaultPhoto] {
-        try catalogue.read { db in try VaultPhotoRecord.all().inAlbum(albumID).newestFirst().fetchAll(db).map(\.photo) }
+        let records = try catalogue.read { db in try VaultPhotoRecord.all().inAlbum(albumID).newestFirst().fetchAll(db) }
+        return try records.map(checked)
     }
 
     // MARK: Keys and integrity
 
-    /// Replaces the master key with a new random one and re-wraps every photo key;
-    /// the photo files are not touched. Safe against interruption at any point: the
-    /// catalogue keeps both wrappings until the new key is safely in the key store.
+    /// Replaces the master key with a new random one and re-wraps every photo key and the
+    /// catalogue key; the photo files are not touched. Safe against interruption at any point:
+    /// the catalogue keeps both wrappings until the new key is safely in the key store.
     public func rotateMasterKey() throws(VaultCryptoError) {
         try lock.withLock(.exclusive) { () throws(VaultCryptoError) in try rotateMasterKeyLocked() }
     }
 
     private func rotateMasterKeyLocked() throws(VaultCryptoError) {
         let newKey = SecretKey()
-        let newWrapper = PhotoKeyWrapper(masterKey: newKey)
-        let current = state.wrapper
         // 1. Both wrappings in the catalogue.
-        try catalogue.write { db in
-            for var record in try VaultPhotoRecord.fetchAll(db) {
-                let photoKey = try current.unwrap([UInt8](record.wrappedKey), photoID: record.id)
-                record.pendingWrappedKey = Data(newWrapper.wrap(photoKey, photoID: record.id))
-                try record.update(db, columns: [VaultPhotoRecord.Columns.pendingWrappedKey])
-            }
-            try VaultRecord.setPendingKeyCheck(Data(Self.keyCheck(newKey)), in: db)
-        }
+        let newWrapper = try prepareRotation(to: newKey)
         // 2. The new key in the key store (atomic there).
         try keyStore.saveMasterKey(newKey)
         // 3. Switch the catalogue over.
@@ -310,17 +438,42 @@ public final class Vault: Sendable {
         state.wrapper = newWrapper
     }
 
-    /// Checks that catalogue and files agree and that every photo decrypts; with
-    /// `repair`, removes orphan files and records whose file is gone.
+    /// Step 1 of a key rotation, in one transaction: every photo key and the catalogue key
+    /// wrapped under `newKey` beside the current wrappings, and `newKey`'s check beside the
+    /// current one. (Tests call it to leave a rotation half done.)
+    func prepareRotation(to newKey: SecretKey) throws(VaultCryptoError) -> PhotoKeyWrapper {
+        let newWrapper = PhotoKeyWrapper(masterKey: newKey)
+        let current = state.wrapper
+        let wrappedCatalogueKey = Data(newWrapper.wrap(catalogueKey, photoID: CatalogueAuthenticator.wrappingID(vault: identifier)))
+        try catalogue.write { db in
+            for var record in try VaultPhotoRecord.fetchAll(db) {
+                let photoKey = try current.unwrap([UInt8](record.wrappedKey), photoID: record.id)
+                record.pendingWrappedKey = Data(newWrapper.wrap(photoKey, photoID: record.id))
+                try record.update(db, columns: [VaultPhotoRecord.Columns.pendingWrappedKey])
+            }
+            try VaultRecord.setPendingRotation(
+                keyCheck: Data(Self.keyCheck(newKey, format: Self.currentFormatVersion)), catalogueKey: wrappedCatalogueKey, in: db)
+        }
+        return newWrapper
+    }
+
+    /// Checks that catalogue and files agree: every record authentic and naming a file inside the
+    /// vault, every file there with its recorded sizes, every photo and thumbnail decrypting. With
+    /// `repair`, removes orphan files (no record has their id) and records whose file is gone;
+    /// damaged and tampered records, and every file a record names, are kept.
     public func verify(repair: Bool = false) throws(VaultCryptoError) -> VaultReport {
         try lock.withLock(repair ? .exclusive : .shared) { () throws(VaultCryptoError) in try verifyLocked(repair: repair) }
     }
 
     private func verifyLocked(repair: Bool) throws(VaultCryptoError) -> VaultReport {
-        let records = try photos(includeHidden: true)
+        let records = try catalogue.read { db in try VaultPhotoRecord.fetchAll(db) }
         var report = VaultReport(orphanFiles: [], missingFiles: [], damagedPhotos: [], checkedCount: records.count)
-        let known = Set(records.map(\.relativePath))
-        let knownThumbnails = Set(records.filter(\.hasThumbnail).map { "Thumbnails/\($0.id).thumb" })
+        // A file is needed by any record with its id, authentic or not: a repair never takes it.
+        let knownIDs = Set(records.map(\.id))
+        var photos: [VaultPhoto] = []
+        for record in records {
+            do throws(VaultCryptoError) { photos.append(try checked(record)) } catch { report.tamperedRecords.append(quoted(record.id)) }
+        }
         // Temporary files of an interrupted add are hidden (`.NAME.memora-XXXXXX`), so the walk lists them separately.
         let photosFolder = folder + "/Photos"
         var hidden: [String] = []
@@ -330,36 +483,53 @@ public final class Vault: Sendable {
             }
         }
         for file in VaultFiles.files(under: photosFolder) + hidden {
-            let relative = "Photos/" + file
-            let name = file.split(separator: "/").last.map(String.init) ?? file
-            let isLeftover = name.hasPrefix(".") && (name.contains(".memora-") || name.contains(".tmp-"))
-            if (file.hasSuffix(".encrypted") && !known.contains(relative)) || isLeftover { report.orphanFiles.append(relative) }
+            let name = SystemPath.fileName(of: file)
+            let isOrphan = name.hasSuffix(".encrypted") && !(VaultLayout.photoID(inFileName: name).map(knownIDs.contains) ?? false)
+            if isOrphan || Self.isLeftover(name) { report.orphanFiles.append("Photos/" + file) }
         }
-        for file in VaultFiles.names(in: folder + "/Thumbnails") {
-            let relative = "Thumbnails/" + file
-            let isLeftover = file.hasPrefix(".") && (file.contains(".memora-") || file.contains(".tmp-"))
-            if (file.hasSuffix(".thumb") && !knownThumbnails.contains(relative)) || isLeftover { report.orphanFiles.append(relative) }
+        for name in VaultFiles.names(in: folder + "/Thumbnails") {
+            let id = name.hasSuffix(".thumb") ? String(name.dropLast(".thumb".count)) : nil
+            let isOrphan = id.map { !knownIDs.contains($0) } ?? false
+            if isOrphan || Self.isLeftover(name) { report.orphanFiles.append("Thumbnails/" + name) }
         }
-        for photo in records {
-            let path = folder + "/" + photo.relativePath
+        for photo in photos {
+            guard let path = FileSystem.pathInside(folder, relativePath: photo.relativePath) else {
+                report.tamperedRecords.append(quoted(photo.id))
+                continue
+            }
             guard VaultFiles.exists(path) else {
                 report.missingFiles.append(photo.id)
                 continue
             }
             do throws(VaultCryptoError) {
                 let key = try state.wrapper.unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
+                let header = try LOCACipher.header(ofFileAt: path)
+                guard header.fileSize == UInt64(photo.encryptedSize), header.originalSize == UInt64(photo.originalSize) else {
+                    throw VaultCryptoError.truncated(source: path, expected: UInt64(photo.encryptedSize), actual: header.fileSize)
+                }
                 try LOCACipher.verify(fileAt: path, key: key)
-                if photo.hasThumbnail { try LOCACipher.verify(fileAt: thumbnailPath(photo.id), key: Self.thumbnailKey(key)) }
+                if photo.hasThumbnail {
+                    try LOCACipher.verify(fileAt: file(VaultLayout.thumbnailPath(id: photo.id)), key: Self.thumbnailKey(key))
+                }
             } catch {
                 report.damagedPhotos.append(photo.id)
             }
         }
         if repair {
-            report.orphanFiles.forEach { VaultFiles.overwriteAndRemove(folder + "/" + $0) }
+            report.wasRepaired = true
             let missing = report.missingFiles
             try catalogue.write { db in _ = try VaultPhotoRecord.deleteAll(db, ids: missing) }
-            for id in missing where VaultFiles.exists(thumbnailPath(id)) {
-                VaultFiles.overwriteAndRemove(thumbnailPath(id))
+            var removals = report.orphanFiles
+            for id in missing where VaultFiles.exists(folder + "/" + VaultLayout.thumbnailPath(id: id)) {
+                removals.append(VaultLayout.thumbnailPath(id: id))
+            }
+            for relative in removals {
+                guard let path = FileSystem.pathInside(folder, relativePath: relative) else {
+                    report.unremovedFiles.append(relative)
+                    continue
+                }
+                VaultFiles.overwriteAndRemove(path)
+                if VaultFiles.exists(path) { report.unremovedFiles.append(relative) }
             }
         }
         return report
@@ -367,21 +537,56 @@ public final class Vault: Sendable {
 
     // MARK: Internals
 
+    /// The public value of a row, once it is known to be authentic: its id and path in the
+    /// vault's layout, and its MAC right; else `catalogueTampered`.
+    private func checked(_ record: VaultPhotoRecord) throws(VaultCryptoError) -> VaultPhoto {
+        guard VaultLayout.isPhotoID(record.id), VaultLayout.isPhotoPath(record.relativePath, id: record.id) else {
+            throw .catalogueTampered(
+                path: folder, reason: "photo \(quoted(record.id)) names the file \(quoted(record.relativePath)), outside the vault's layout")
+        }
+        guard authenticator.matches(record.mac, authenticator.mac(of: record)) else {
+            throw .catalogueTampered(path: folder, reason: "the record of photo \(record.id) does not match its MAC")
+        }
+        return record.photo
+    }
+
+    /// The photo whose keyed content hash is `contentHash`, if the vault holds one.
+    private func photo(withContentHash contentHash: Data) throws(VaultCryptoError) -> VaultPhoto? {
+        let found = try catalogue.read { db in
+            try VaultPhotoRecord.filter(VaultPhotoRecord.Columns.contentHash == contentHash).fetchOne(db)
+        }
+        return try found.map(checked)
+    }
+
+    /// The path of `relativePath` in the vault folder, refused (`catalogueTampered`) when it or a
+    /// symbolic link on its way leads outside the folder, or when it is itself a symbolic link.
+    private func file(_ relativePath: String) throws(VaultCryptoError) -> String {
+        guard let path = FileSystem.pathInside(folder, relativePath: relativePath) else {
+            throw .catalogueTampered(path: folder, reason: "\(quoted(relativePath)) is a symbolic link or leads outside the vault folder")
+        }
+        return path
+    }
+
+    /// Whether `name` is the temporary file of an atomic write (`.NAME.memora-XXXXXX`, or `.NAME.tmp-XXXXXX` of older versions).
+    private static func isLeftover(_ name: String) -> Bool {
+        name.hasPrefix(".") && (name.contains(".memora-") || name.contains(".tmp-"))
+    }
+
     private func photoAndKey(_ id: String) throws(VaultCryptoError) -> (VaultPhoto, SecretKey) {
         let photo = try photo(id: id)
         return (photo, try state.wrapper.unwrap([UInt8](photo.wrappedKey), photoID: id))
     }
-
-    private func thumbnailPath(_ id: String) -> String { folder + "/Thumbnails/" + id + ".thumb" }
 
     /// Thumbnails get their own key, derived from the photo key.
     private static func thumbnailKey(_ photoKey: SecretKey) -> SecretKey {
         HKDF.deriveSecretKey(from: photoKey, salt: [], info: "LOCA v1 thumbnail key")
     }
 
-    /// A value that identifies the master key without revealing it.
-    private static func keyCheck(_ masterKey: SecretKey) -> [UInt8] {
-        masterKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array("LOCA v1 vault key check".utf8), length: 32) }
+    /// A value that identifies the master key without revealing it; format 2 uses another info
+    /// string than format 1, so a catalogue set back to format 1 no longer opens.
+    private static func keyCheck(_ masterKey: SecretKey, format: Int) -> [UInt8] {
+        let info = format >= 2 ? "LOCA v2 vault key check" : "LOCA v1 vault key check"
+        return masterKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array(info.utf8), length: 32) }
     }
 
     private static func finishRotation(_ db: Database) throws {
@@ -392,6 +597,12 @@ public final class Vault: Sendable {
     private static func makeFolder(_ path: String) throws(VaultCryptoError) {
         try VaultFiles.makePrivateFolder(path)
     }
+}
+
+/// `text` for a message: quoted, control characters escaped, at most 80 characters (a catalogue
+/// value may come from anyone who could edit the file).
+private func quoted(_ text: String) -> String {
+    String(reflecting: text.count > 80 ? String(text.prefix(80)) + "…" : text)
 }
 
 /// The current key wrapper, swapped atomically by a key rotation.

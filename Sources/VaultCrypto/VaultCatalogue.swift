@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MemoraDatabase
 
 /// The vault's SQLite catalogue (GRDB). One write transaction per state change.
 ///
@@ -18,7 +19,13 @@ struct VaultCatalogue: Sendable {
             // Deleted rows (wrapped keys of removed photos) are overwritten, not left in free pages.
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
             database = try DatabaseQueue(path: path, configuration: configuration)
+            // A catalogue that a newer Memora migrated further is not touched.
+            if try database.read({ db in try Self.migrator.hasBeenSuperseded(db) }) {
+                throw VaultCryptoError.vaultTooNew(path: path, version: nil)
+            }
             try Self.migrator.migrate(database)
+        } catch let error as VaultCryptoError {
+            throw error
         } catch {
             throw VaultCatalogue.failure(error, path: path)
         }
@@ -44,6 +51,12 @@ struct VaultCatalogue: Sendable {
             try VaultPhotoRecord.migrateToV2(db, instant: instant.name)
             try VaultAlbumRecord.migrateToV2(db, instant: instant.name)
             try VaultAlbumPhotoRecord.migrateToV2(db)
+        }
+        // v3: the catalogue key, the rows' MACs and keyed content hashes. The keyed values need
+        // the master key, so `Vault.open` fills them (format version 2), not the migration.
+        migrator.registerMigration("v3: catalogue key, MACs and content hashes") { db in
+            try VaultRecord.migrateToV3(db)
+            try VaultPhotoRecord.migrateToV3(db)
         }
         return migrator
     }
@@ -75,39 +88,16 @@ struct VaultCatalogue: Sendable {
         }
     }
 
-    /// `catalogueFailed` for a GRDB or SQLite error; retrying can help when the database was
-    /// busy or locked by another connection. SQLite does not pass on the system's error number.
+    /// `catalogueFailed` for a GRDB or SQLite error: SQLite's own message, not GRDB's description
+    /// (which quotes the SQL and its arguments); retrying can help when the database was busy or
+    /// locked by another connection, or a system call failed transiently.
     private static func failure(_ error: any Error, path: String) -> VaultCryptoError {
-        let resultCode = (error as? DatabaseError)?.resultCode
-        let busy = resultCode == ResultCode.SQLITE_BUSY || resultCode == ResultCode.SQLITE_LOCKED
-        return .catalogueFailed(path: path, reason: "\(error)", systemCode: nil, isRetryable: busy)
+        let failure = DatabaseFailure(error)
+        return .catalogueFailed(path: path, reason: failure.reason, systemCode: failure.systemCode, isRetryable: failure.isRetryable)
     }
 }
 
 /// A record of the vault catalogue: one `Codable` type per table, its snake_case columns named
-/// by its `CodingKeys`, every `Date` stored as an INTEGER of milliseconds since 1970 UTC.
-protocol CatalogueRecord: Codable, FetchableRecord, PersistableRecord {}
-
-extension CatalogueRecord {
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .custom { milliseconds($0) } }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .millisecondsSince1970 }
-
-    /// The value of an instant column: milliseconds since 1970 UTC, to the nearest.
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
-    /// For migrations that rebuild a table: `script` (given a temporary name) creates the new
-    /// table under that name and copies every row of the old one into it (`INSERT … SELECT`);
-    /// the new table then replaces the old one and takes its name. Foreign keys are checked
-    /// when the migration commits.
-    static func rebuild(from oldName: String, in db: Database, script: (String) -> String) throws {
-        let building = databaseTableName + "_rebuilt"
-        try db.execute(sql: script(building))
-        let counts = try (Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(oldName.quotedDatabaseIdentifier)"),
-                          Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(building.quotedDatabaseIdentifier)"))
-        guard counts.0 == counts.1 else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "rebuilding \(oldName) copied \(counts.1 ?? 0) of its \(counts.0 ?? 0) rows")
-        }
-        try db.drop(table: oldName)
-        try db.rename(table: building, to: databaseTableName)
-    }
-}
+/// by its `CodingKeys`, every `Date` stored as an INTEGER of milliseconds since 1970 UTC
+/// (MemoraDatabase's `MillisecondRecord`, which also gives the table rebuild migrations use).
+protocol CatalogueRecord: MillisecondRecord {}

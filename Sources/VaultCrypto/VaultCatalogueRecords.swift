@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MemoraDatabase
 
 // The catalogue's tables, one record type each: its columns (`CodingKeys`, snake_case), its
 // schema and migrations, and its queries. The public values (`VaultPhoto`, `VaultAlbum`) are
@@ -21,30 +22,50 @@ struct VaultRecord: CatalogueRecord, Identifiable, Equatable {
     /// The new master key's check during a rotation.
     var pendingKeyCheck: Data?
     var createdAt: Date
+    /// The catalogue key wrapped under the master key (``CatalogueAuthenticator``); nil before
+    /// format 2 (a catalogue migrated to v3 but not yet opened with its key).
+    var catalogueKey: Data?
+    /// The catalogue key wrapped under the new master key during a rotation.
+    var pendingCatalogueKey: Data?
+    /// The row's MAC (``CatalogueAuthenticator/mac(of:)-(VaultRecord)``); nil before format 2.
+    var mac: Data?
 
     enum CodingKeys: String, CodingKey {
-        case id, identifier
+        case id, identifier, mac
         case formatVersion = "format_version", keyCheck = "key_check", pendingKeyCheck = "pending_key_check", createdAt = "created_at"
+        case catalogueKey = "catalogue_key", pendingCatalogueKey = "pending_catalogue_key"
     }
 
     enum Columns {
         static let identifier = Column(CodingKeys.identifier)
         static let keyCheck = Column(CodingKeys.keyCheck)
         static let pendingKeyCheck = Column(CodingKeys.pendingKeyCheck)
+        static let catalogueKey = Column(CodingKeys.catalogueKey)
+        static let pendingCatalogueKey = Column(CodingKeys.pendingCatalogueKey)
     }
 
     /// The row, when the catalogue has one.
     static func current(_ db: Database) throws -> VaultRecord? { try fetchOne(db, id: 1) }
 
-    /// Step 1 of a key rotation: the new key's check beside the current one.
-    static func setPendingKeyCheck(_ check: Data, in db: Database) throws {
-        try updateAll(db, Columns.pendingKeyCheck.set(to: check))
+    /// Step 1 of a key rotation: the new key's check and the catalogue key wrapped under it, beside the current ones.
+    static func setPendingRotation(keyCheck check: Data, catalogueKey: Data?, in db: Database) throws {
+        try updateAll(db, Columns.pendingKeyCheck.set(to: check), Columns.pendingCatalogueKey.set(to: catalogueKey))
     }
 
-    /// Step 3 of a key rotation: the pending check becomes the current one.
+    /// Step 3 of a key rotation: the pending check and catalogue key become the current ones.
     static func finishRotation(_ db: Database) throws {
-        try filter(Columns.pendingKeyCheck != nil)
-            .updateAll(db, Columns.keyCheck.set(to: Columns.pendingKeyCheck), Columns.pendingKeyCheck.set(to: nil))
+        try filter(Columns.pendingKeyCheck != nil).updateAll(
+            db, Columns.keyCheck.set(to: Columns.pendingKeyCheck), Columns.pendingKeyCheck.set(to: nil),
+            Columns.catalogueKey.set(to: Columns.pendingCatalogueKey ?? Columns.catalogueKey), Columns.pendingCatalogueKey.set(to: nil))
+    }
+
+    /// Migration v3: the catalogue key and the row's MAC, empty until the vault is opened with its key.
+    static func migrateToV3(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE vault ADD COLUMN catalogue_key BLOB;
+            ALTER TABLE vault ADD COLUMN pending_catalogue_key BLOB;
+            ALTER TABLE vault ADD COLUMN mac BLOB
+            """)
     }
 
     /// Migration v1: camelCase columns, `createdAt` as GRDB's date text.
@@ -102,9 +123,15 @@ struct VaultPhotoRecord: CatalogueRecord, Identifiable, Equatable {
     var isFavorite: Bool
     var isHidden: Bool
     var hasThumbnail: Bool
+    /// The keyed hash of the plaintext (``CatalogueAuthenticator/contentHash(ofDigest:)``); nil
+    /// for photos added before format 2.
+    var contentHash: Data?
+    /// The row's MAC (``CatalogueAuthenticator/mac(of:)-(VaultPhotoRecord)``); nil before format 2.
+    var mac: Data?
 
     enum CodingKeys: String, CodingKey {
-        case id, format, width, height, tags
+        case id, format, width, height, tags, mac
+        case contentHash = "content_hash"
         case relativePath = "relative_path", wrappedKey = "wrapped_key", pendingWrappedKey = "pending_wrapped_key"
         case originalSize = "original_size", encryptedSize = "encrypted_size", originalFilename = "original_filename"
         case takenAt = "taken_at", addedAt = "added_at"
@@ -118,10 +145,14 @@ struct VaultPhotoRecord: CatalogueRecord, Identifiable, Equatable {
         static let takenAt = Column(CodingKeys.takenAt)
         static let addedAt = Column(CodingKeys.addedAt)
         static let isHidden = Column(CodingKeys.isHidden)
+        static let contentHash = Column(CodingKeys.contentHash)
+        static let mac = Column(CodingKeys.mac)
     }
 
-    /// The record of `photo` (with no pending wrapping).
-    init(_ photo: VaultPhoto) {
+    /// The record of `photo` (with no pending wrapping) and its keyed content hash, not yet MACed.
+    init(_ photo: VaultPhoto, contentHash: Data?) {
+        self.contentHash = contentHash
+        mac = nil
         (id, relativePath, wrappedKey, pendingWrappedKey) = (photo.id, photo.relativePath, photo.wrappedKey, nil)
         (originalSize, encryptedSize, originalFilename, format) = (photo.originalSize, photo.encryptedSize, photo.originalFilename, photo.format)
         (width, height, takenAt, addedAt, tags) = (photo.width, photo.height, photo.takenAt, photo.addedAt, photo.tags)
@@ -140,6 +171,16 @@ struct VaultPhotoRecord: CatalogueRecord, Identifiable, Equatable {
     static func finishRotation(_ db: Database) throws {
         try filter(Columns.pendingWrappedKey != nil)
             .updateAll(db, Columns.wrappedKey.set(to: Columns.pendingWrappedKey), Columns.pendingWrappedKey.set(to: nil))
+    }
+
+    /// Migration v3: the keyed content hash (unique, so a photo is stored once) and the row's MAC,
+    /// empty until the vault is opened with its key.
+    static func migrateToV3(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE photo ADD COLUMN content_hash BLOB;
+            ALTER TABLE photo ADD COLUMN mac BLOB;
+            CREATE UNIQUE INDEX photo_content_hash ON photo(content_hash) WHERE content_hash IS NOT NULL
+            """)
     }
 
     /// Migration v1: camelCase columns, dates as GRDB's date text.

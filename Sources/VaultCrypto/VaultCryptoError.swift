@@ -68,6 +68,15 @@ public struct VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertib
         public static let notFound = Code(rawValue: "not-found")
         /// A share bundle is malformed, tampered with, too large or not addressed to us.
         public static let shareInvalid = Code(rawValue: "share-invalid")
+        /// The catalogue was changed by something other than the vault: a row's MAC does not match,
+        /// or it names a file outside the vault's layout. Nothing was read, written or deleted for it.
+        public static let catalogueTampered = Code(rawValue: "catalogue-tampered")
+        /// The vault was written by a newer version of Memora (a newer format or catalogue migration).
+        public static let vaultTooNew = Code(rawValue: "vault-too-new")
+        /// An output path lies inside the vault folder, which only the vault itself writes.
+        public static let outputInsideVault = Code(rawValue: "output-inside-vault")
+        /// An output file already exists and replacing it was not asked for.
+        public static let outputExists = Code(rawValue: "output-exists")
     }
 
     /// What kind of failure it is.
@@ -270,6 +279,37 @@ public struct VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertib
     /// No photo or album with this id.
     public static func notFound(id: String) -> VaultCryptoError {
         VaultCryptoError(.notFound, "no photo or album with id \(id) in this vault")
+    }
+
+    /// The catalogue of the vault in `path` was changed by something other than the vault
+    /// (`reason` says what: a row whose MAC does not match, a path outside the vault's layout).
+    public static func catalogueTampered(path: String, reason: String) -> VaultCryptoError {
+        VaultCryptoError(
+            .catalogueTampered,
+            "\(path): the vault catalogue was modified outside Memora (\(reason)); nothing was done with it. Restore vault.sqlite from a backup",
+            path: path)
+    }
+
+    /// The vault in `path` was written by a newer Memora: format `version` (nil: a newer catalogue migration).
+    public static func vaultTooNew(path: String, version: Int?) -> VaultCryptoError {
+        let what = version.map { "format \($0)" } ?? "a newer catalogue"
+        return VaultCryptoError(
+            .vaultTooNew,
+            "\(path): this vault was written by a newer version of Memora (\(what); this version reads format \(Vault.currentFormatVersion)); upgrade Memora to open it",
+            path: path)
+    }
+
+    /// Output `path` lies inside the vault folder `vault`, which only the vault itself writes.
+    public static func outputInsideVault(path: String, vault: String) -> VaultCryptoError {
+        VaultCryptoError(
+            .outputInsideVault,
+            "\(path): refusing to write inside the vault folder \(vault) (only the vault writes there); choose an output outside it",
+            path: path)
+    }
+
+    /// Output `path` already exists and replacing it was not asked for.
+    public static func outputExists(path: String) -> VaultCryptoError {
+        VaultCryptoError(.outputExists, "\(path): already exists; nothing was written (pass --force to replace it)", path: path)
     }
 
     /// A share bundle is malformed, tampered with, too large or not addressed to us. Nothing was decrypted.

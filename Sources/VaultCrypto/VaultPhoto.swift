@@ -71,17 +71,42 @@ public struct VaultAlbum: Sendable, Hashable, Codable {
     public var createdAt: Date
 }
 
+/// What ``Vault/add(fileAt:details:)`` and ``Vault/add(contents:originalFilename:details:)`` did.
+public struct VaultAddition: Sendable, Hashable {
+    /// The photo's record: the new one, or the one already holding the same content.
+    public var photo: VaultPhoto
+    /// True when the vault already held a photo with the same content (found by its keyed
+    /// content hash): nothing was added and ``photo`` is the existing record.
+    public var wasAlreadyStored: Bool
+}
+
 /// What ``Vault/verify(repair:)`` found.
 public struct VaultReport: Sendable, Hashable {
-    /// Encrypted files with no catalogue record (left by an interrupted add); removed when repairing.
+    /// Encrypted files that no catalogue record names (by their id), and temporary files left by
+    /// an interrupted add; removed when repairing.
     public var orphanFiles: [String]
     /// Records whose encrypted file is missing; removed when repairing.
     public var missingFiles: [String]
-    /// Photos whose file failed authentication or whose key could not be unwrapped.
+    /// Photos whose file failed authentication, whose key could not be unwrapped, or whose file
+    /// or plaintext size differs from the recorded one. Never removed by a repair.
     public var damagedPhotos: [String]
+    /// Records (their ids, quoted) that fail the catalogue's MAC or name a file outside the vault's
+    /// layout: changed outside Memora. Never removed by a repair, nor the files they name.
+    public var tamperedRecords: [String] = []
     /// Photos checked.
     public var checkedCount: Int
+    /// Whether this report comes from a repair (orphans and records without a file were removed).
+    public var wasRepaired = false
+    /// Files a repair could not remove.
+    public var unremovedFiles: [String] = []
 
-    /// Whether everything was consistent and intact.
-    public var isHealthy: Bool { orphanFiles.isEmpty && missingFiles.isEmpty && damagedPhotos.isEmpty }
+    /// Whether everything was consistent and intact when the check ran.
+    public var isHealthy: Bool { orphanFiles.isEmpty && missingFiles.isEmpty && damagedPhotos.isEmpty && tamperedRecords.isEmpty }
+
+    /// Whether the vault is healthy now: without a repair, ``isHealthy``; after one, whether
+    /// nothing is left that a repair does not fix (damaged or tampered records, files it could not remove).
+    public var isHealthyNow: Bool {
+        guard wasRepaired else { return isHealthy }
+        return damagedPhotos.isEmpty && tamperedRecords.isEmpty && unremovedFiles.isEmpty
+    }
 }

@@ -69,6 +69,9 @@ struct ImageCommand: ParsableCommand {
         @Option(help: "The longest side in pixels.")
         var size = 384
 
+        @Flag(help: "Replace the output file if it exists.")
+        var force = false
+
         @Option(help: "JPEG quality, 0...1.")
         var quality = 0.85
 
@@ -104,7 +107,7 @@ struct ImageCommand: ParsableCommand {
             }
             let thumbnail = try ImageDecoder.thumbnail(
                 contentsOf: input, maxPixelSize: size, options: DecodingOptions(applyOrientation: !keepOrientation))
-            try ImageEncoder.write(thumbnail, to: output, as: format)
+            try ImageEncoder.write(thumbnail, to: output, as: format, replacingExisting: force)
             let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
             let result = Result(input: input, output: output, width: thumbnail.width, height: thumbnail.height, bytes: bytes)
             if json {

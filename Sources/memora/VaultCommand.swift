@@ -78,7 +78,8 @@ struct VaultCommand: ParsableCommand {
         func run() throws {
             let identity = try options.identity()
             print(identity.publicKey.text)
-            StandardError.write("fingerprint: \(identity.publicKey.fingerprint)\nkey file: \(options.identityStore.path)\n")
+            StandardError.write("fingerprint: \(identity.publicKey.fingerprint)\n")
+            StandardError.write("key file: \(options.identityStore.path)\n")
         }
     }
 
@@ -90,7 +91,8 @@ struct VaultCommand: ParsableCommand {
         @Argument(help: "The photo id.") var id: String
         @Option(help: "The recipient's public identity (memora-share1:...).") var to: String?
         @Option(help: "An environment variable holding a passphrase for the bundle.") var passphraseEnv: String?
-        @Option(name: .shortAndLong, help: "Where to write the bundle (.locaphoto).") var output: String
+        @Option(name: .shortAndLong, help: "Where to write the bundle (.locaphoto); never inside the vault folder.") var output: String
+        @Flag(help: "Replace the output file if it exists.") var force = false
 
         func validate() throws {
             guard (to == nil) != (passphraseEnv == nil) else { throw ValidationError("give exactly one of --to and --passphrase-env") }
@@ -104,8 +106,7 @@ struct VaultCommand: ParsableCommand {
             } else {
                 recipient = .passphrase(try VaultCommand.passphrase(fromEnvironment: passphraseEnv!))
             }
-            let bundle = try options.open().share(id, from: try options.identity(), to: recipient)
-            try AtomicFileWriter.write(bundle, to: output, options: .init(permissions: .exactly(0o600)))
+            try options.open().share(id, from: try options.identity(), to: recipient, writingTo: output, replacingExisting: force)
             print(output)
         }
     }
@@ -132,9 +133,9 @@ struct VaultCommand: ParsableCommand {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bundle)))
             let passphrase = try passphraseEnv.map(VaultCommand.passphrase(fromEnvironment:))
             let vault = try options.open()
-            let (photo, sender) = try vault.importShare(
+            let (addition, sender) = try vault.importShare(
                 bytes, identity: passphrase == nil ? try options.identity() : nil, passphrase: passphrase, expectedSender: expected)
-            print("\(photo.id)  \(photo.originalFilename)")
+            print(VaultCommand.line(addition))
             StandardError.write("signed by \(sender.fingerprint)\(expected == nil ? " (not checked against a known sender; use --from to require one)" : "")\n")
         }
     }
@@ -169,20 +170,20 @@ struct VaultCommand: ParsableCommand {
             let results = VaultImport(stripsLocation: stripLocation, tags: tag).add(files, to: vault) { completed, file in
                 progress.update(completed: completed, item: file)
             }
-            var added: [VaultPhoto] = []
+            var added: [VaultAddition] = []
             var failures = 0
             for result in results {
                 switch result {
-                case .success(let photo): added.append(photo)
+                case .success(let addition): added.append(addition)
                 case .failure(let error):
                     failures += 1
                     StandardError.write("error: \(error)\n")
                 }
             }
             if json {
-                try printJSON(added.map(PhotoSummary.init))
+                try printJSON(added.map { PhotoSummary($0.photo, alreadyStored: $0.wasAlreadyStored) })
             } else {
-                for photo in added { print("\(photo.id)  \(photo.originalFilename)") }
+                for addition in added { print(VaultCommand.line(addition)) }
             }
             if failures > 0 { throw ExitCode.failure }
         }
@@ -197,7 +198,7 @@ struct VaultCommand: ParsableCommand {
         func run() throws {
             let photos = try options.open().photos(includeHidden: hidden)
             if json {
-                try printJSON(photos.map(PhotoSummary.init))
+                try printJSON(photos.map { PhotoSummary($0) })
                 return
             }
             for photo in photos {
@@ -211,10 +212,11 @@ struct VaultCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Decrypt a photo to a file.")
         @OptionGroup var options: VaultOptions
         @Argument(help: "The photo id (see `memora vault list`).") var id: String
-        @Option(name: .shortAndLong, help: "Where to write the photo.") var output: String
+        @Option(name: .shortAndLong, help: "Where to write the photo; never inside the vault folder.") var output: String
+        @Flag(help: "Replace the output file if it exists.") var force = false
 
         func run() throws {
-            try options.open().export(id, to: output)
+            try options.open().export(id, to: output, replacingExisting: force)
             print(output)
         }
     }
@@ -248,7 +250,8 @@ struct VaultCommand: ParsableCommand {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Check that the catalogue and the files agree and that every photo decrypts.")
         @OptionGroup var options: VaultOptions
-        @Flag(help: "Remove orphan files and records whose file is gone.") var repair = false
+        @Flag(help: "Remove orphan files and records whose file is gone (never a file a record names, nor a damaged or tampered record).")
+        var repair = false
         @Flag(help: "Print the result as JSON.") var json = false
 
         struct Report: Encodable {
@@ -256,6 +259,7 @@ struct VaultCommand: ParsableCommand {
             var orphanFiles: [String]
             var missingFiles: [String]
             var damagedPhotos: [String]
+            var tamperedRecords: [String]
             var healthy: Bool
         }
 
@@ -263,16 +267,24 @@ struct VaultCommand: ParsableCommand {
             let report = try options.open().verify(repair: repair)
             if json {
                 try printJSON(Report(checked: report.checkedCount, orphanFiles: report.orphanFiles, missingFiles: report.missingFiles,
-                                     damagedPhotos: report.damagedPhotos, healthy: report.isHealthy))
+                                     damagedPhotos: report.damagedPhotos, tamperedRecords: report.tamperedRecords, healthy: report.isHealthyNow))
             } else {
                 print("\(report.checkedCount) photos checked")
                 for file in report.orphanFiles { print("orphan file\(repair ? " (removed)" : ""): \(file)") }
                 for id in report.missingFiles { print("missing file\(repair ? " (record removed)" : ""): \(id)") }
                 for id in report.damagedPhotos { print("damaged: \(id)") }
-                if report.isHealthy { print("the vault is healthy") }
+                for id in report.tamperedRecords { print("tampered record (changed outside Memora): \(id)") }
+                for file in report.unremovedFiles { print("could not remove: \(file)") }
+                print(report.isHealthyNow ? "the vault is healthy" : "the vault is not healthy")
             }
-            if !report.isHealthy && !repair { throw ExitCode.failure }
+            // Non-zero while anything is wrong, with or without --repair (a repair does not fix damage).
+            if !report.isHealthyNow { throw ExitCode.failure }
         }
+    }
+
+    /// The line printed for a photo added or imported: its id and name, and whether it was there already.
+    static func line(_ addition: VaultAddition) -> String {
+        "\(addition.photo.id)  \(addition.photo.originalFilename)\(addition.wasAlreadyStored ? "  (already in the vault)" : "")"
     }
 
     /// A vault record for JSON output, without its wrapped key.
@@ -283,8 +295,11 @@ struct VaultCommand: ParsableCommand {
         var takenAt: Date?
         var tags: [String]
         var favorite, hidden, thumbnail: Bool
+        /// Set by `add`: whether the vault already held this content.
+        var alreadyStored: Bool?
 
-        init(_ photo: VaultPhoto) {
+        init(_ photo: VaultPhoto, alreadyStored: Bool? = nil) {
+            self.alreadyStored = alreadyStored
             id = photo.id
             filename = photo.originalFilename
             format = photo.format

@@ -172,7 +172,10 @@ struct CLITests {
         let privileged = (try? SystemFile(probe)) != nil
         let memora = cli.folder + "/memora"
         if privileged {
-            try AtomicFileWriter.write(try SystemFile(cli.executable).readAll(), to: memora, options: AtomicFileWriter.Options(permissions: .exactly(0o755)))
+            // Copied by cp, not by this process: a descriptor open for writing here could be inherited by a
+            // child another test is spawning at that moment, and the copy could then not be run (ETXTBSY).
+            #expect(try ChildProcess.run("/bin/cp", [cli.executable, memora]).status == 0)
+            try FileSystem.setPermissions(memora, 0o755)
         }
         func index(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
             guard privileged else { return try cli.run(arguments) }

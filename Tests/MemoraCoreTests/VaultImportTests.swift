@@ -18,14 +18,14 @@ struct VaultImportTests {
         #expect(try MetadataReader.read(contentsOf: photo).gps != nil)
         let vault = try Vault.create(at: folder + "/vault", keyStore: InMemoryKeyStore())
 
-        let kept = try VaultImport(tags: ["trip"]).add(photo, to: vault)
+        let kept = try VaultImport(tags: ["trip"]).add(photo, to: vault).photo
         #expect(kept.format == "jpeg" && kept.width == 640 && kept.height == 480 && kept.tags == ["trip"])
         #expect(kept.takenAt != nil, "the date comes from the EXIF DateTimeOriginal")
         let thumbnail = try #require(try vault.thumbnail(of: kept.id))
         let decoded = try ImageDecoder.decode(thumbnail, source: "thumbnail")
         #expect(max(decoded.width, decoded.height) == 384)
 
-        let stripped = try VaultImport(thumbnailSize: nil, stripsLocation: true).add(photo, to: vault)
+        let stripped = try VaultImport(thumbnailSize: nil, stripsLocation: true).add(photo, to: vault).photo
         #expect(try vault.thumbnail(of: stripped.id) == nil)
         try vault.export(stripped.id, to: folder + "/exported.jpg")
         #expect(try MetadataReader.read(contentsOf: folder + "/exported.jpg").gps == nil)
@@ -48,7 +48,7 @@ struct VaultImportTests {
             let missing = folder + "/missing.jpg"
             #expect(error.code == .vaultFailed && error.path == missing && error.message.components(separatedBy: missing).count == 2, "\(error)")
         }
-        #expect((try? results[1].get())?.originalFilename == "a.jpg")
+        #expect((try? results[1].get())?.photo.originalFilename == "a.jpg")
         #expect(try vault.photos().count == 1)
     }
 }

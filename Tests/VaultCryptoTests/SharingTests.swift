@@ -129,12 +129,16 @@ struct ShareBundleTests {
         let sending = try Vault.create(at: root + "/alice", keyStore: InMemoryKeyStore())
         let receiving = try Vault.create(at: root + "/bob", keyStore: InMemoryKeyStore())
         try Data(photo).write(to: URL(fileURLWithPath: root + "/IMG_7.heic"))
-        let original = try sending.add(fileAt: root + "/IMG_7.heic", details: VaultPhotoDetails(format: "heic", width: 4032, height: 3024))
+        let original = try sending.add(fileAt: root + "/IMG_7.heic", details: VaultPhotoDetails(format: "heic", width: 4032, height: 3024)).photo
         let bundle = try sending.share(original.id, from: alice, to: .identity(bob.publicKey))
-        let (imported, sender) = try receiving.importShare(bundle, identity: bob)
+        let (addition, sender) = try receiving.importShare(bundle, identity: bob)
+        let imported = addition.photo
         #expect(sender == alice.publicKey)
         #expect(imported.originalFilename == "IMG_7.heic" && imported.width == 4032 && imported.id != original.id)
         #expect(try receiving.contents(of: imported.id) == photo)
+        // The same bundle again is found by its content and not added twice.
+        let again = try receiving.importShare(bundle, identity: bob).addition
+        #expect(again.wasAlreadyStored && again.photo.id == imported.id)
         #expect(throws: VaultCryptoError.self) { try receiving.importShare(bundle, identity: alice) }
         #expect(try receiving.photos().count == 1)
     }

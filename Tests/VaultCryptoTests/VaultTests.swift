@@ -35,7 +35,7 @@ struct VaultTests {
         let taken = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14 UTC
         let photo = try fixture.vault.add(
             fileAt: fixture.source,
-            details: VaultPhotoDetails(format: "jpeg", width: 4000, height: 3000, takenAt: taken, tags: ["beach"], thumbnail: [1, 2, 3]))
+            details: VaultPhotoDetails(format: "jpeg", width: 4000, height: 3000, takenAt: taken, tags: ["beach"], thumbnail: [1, 2, 3])).photo
         #expect(photo.relativePath == "Photos/2023/11/\(photo.id).encrypted")
         #expect(photo.originalSize == Int64(fixture.plaintext.count) && photo.originalFilename == "IMG_0001.jpg")
         #expect(try fixture.vault.photos().map(\.id) == [photo.id])
@@ -60,8 +60,8 @@ struct VaultTests {
     func organising() throws {
         let fixture = try Fixture(size: 10)
         defer { try? FileManager.default.removeItem(atPath: fixture.root) }
-        let first = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
-        let second = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        let first = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg")).photo
+        let second = try fixture.vault.add(contents: [1, 2], originalFilename: "b.jpg", details: VaultPhotoDetails(format: "jpeg")).photo
         try fixture.vault.update(first.id, favorite: true, tags: ["family"])
         try fixture.vault.update(second.id, hidden: true)
         #expect(try fixture.vault.photos().map(\.id) == [first.id])
@@ -80,7 +80,7 @@ struct VaultTests {
     func keys() throws {
         let fixture = try Fixture()
         defer { try? FileManager.default.removeItem(atPath: fixture.root) }
-        let photo = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        let photo = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg")).photo
         let fileBefore = try Data(contentsOf: URL(fileURLWithPath: fixture.root + "/vault/" + photo.relativePath))
         let oldKey = try #require(try fixture.keyStore.loadMasterKey())
 
@@ -117,7 +117,7 @@ struct VaultTests {
         let store = FailingKeyStore()
         let vault = try Vault.create(at: root + "/v", keyStore: store)
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: root + "/a.jpg"))
-        let photo = try vault.add(fileAt: root + "/a.jpg", details: VaultPhotoDetails(format: "jpeg"))
+        let photo = try vault.add(fileAt: root + "/a.jpg", details: VaultPhotoDetails(format: "jpeg")).photo
 
         // Interrupted before the new key was stored: the old key still opens everything.
         store.failSaves = true
@@ -128,15 +128,7 @@ struct VaultTests {
         // Interrupted after the new key was stored but before the catalogue switched:
         // simulate by writing the pending state by hand, then storing the new key.
         let newKey = SecretKey()
-        let catalogue = try VaultCatalogue(path: root + "/v/vault.sqlite")
-        let wrapper = PhotoKeyWrapper(masterKey: newKey)
-        let old = try #require(try store.loadMasterKey())
-        let photoKey = try PhotoKeyWrapper(masterKey: old).unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
-        let check = newKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array("LOCA v1 vault key check".utf8), length: 32) }
-        try catalogue.write { db in
-            try VaultPhotoRecord.updateAll(db, VaultPhotoRecord.Columns.pendingWrappedKey.set(to: Data(wrapper.wrap(photoKey, photoID: photo.id))))
-            try VaultRecord.setPendingKeyCheck(Data(check), in: db)
-        }
+        _ = try vault.prepareRotation(to: newKey)
         try store.saveMasterKey(newKey)
         #expect(try Vault.open(at: root + "/v", keyStore: store).contents(of: photo.id) == [1, 2, 3])
     }
@@ -145,9 +137,9 @@ struct VaultTests {
     func verifyAndRepair() throws {
         let fixture = try Fixture()
         defer { try? FileManager.default.removeItem(atPath: fixture.root) }
-        let kept = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
-        let damaged = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
-        let lost = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg"))
+        let kept = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg")).photo
+        let damaged = try fixture.vault.add(contents: fixture.plaintext + [1], originalFilename: "d.jpg", details: VaultPhotoDetails(format: "jpeg")).photo
+        let lost = try fixture.vault.add(contents: fixture.plaintext + [2], originalFilename: "l.jpg", details: VaultPhotoDetails(format: "jpeg")).photo
         #expect(try fixture.vault.verify().isHealthy)
 
         // An add interrupted after the file was written, before the record: an orphan.
@@ -208,17 +200,10 @@ struct VaultGuardTests {
         let store = InMemoryKeyStore()
         let vault = try Vault.create(at: root + "/v", keyStore: store)
         try Data([7, 7, 7]).write(to: URL(fileURLWithPath: root + "/a.jpg"))
-        let photo = try vault.add(fileAt: root + "/a.jpg", details: VaultPhotoDetails(format: "jpeg"))
+        let photo = try vault.add(fileAt: root + "/a.jpg", details: VaultPhotoDetails(format: "jpeg")).photo
         // Step 1 of a rotation by "another process": pending wrappings and key check.
-        let oldKey = try #require(try store.loadMasterKey())
         let newKey = SecretKey()
-        let photoKey = try PhotoKeyWrapper(masterKey: oldKey).unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
-        let check = newKey.withUnsafeBytes { HKDF.deriveKey(inputKeyMaterial: $0, salt: [], info: Array("LOCA v1 vault key check".utf8), length: 32) }
-        let catalogue = try VaultCatalogue(path: root + "/v/vault.sqlite")
-        try catalogue.write { db in
-            try VaultPhotoRecord.updateAll(db, VaultPhotoRecord.Columns.pendingWrappedKey.set(to: Data(PhotoKeyWrapper(masterKey: newKey).wrap(photoKey, photoID: photo.id))))
-            try VaultRecord.setPendingKeyCheck(Data(check), in: db)
-        }
+        _ = try Vault.open(at: root + "/v", keyStore: store).prepareRotation(to: newKey)
         // Someone opens the vault with the old key in between: it must keep the pending state...
         #expect(try Vault.open(at: root + "/v", keyStore: store).contents(of: photo.id) == [7, 7, 7])
         // ...so that when the rotator stores the new key, the vault still opens (and finishes the rotation).

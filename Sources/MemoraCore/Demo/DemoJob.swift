@@ -113,7 +113,7 @@ public struct DemoJob: Sendable {
         let results = VaultImport(thumbnailSize: 256).add(paths, to: vault) { completed, path in
             onProgress(Progress(stage: "vault", completed: completed, total: paths.count, item: SystemPath.fileName(of: path)))
         }
-        for (path, result) in zip(paths, results) { added.append((try result.get(), path)) }
+        for (path, result) in zip(paths, results) { added.append((try result.get().photo, path)) }
         let report = try vault.verify()
         var matches = false
         if let first = added.first {

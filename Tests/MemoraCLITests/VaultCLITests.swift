@@ -1,0 +1,93 @@
+import Foundation
+import MemoraSystem
+import Testing
+
+/// The vault's safety rules as a user meets them: the built `memora`, its output and exit status.
+@Suite("memora vault, guarded")
+struct VaultCLITests {
+    /// A vault in the CLI's folder with one photo; returns the vault, its key file and the photo's id.
+    func vaultWithPhoto(_ cli: CLI) throws -> (vault: String, key: String, id: String, photo: String) {
+        let vault = cli.folder + "/vault", key = cli.folder + "/vault.key"
+        #expect(try cli.run("vault", "init", "--vault", vault, "--key-file", key).status == 0)
+        let photo = try cli.photo("a.jpg")
+        let added = try cli.run("vault", "add", "--vault", vault, "--key-file", key, photo)
+        let id = String(added.out.prefix(36))
+        return (vault, key, id, photo)
+    }
+
+    @Test("export into the vault folder fails and leaves the catalogue; an existing output is replaced only with --force")
+    func exportOutputs() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let (vault, key, id, photo) = try vaultWithPhoto(cli)
+        let catalogue = try SystemFile(vault + "/vault.sqlite").readAll()
+        let inside = try cli.run("vault", "export", "--vault", vault, "--key-file", key, id, "--output", vault + "/vault.sqlite")
+        #expect(inside.status != 0 && inside.err.contains("inside the vault folder"), "\(inside)")
+        #expect(try SystemFile(vault + "/vault.sqlite").readAll() == catalogue)
+        #expect(try cli.run("vault", "verify", "--vault", vault, "--key-file", key).status == 0)
+
+        let other = try cli.photo("other.jpg", seed: 2)
+        let before = try SystemFile(other).readAll()
+        let refused = try cli.run("vault", "export", "--vault", vault, "--key-file", key, id, "--output", other)
+        #expect(refused.status != 0 && refused.err.contains("--force"))
+        #expect(try SystemFile(other).readAll() == before)
+        #expect(try cli.run("vault", "export", "--vault", vault, "--key-file", key, id, "--output", other, "--force").status == 0)
+        #expect(try SystemFile(other).readAll() == SystemFile(photo).readAll())
+    }
+
+    @Test("image thumbnail never replaces its input, or any file, without --force")
+    func thumbnailOutputs() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let photo = try cli.photo("a.jpg")
+        let before = try SystemFile(photo).readAll()
+        let refused = try cli.run("image", "thumbnail", photo, "--output", photo)
+        #expect(refused.status != 0 && refused.err.contains("already exists"), "\(refused)")
+        #expect(try SystemFile(photo).readAll() == before)
+        let thumbnail = cli.folder + "/t.jpg"
+        #expect(try cli.run("image", "thumbnail", photo, "--output", thumbnail).status == 0)
+        #expect(try cli.run("image", "thumbnail", photo, "--output", thumbnail).status != 0)
+        #expect(try cli.run("image", "thumbnail", photo, "--output", thumbnail, "--size", "64", "--force").status == 0)
+    }
+
+    @Test("adding the same photo again prints the existing id instead of a copy")
+    func duplicateAdd() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let (vault, key, id, photo) = try vaultWithPhoto(cli)
+        let again = try cli.run("vault", "add", "--vault", vault, "--key-file", key, photo)
+        #expect(again.status == 0 && again.out.hasPrefix(id) && again.out.contains("already in the vault"), "\(again)")
+        let list = try cli.run("vault", "list", "--vault", vault, "--key-file", key)
+        #expect(list.out.split(separator: "\n").count == 1)
+    }
+
+    @Test("a tampered catalogue path is refused by remove, and the file it names is untouched")
+    func tamperedRemove() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let (vault, key, id, _) = try vaultWithPhoto(cli)
+        let precious = cli.folder + "/precious.txt"
+        try AtomicFileWriter.write(Array("keep".utf8), to: precious)
+        let sql = "UPDATE photo SET relative_path = '../precious.txt'"
+        let edited = try ChildProcess.run("/usr/bin/sqlite3", [vault + "/vault.sqlite", sql], environment: [:],
+                                          outputPath: cli.folder + "/.sql-out", errorPath: cli.folder + "/.sql-err")
+        try #require(edited.status == 0, "sqlite3 is needed to edit the catalogue")
+        let removed = try cli.run("vault", "remove", "--vault", vault, "--key-file", key, id)
+        #expect(removed.status != 0 && removed.err.contains("modified outside Memora"), "\(removed)")
+        #expect(try SystemFile(precious).readAll() == Array("keep".utf8))
+    }
+
+    @Test("verify exits non-zero while the vault is unhealthy, with or without --repair")
+    func verifyExitStatus() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let (vault, key, _, _) = try vaultWithPhoto(cli)
+        let encrypted = try #require(FolderWalker(root: vault + "/Photos").files().first).path
+        var bytes = try SystemFile(encrypted).readAll()
+        bytes[bytes.count - 20] ^= 1
+        try AtomicFileWriter.write(bytes, to: encrypted)
+        #expect(try cli.run("vault", "verify", "--vault", vault, "--key-file", key).status != 0)
+        let repaired = try cli.run("vault", "verify", "--vault", vault, "--key-file", key, "--repair")
+        #expect(repaired.status != 0 && repaired.out.contains("damaged"), "\(repaired)")
+    }
+}
