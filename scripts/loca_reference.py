@@ -76,7 +76,11 @@ class UnknownAlgorithm(LOCAError):
 
 
 class InvalidChunkSize(LOCAError):
-    """Exponent outside 12...24, or more than 2^32 - 1 chunks."""
+    """Exponent outside 12...24."""
+
+
+class FileTooLarge(LOCAError):
+    """An original size that needs more than 2^32 - 1 chunks."""
 
 
 class Truncated(LOCAError):
@@ -188,7 +192,7 @@ def parse_header(data):
     if not MIN_EXPONENT <= exponent <= MAX_EXPONENT:
         raise InvalidChunkSize(f"exponent {exponent}")
     if size > MAX_CHUNKS << exponent:
-        raise InvalidChunkSize(f"{size} bytes need more than 2^32 - 1 chunks of 2^{exponent}")
+        raise FileTooLarge(f"{size} bytes need more than 2^32 - 1 chunks of 2^{exponent}")
     expected = file_length(size, exponent)
     if len(data) < expected:
         raise Truncated(f"{len(data)} bytes, the header says {expected}")
@@ -549,7 +553,7 @@ def self_test():
     expect_error(UnknownAlgorithm, decrypt, VECTOR_KEY, patched(6, b"\x03"))
     expect_error(InvalidChunkSize, decrypt, VECTOR_KEY, patched(7, b"\x0b"))
     expect_error(InvalidChunkSize, decrypt, VECTOR_KEY, patched(7, b"\x19"))
-    expect_error(InvalidChunkSize, decrypt, VECTOR_KEY, patched(20, struct.pack(">Q", (MAX_CHUNKS << 12) + 1)))
+    expect_error(FileTooLarge, decrypt, VECTOR_KEY, patched(20, struct.pack(">Q", (MAX_CHUNKS << 12) + 1)))
     expect_error(Truncated, decrypt, VECTOR_KEY, patched(20, struct.pack(">Q", MAX_CHUNKS << 12)))
     expect_error(Truncated, decrypt, VECTOR_KEY, patched(20, struct.pack(">Q", 6)))
     expect_error(TrailingBytes, decrypt, VECTOR_KEY, patched(20, struct.pack(">Q", 4)))
@@ -589,16 +593,21 @@ def self_test():
     print(f"self-test passed: {checks} checks")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def run_command_line(description, vectors_file, make_swift_vectors, run_self_test):
+    """The --swift-vectors / --self-test command line shared by the reference scripts."""
+    parser = argparse.ArgumentParser(description=description)
     group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--swift-vectors", action="store_true", help="print Tests/VaultCryptoTests/LOCAVectors.swift")
+    group.add_argument("--swift-vectors", action="store_true", help=f"print {vectors_file}")
     group.add_argument("--self-test", action="store_true", help="round trips, rejections and tamper detection")
     arguments = parser.parse_args()
     if arguments.swift_vectors:
-        sys.stdout.write(swift_vectors())
+        sys.stdout.write(make_swift_vectors())
     else:
-        self_test()
+        run_self_test()
+
+
+def main():
+    run_command_line(__doc__.split("\n")[0], "Tests/VaultCryptoTests/LOCAVectors.swift", swift_vectors, self_test)
 
 
 if __name__ == "__main__":

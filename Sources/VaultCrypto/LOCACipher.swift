@@ -393,7 +393,8 @@ public struct LOCACipher: Sendable {
         }
     }
 
-    private static func seconds(_ date: Date) -> UInt64 {
+    /// `date` as whole Unix seconds for the header (0 before 1970).
+    static func seconds(_ date: Date) -> UInt64 {
         let value = date.timeIntervalSince1970
         guard value.isFinite, value > 0 else { return 0 }
         return value >= 1.8e19 ? UInt64.max : UInt64(value.rounded(.down))

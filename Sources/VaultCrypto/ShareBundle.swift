@@ -46,7 +46,8 @@ public struct ReceivedPhoto: Sendable {
     public var photoID: String
 }
 
-/// `.locaphoto` share bundles (Docs/Vault.md): the seed's JSON layout, with the
+/// `.locaphoto` share bundles (Docs/Vault.md; every byte in Docs/Share-bundles.md):
+/// the seed's JSON layout, with the
 /// photo key encrypted for one recipient (RFC 9180 HPKE to an X25519 key, or a
 /// passphrase through Argon2id), the metadata encrypted too, and an Ed25519
 /// signature over every field. Nothing is decrypted before the size, the format,
@@ -63,14 +64,49 @@ public enum ShareBundle {
         contents: [UInt8], metadata: SharedPhotoMetadata, photoID: String,
         from sender: SharingIdentity, to recipient: ShareRecipient
     ) throws(VaultCryptoError) -> [UInt8] {
-        let contentKey = SecretKey()
+        try create(contents: contents, metadata: metadata, photoID: photoID, from: sender, to: recipient, randomness: .fresh())
+    }
+
+    /// Every random value (and the clock reading) one bundle uses. `create` draws them fresh;
+    /// known-answer tests (ShareBundleVectorTests) fix them. Never reuse them for a real bundle.
+    struct Randomness {
+        /// The photo's content key.
+        var contentKey: SecretKey
+        /// The LOCA header nonce of `photo.encryptedData`.
+        var photoNonce: [UInt8]
+        /// The LOCA header nonce of `metadata`.
+        var metadataNonce: [UInt8]
+        /// The LOCA header timestamp of both payloads (Unix seconds).
+        var timestamp: UInt64
+        /// The HPKE ephemeral X25519 secret (used for identity recipients).
+        var ephemeralSecret: SecretKey
+        /// The Argon2id salt (used for passphrase recipients).
+        var salt: [UInt8]
+        /// The ChaCha20-Poly1305 nonce that seals the content key (used for passphrase recipients).
+        var keyNonce: [UInt8]
+
+        /// Fresh values from the CSPRNG, and the current time.
+        static func fresh() -> Randomness {
+            Randomness(
+                contentKey: SecretKey(), photoNonce: SecureRandom.bytes(count: 12), metadataNonce: SecureRandom.bytes(count: 12),
+                timestamp: LOCACipher.seconds(Date()), ephemeralSecret: SecretKey(),
+                salt: SecureRandom.bytes(count: Sodium.argon2SaltLength), keyNonce: SecureRandom.bytes(count: 12))
+        }
+    }
+
+    /// `create` with the given random values (deterministic, for known-answer tests).
+    static func create(
+        contents: [UInt8], metadata: SharedPhotoMetadata, photoID: String,
+        from sender: SharingIdentity, to recipient: ShareRecipient, randomness: Randomness
+    ) throws(VaultCryptoError) -> [UInt8] {
+        let contentKey = randomness.contentKey
         let cipher = try LOCACipher(algorithm: .chacha20Poly1305)
-        let encryptedData = cipher.encrypt(contents, key: contentKey)
+        let encryptedData = cipher.encrypt(contents, key: contentKey, nonce: randomness.photoNonce, timestamp: randomness.timestamp)
         let metadataJSON: [UInt8]
         do { metadataJSON = Array(try JSONEncoder.bundle.encode(metadata)) } catch {
             throw .shareInvalid(reason: "the metadata cannot be encoded: \(error)")
         }
-        let encryptedMetadata = cipher.encrypt(metadataJSON, key: metadataKey(contentKey))
+        let encryptedMetadata = cipher.encrypt(metadataJSON, key: metadataKey(contentKey), nonce: randomness.metadataNonce, timestamp: randomness.timestamp)
         let aad = keyAssociatedData(photoID: photoID, sender: sender.publicKey)
 
         var body = Wire.Photo(id: photoID, encryptedData: "", encryptedKey: "", iv: "", authTag: "")
@@ -78,7 +114,7 @@ public enum ShareBundle {
         switch recipient {
         case .identity(let publicKey):
             let sealed = try contentKey.withUnsafeBytes { key throws(VaultCryptoError) in
-                try HPKE.seal(to: publicKey.agreementKey, info: hpkeInfo, aad: aad, plaintext: Array(key))
+                try HPKE.seal(to: publicKey.agreementKey, info: hpkeInfo, aad: aad, plaintext: Array(key), ephemeralSecret: randomness.ephemeralSecret)
             }
             body.iv = base64(sealed.enc)
             body.encryptedKey = base64(Array(sealed.ciphertext[0..<32]))
@@ -86,8 +122,8 @@ public enum ShareBundle {
             recipientField = Wire.Recipient(type: "x25519", publicKey: base64(publicKey.agreementKey))
         case .passphrase(let passphrase, let parameters):
             guard parameters.isAccepted else { throw .shareInvalid(reason: "Argon2id parameters out of range") }
-            let salt = SecureRandom.bytes(count: Sodium.argon2SaltLength)
-            let nonce = SecureRandom.bytes(count: 12)
+            let salt = randomness.salt
+            let nonce = randomness.keyNonce
             let wrappingKey = try passphraseKey(passphrase, salt: salt, parameters: parameters)
             var sealed = [UInt8](repeating: 0, count: 48)
             wrappingKey.withUnsafeBytes { k in contentKey.withUnsafeBytes { p in nonce.withUnsafeBytes { n in aad.withUnsafeBytes { a in
@@ -251,7 +287,7 @@ public enum ShareBundle {
                 throw .shareInvalid(reason: "version \(wire.version) is not supported (this library reads \(ShareBundle.version))")
             }
             func decode(_ text: String, _ field: String, count: Int? = nil) throws(VaultCryptoError) -> [UInt8] {
-                guard let data = Data(base64Encoded: text) else { throw .shareInvalid(reason: "\(field) is not base64") }
+                guard let data = Data(base64Encoded: text), Self.hasZeroUnusedBits(text) else { throw .shareInvalid(reason: "\(field) is not base64") }
                 if let count, data.count != count { throw .shareInvalid(reason: "\(field) is \(data.count) bytes, expected \(count)") }
                 return [UInt8](data)
             }
@@ -298,6 +334,24 @@ public enum ShareBundle {
                 transcript += bigEndianBytes(UInt64(field.count)) + field
             }
             self.transcript = transcript
+        }
+
+        /// Whether the bits that the last character of padded base64 `text` does not use are zero
+        /// (RFC 4648 §3.5), so that each value has one spelling and no byte of a bundle can change
+        /// without changing what was signed.
+        static func hasZeroUnusedBits(_ text: String) -> Bool {
+            let bytes = Array(text.utf8.suffix(3))
+            let padding = bytes.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+            guard padding > 0, padding < bytes.count else { return true }
+            let character = bytes[bytes.count - 1 - padding]
+            let value: UInt8 = switch character {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "+"): 62
+            default: 63
+            }
+            return value & (padding == 1 ? 0b11 : 0b1111) == 0
         }
     }
 }

@@ -20,8 +20,9 @@ public struct SharingPublicKey: Sendable, Hashable, CustomStringConvertible {
     /// Parses the text form; nil when it is not a valid identity.
     public init?(text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.hasPrefix(Self.prefix), let bytes = base64URLDecode(String(trimmed.dropFirst(Self.prefix.count))),
-              bytes.count == 64 else { return nil }
+        let body = trimmed.dropFirst(Self.prefix.count)
+        guard trimmed.hasPrefix(Self.prefix), let bytes = base64URLDecode(String(body)), bytes.count == 64,
+              base64URLEncode(bytes) == String(body.prefix { $0 != "=" }) else { return nil }  // one spelling per key
         self.init(agreementKey: Array(bytes[0..<32]), signingKey: Array(bytes[32..<64]))
     }
 
