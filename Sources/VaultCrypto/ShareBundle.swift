@@ -235,6 +235,22 @@ public enum ShareBundle {
 
     private static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 
+    /// A value read from a bundle, as an error message may quote it: at most 40 characters, with
+    /// control characters dropped (a bundle is untrusted; a 10 MB field is not echoed back).
+    static func shown(_ value: String) -> String {
+        let clean = String(String.UnicodeScalarView(value.unicodeScalars.prefix(41).filter { !$0.properties.generalCategory.isControlLike }))
+        return clean.count > 40 ? String(clean.prefix(40)) + "…" : clean
+    }
+
+    /// A received photo's file name as the vault stores it: the last path component only (no
+    /// `../`), without control or bidirectional characters, at most 255 bytes; "photo" when nothing is left.
+    static func storedFilename(_ name: String) -> String {
+        let last = name.split(separator: "/").last.map(String.init) ?? ""
+        var kept = String(String.UnicodeScalarView(last.unicodeScalars.filter { !$0.properties.generalCategory.isControlLike }))
+        while kept.utf8.count > 255 { kept.removeLast() }
+        return kept.isEmpty || kept == "." || kept == ".." ? "photo" : kept
+    }
+
     /// The JSON layout, field for field as the seed has it, plus `recipient` and `sender`.
     enum Wire {
         struct Bundle: Codable {
@@ -284,7 +300,7 @@ public enum ShareBundle {
 
         init(_ wire: Wire.Bundle) throws(VaultCryptoError) {
             guard wire.version == ShareBundle.version else {
-                throw .shareInvalid(reason: "version \(wire.version) is not supported (this library reads \(ShareBundle.version))")
+                throw .shareInvalid(reason: "version \(ShareBundle.shown(wire.version)) is not supported (this library reads \(ShareBundle.version))")
             }
             func decode(_ text: String, _ field: String, count: Int? = nil) throws(VaultCryptoError) -> [UInt8] {
                 guard let data = Data(base64Encoded: text), Self.hasZeroUnusedBits(text) else { throw .shareInvalid(reason: "\(field) is not base64") }
@@ -371,4 +387,9 @@ extension JSONDecoder {
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }
+}
+
+extension Unicode.GeneralCategory {
+    /// Control (Cc) and format (Cf: bidirectional overrides, zero-width marks) characters, and line and paragraph separators.
+    var isControlLike: Bool { self == .control || self == .format || self == .lineSeparator || self == .paragraphSeparator }
 }

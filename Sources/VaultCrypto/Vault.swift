@@ -354,7 +354,7 @@ public final class Vault: Sendable {
         let details = VaultPhotoDetails(
             format: received.metadata.format, width: received.metadata.width, height: received.metadata.height,
             takenAt: received.metadata.captureDate, tags: [])
-        let addition = try add(contents: received.contents, originalFilename: received.metadata.originalFilename, details: details)
+        let addition = try add(contents: received.contents, originalFilename: ShareBundle.storedFilename(received.metadata.originalFilename), details: details)
         return (addition, received.sender)
     }
 

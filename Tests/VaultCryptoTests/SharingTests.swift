@@ -143,6 +143,25 @@ struct ShareBundleTests {
         #expect(try receiving.photos().count == 1)
     }
 
+    @Test("a signed bundle's file name is stored without its folders and control characters; a huge unknown version is not echoed back")
+    func untrustedFields() throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let receiving = try Vault.create(at: root + "/bob", keyStore: InMemoryKeyStore())
+        var hostile = metadata
+        hostile.originalFilename = "../../etc/\u{1B}[2Jevil\nname\u{202E}gpj.jpg"
+        let bundle = try ShareBundle.create(contents: photo, metadata: hostile, photoID: "p-9", from: alice, to: .identity(bob.publicKey))
+        let imported = try receiving.importShare(bundle, identity: bob).addition.photo
+        #expect(imported.originalFilename == "[2Jevilnamegpj.jpg")
+        for name in ["", "..", "a/b/", "\u{7}"] { #expect(ShareBundle.storedFilename(name) == (name == "a/b/" ? "b" : "photo")) }
+
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(bundle)) as? [String: Any])
+        json["version"] = String(repeating: "9", count: 1_000_000) + "\u{1B}[2J"
+        let forged = [UInt8](try JSONSerialization.data(withJSONObject: json))
+        let error = #expect(throws: VaultCryptoError.self) { try ShareBundle.open(forged, identity: bob) }
+        #expect((error?.description.count ?? .max) < 400 && error?.description.contains("\u{1B}") == false, "\(error?.description.prefix(200) ?? "")")
+    }
+
     @Test("a sharing identity survives a round trip through its text form and a key file")
     func identityPersistence() throws {
         let text = alice.publicKey.text
