@@ -136,6 +136,30 @@ struct DuplicateCopyTests {
         #expect(try exiftool(["-warning", "-s3", kept]).isEmpty)
     }
 
+    @Test("two EXIF segments (exiftool reads both) are refused for a caption and for a location strip, the file untouched")
+    func twoEXIFSegments() throws {
+        let camera = TIFFBuilder(.little).cameraBlock()
+        let path = try Self.jpeg(with: [JPEGBuilder.exifSegment(camera), JPEGBuilder.exifSegment(camera)])
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        #expect(try exiftool(["-a", "-s3", "-GPS:GPSLatitude", path]).split(separator: "\n").count == 2, "exiftool reads both")
+        let original = try Self.contents(path)
+        let error = #expect(throws: MetadataError.self) { try CaptionWriter.write(CaptionUpdate(caption: "New"), to: path) }
+        #expect(error?.code == .corrupt && error?.reason.contains("2 EXIF blocks") == true)
+        #expect(throws: MetadataError.self) { try CaptionWriter.stripLocation(from: path) }
+        #expect(try Self.contents(path) == original)
+    }
+
+    @Test("location in an XMP packet the toolkit rejects is found and stripped (libexiv2 lists none)")
+    func locationInRejectedPacket() throws {
+        let packet = Self.packet("<photoshop:City>Lyon</photoshop:City><xmp:Label>&nbsp;red</xmp:Label>")
+        #expect(!XMPPacketCheck.toolkitReads(packet, source: "test"))
+        let path = try Self.jpeg(with: [JPEGBuilder.segment(0xE1, Self.xmpSignature + packet)])
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try CaptionWriter.stripLocation(from: path)
+        #expect(try exiftool(["-a", "-s3", "-XMP-photoshop:City", path]).isEmpty)
+        #expect(try exiftoolValue("XMP-xmp:Label", path) == "&nbsp;red")
+    }
+
     @Test("an IPTC caption dataset present twice: both hold the new caption")
     func duplicateIPTCCaption() throws {
         func dataSet(_ number: UInt8, _ value: [UInt8]) -> [UInt8] { [0x1C, 2, number] + be16(UInt16(value.count)) + value }

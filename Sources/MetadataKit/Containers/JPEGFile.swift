@@ -106,6 +106,11 @@ struct JPEGFile {
         firstIndex(marker: 0xE1, signature: Self.exifSignature).map { Array(segments[$0].payload.dropFirst(Self.exifSignature.count)) }
     }
 
+    /// How many APP1 segments hold EXIF (`Exif\0\0`).
+    var exifSegmentCount: Int {
+        segments.count { $0.marker == 0xE1 && $0.payload.starts(with: Self.exifSignature) }
+    }
+
     /// The main XMP packet (not the extended parts): the first standard XMP segment's, which libexiv2 reads.
     var xmpPacket: [UInt8]? {
         firstIndex(marker: 0xE1, signature: Self.xmpSignature).map { Array(segments[$0].payload.dropFirst(Self.xmpSignature.count)) }

@@ -69,6 +69,7 @@ public enum CaptionWriter {
         let beforeTags = try tagsBeforeEdit(source: path) { () throws(MetadataError) in try MetadataTagReader.read(original, source: path).tags }
         let oldCaptions = captions(in: beforeTags)
         guard let operation = planned(operation, before: beforeTags, jpeg: MetadataContainer(original) == .jpeg ? try? JPEGFile(original, source: path) : nil,
+                                      xmpPackets: MetadataContainer(original).flatMap { xmpPackets(of: original, container: $0, source: path) } ?? [],
                                       source: path) else { return nil }
         guard let container = MetadataContainer(original) else {
             throw .unsupportedFormat(source: path, reason: "writing metadata into \(MetadataContainer.name(of: original)) files is not supported (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written; for other formats write an XMP sidecar: `CaptionWriter.writeSidecar`, `memora metadata write --sidecar`)")
@@ -100,8 +101,10 @@ public enum CaptionWriter {
 
     /// `operation` with a location strip's plan made from the file's tags (and a JPEG's trailers
     /// and EXIF IPTC copy, which libexiv2 does not decode); nil when there is no location to remove.
+    /// `xmpPackets`: the file's XMP packets as exiftool reads them (every standard segment of a
+    /// JPEG, a PNG's or WebP's packet), which may hold location libexiv2 does not list.
     static func planned(_ operation: MetadataOperation, before beforeTags: [MetadataTag], jpeg parse: @autoclosure () -> JPEGFile?,
-                        source path: String) -> MetadataOperation? {
+                        xmpPackets: @autoclosure () -> [[UInt8]] = [], source path: String) -> MetadataOperation? {
         guard case .stripLocation = operation else { return operation }
         let jpeg = parse()
         let located = beforeTags.filter { operation.mayChange($0) }
@@ -111,8 +114,12 @@ public enum CaptionWriter {
         let trailerLocated = ((jpeg?.fotoStation?.iimBlocks ?? []) + (jpeg?.afcp?.iimBlocks ?? [])).contains(where: hasLocation)
         let embeddedLocated = jpeg?.exifTIFF.flatMap { try? TIFFBlock($0, source: path) }?.value(ofIFD0Tag: TIFFCaptionEditor.iptcTag).map(hasLocation) ?? false
         let plan = MetadataOperation.StripPlan(
-            exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated,
-            xmp: located.contains { $0.family == .xmp } || jpeg.map { JPEGXMPCopies.laterCopiesHoldLocation($0, source: path) || JPEGXMPCopies.hasNonstandardXMP($0) } == true, iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
+            // A second EXIF segment (which the JPEG editor refuses) may hold a location libexiv2 does not list.
+            exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated
+                || (jpeg?.exifSegmentCount ?? 0) > 1,
+            xmp: located.contains { $0.family == .xmp } || xmpPackets().contains { XMPPacketCheck.holdsLocation($0, source: path) }
+                || jpeg.map(JPEGXMPCopies.hasNonstandardXMP) == true,
+            iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
         return plan.isEmpty ? nil : .stripLocation(plan)
     }
 
@@ -189,13 +196,19 @@ public enum CaptionWriter {
         } catch {
             throw .verificationFailed(source: source, differences: ["the result is not readable (\(error))"])
         }
-        var differences = tagDifferences(before: before, after: after, container: container, operation: operation)
+        // A packet the XMP toolkit rejects lists no XMP tags in libexiv2's reading: it is checked
+        // only as exiftool reads it (XMPPacketCheck, in structureDifferences).
+        let firstPacket = xmpPackets(of: original, container: container, source: source)?.first
+        let checkedAsText = firstPacket.map { !XMPPacketCheck.toolkitReads($0, source: source) && (try? XMPDocument($0)) != nil } ?? false
+        var differences = tagDifferences(before: before, after: after, container: container, operation: operation, xmpCheckedAsText: checkedAsText)
         differences += structureDifferences(original: original, updated: updated, container: container, operation: operation, source: source)
         guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
     }
 
     /// The tags that differ beyond what `operation` may change, and the intended fields that do not hold their new values.
-    static func tagDifferences(before: [MetadataTag], after: [MetadataTag], container: MetadataContainer, operation: MetadataOperation) -> [String] {
+    /// `xmpCheckedAsText`: the toolkit does not read the packet, which is checked as text instead.
+    static func tagDifferences(before: [MetadataTag], after: [MetadataTag], container: MetadataContainer, operation: MetadataOperation,
+                               xmpCheckedAsText: Bool = false) -> [String] {
         var differences: [String] = []
         let intended: Set<String> = [
             "Exif.Image.ImageDescription", "Exif.Image.XPComment", "Exif.Image.XPTitle", "Iptc.Application2.Caption",
@@ -226,14 +239,7 @@ public enum CaptionWriter {
         }
         let old = comparable(before, utf8: beforeUTF8)
         let new = comparable(after, utf8: after.first { $0.key == "Iptc.Envelope.CharacterSet" }?.rawBytes == IPTCRecord.utf8Marker)
-        for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] {
-            func shown(_ values: [String]?) -> String {
-                guard let values else { return "absent" }
-                let text = values.joined(separator: " | ")
-                return "\"" + (text.count > 40 ? String(text.prefix(40)) + "…" : text) + "\""
-            }
-            differences.append("\(key) (\(shown(old[key])) → \(shown(new[key])))")
-        }
+        differences += valueDifferences(old, new)
         // The intended fields hold the new values, or are gone.
         let reading = MetadataReader.interpret(after, mimeType: "", iptcDigestMatches: nil)
         let isJPEG = container == .jpeg
@@ -241,7 +247,9 @@ public enum CaptionWriter {
         switch operation {
         case .caption(let update):
             let expected = update.caption.trimmingCharacters(in: .whitespacesAndNewlines)
-            if reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("\(descriptionKey) (not written)") }
+            if !xmpCheckedAsText, reading.captions.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != expected {
+                differences.append("\(descriptionKey) (not written)")
+            }
             if reading.captions.exif?.trimmingCharacters(in: .whitespacesAndNewlines) != expected { differences.append("Exif.Image.ImageDescription (not written)") }
             let hadIPTC = before.contains { $0.family == .iptc }
             if isJPEG || isTIFF || hadIPTC, reading.captions.iptc?.trimmingCharacters(in: .whitespacesAndNewlines) != expected {
@@ -252,13 +260,35 @@ public enum CaptionWriter {
                 .map { TextEncodings.decodeIPTCText($0.rawBytes, declaredUTF8: false).trimmingCharacters(in: .whitespacesAndNewlines) }
                 .filter { $0 != expected }
             if reading.captions.iptc != nil, !staleIPTC.isEmpty { differences.append("Iptc.Application2.Caption (a copy still holds \"\(staleIPTC[0].prefix(40))\")") }
-            if let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
+            if !xmpCheckedAsText, let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
         case .stripLocation:
             let left = after.filter { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" || operation.mayChange($0) }
                 .filter { !["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources"].contains($0.key) }
             differences += left.map { "\($0.key) (still there)" }
         }
         return differences
+    }
+
+    /// The standard XMP packets of a JPEG, PNG or WebP file (the ones checked as exiftool reads
+    /// them); nil for the other containers, and an empty list for a file without XMP.
+    static func xmpPackets(of bytes: [UInt8], container: MetadataContainer, source: String) -> [[UInt8]]? {
+        switch container {
+        case .jpeg: return (try? JPEGFile(bytes, source: source))?.xmpPackets
+        case .webp: return (try? WebPFile(bytes, source: source)).map { $0.xmpPacket.map { [$0] } ?? [] }
+        case .png: return (try? PNGFile(bytes, source: source)).map { ((try? $0.xmpPacket(source: source)) ?? nil).map { [$0] } ?? [] }
+        default: return nil
+        }
+    }
+
+    /// Each key whose values differ, with both (shortened), prefixed by `place`.
+    static func valueDifferences(_ old: [String: [String]], _ new: [String: [String]], place: String = "") -> [String] {
+        func shown(_ values: [String]?) -> String {
+            guard let values else { return "absent" }
+            let text = values.joined(separator: " | ")
+            return "\"" + (text.count > 40 ? String(text.prefix(40)) + "…" : text) + "\""
+        }
+        return Set(old.keys).union(new.keys).sorted().filter { old[$0] != new[$0] }
+            .map { "\(place.isEmpty ? "" : place + " ")\($0) (\(shown(old[$0])) → \(shown(new[$0])))" }
     }
 
     /// What differs in the container's structure beyond the metadata: the image data, the trailers, the boxes.
@@ -292,6 +322,9 @@ public enum CaptionWriter {
         } else if container == .webp {
             if let before = try? WebPFile(original, source: source), let after = try? WebPFile(updated, source: source) {
                 if before.imageChunks != after.imageChunks { differences.append("the image data") }
+                if let old = before.xmpPacket, let new = after.xmpPacket {
+                    differences += XMPPacketCheck.differences(before: old, after: new, operation: operation, place: "XMP") ?? []
+                }
                 if let canvas = before.canvas, canvas != after.canvas { differences.append("the canvas size") }
             } else {
                 differences.append("the WebP structure")
@@ -307,6 +340,9 @@ public enum CaptionWriter {
             }
         } else if let beforePNG = try? PNGFile(original, source: source), let afterPNG = try? PNGFile(updated, source: source) {
             if beforePNG.imageChunks != afterPNG.imageChunks { differences.append("the image data") }
+            if let old = try? beforePNG.xmpPacket(source: source), let new = try? afterPNG.xmpPacket(source: source) {
+                differences += XMPPacketCheck.differences(before: old, after: new, operation: operation, place: "XMP") ?? []
+            }
         } else {
             differences.append("the PNG structure")
         }

@@ -17,13 +17,6 @@ enum JPEGXMPCopies {
         }
     }
 
-    /// Whether a standard XMP segment after the first holds location (libexiv2 never lists it).
-    static func laterCopiesHoldLocation(_ jpeg: JPEGFile, source: String) -> Bool {
-        jpeg.xmpPackets.dropFirst().contains { packet in
-            (try? Exiv2.readXMP(packet, source: source))?.contains { MetadataOperation.stripAllLocation.mayChange($0) } == true
-        }
-    }
-
     /// Refuses a JPEG with an APP1 segment that exiftool reads as XMP although its header is not
     /// the standard one (damaged or non-standard). exiftool's rule: an APP1 payload that is not
     /// EXIF and starts with `http` or `XMP\0`, or holds `<?xpacket` or `<exif:`, is XMP. Memora
@@ -32,6 +25,15 @@ enum JPEGXMPCopies {
     static func requireNoNonstandardXMP(_ jpeg: JPEGFile, source: String) throws(MetadataError) {
         if hasNonstandardXMP(jpeg) {
             throw .corrupt(source: source, reason: "an APP1 segment holds XMP under a damaged or non-standard header; exiftool and the programs built on it still read it and would keep showing what it says. Repair the file first (for example `exiftool -all= -tagsfromfile @ -all:all FILE` rewrites the metadata), or write an XMP sidecar (--sidecar)")
+        }
+    }
+
+    /// Refuses a JPEG with more than one EXIF segment: libexiv2 and Pillow read the first,
+    /// exiftool every one, so the others would keep showing the old caption or location.
+    static func requireOneEXIFSegment(_ jpeg: JPEGFile, source: String) throws(MetadataError) {
+        let count = jpeg.exifSegmentCount
+        if count > 1 {
+            throw .corrupt(source: source, reason: "it holds \(count) EXIF blocks (APP1 segments); exiftool and the programs built on it read every one and would keep showing what the others say. Keep one first (for example `exiftool -all= -tagsfromfile @ -all:all FILE` rewrites the metadata), or write an XMP sidecar (--sidecar)")
         }
     }
 
@@ -81,8 +83,15 @@ enum JPEGXMPCopies {
             return ["the number of XMP segments (\(old.count) → \(new.count))"]
         }
         var found: [String] = []
-        for (index, (oldPacket, newPacket)) in zip(old, new).enumerated().dropFirst() {
+        for (index, (oldPacket, newPacket)) in zip(old, new).enumerated() {
             let place = "XMP segment \(index + 1)"
+            // Read as exiftool reads it; a packet this reader does not parse is compared through
+            // the toolkit (the first one already is, by the tag comparison).
+            if let packetDifferences = XMPPacketCheck.differences(before: oldPacket, after: newPacket, operation: operation, place: place) {
+                found += packetDifferences
+                continue
+            }
+            guard index > 0 else { continue }
             guard let oldTags = try? Exiv2.readXMP(oldPacket, source: source), let newTags = try? Exiv2.readXMP(newPacket, source: source) else {
                 found.append("\(place) (not readable)")
                 continue

@@ -23,7 +23,7 @@ extension CaptionWriter {
         let existing: (bytes: [UInt8], identity: FileAccess.Identity)? = FileAccess.exists(sidecar)
             ? try FileAccess.readWithIdentity(sidecar) : nil
         let edits = MetadataOperation.caption(update).xmpEdits(hasPacket: true) ?? []
-        let packet = try Exiv2.applyXMP(existing?.bytes ?? [], edits: edits, source: sidecar)
+        let packet = try XMPPacketCheck.apply(existing?.bytes ?? [], edits: edits, source: sidecar)
         let reading = try MetadataReader.read(packet, source: sidecar).captions
         var differences: [String] = []
         if reading.xmp?.trimmingCharacters(in: .whitespacesAndNewlines) != update.caption.trimmingCharacters(in: .whitespacesAndNewlines) {

@@ -15,7 +15,7 @@ enum HEIFCaptionEditor {
             .map { (split?.prefix ?? newEXIFPrefix) + $0.bytes }
         let xmpItem = try heif.metadataItem(.xmp)
         let xmp = try operation.xmpEdits(hasPacket: xmpItem != nil).map { edits throws(MetadataError) in
-            try Exiv2.applyXMP(xmpItem?.data ?? [], edits: edits, source: source)
+            try XMPPacketCheck.apply(xmpItem?.data ?? [], edits: edits, source: source)
         }
         let updated = try heif.settingMetadata(exif: exif, xmp: xmp)
         let snapshot = MetadataSnapshot(path: source, kept: .wholeFile(Data(original)), imageDigest: Data())

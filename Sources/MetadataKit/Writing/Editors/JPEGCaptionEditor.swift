@@ -74,10 +74,11 @@ enum JPEGCaptionEditor {
         // and an Extended XMP that holds what the write changes is refused (JPEGXMPCopies).
         let xmpSegments = jpeg.xmpSegmentIndices
         try JPEGXMPCopies.requireNoNonstandardXMP(jpeg, source: source)
+        try JPEGXMPCopies.requireOneEXIFSegment(jpeg, source: source)
         if let edits = operation.xmpEdits(hasPacket: !xmpSegments.isEmpty) {
             try JPEGXMPCopies.requireExtendedXMPUntouched(jpeg, operation: operation, source: source)
             func edited(_ old: [UInt8]) throws(MetadataError) -> [UInt8] {
-                let packet = try Exiv2.applyXMP(old, edits: edits, source: source)
+                let packet = try XMPPacketCheck.apply(old, edits: edits, source: source)
                 guard packet.count + JPEGFile.xmpSignature.count <= JPEGFile.maximumPayload else {
                     throw .tooLarge(source: source, reason: "the XMP packet would be \(packet.count) bytes, more than a JPEG segment holds")
                 }

@@ -27,7 +27,7 @@ enum PNGCaptionEditor {
         let legacyXMP = oldPacket == nil && png.legacyIndex(.xmp) != nil
         if legacyXMP { oldPacket = try png.legacyProfile(.xmp, source: source) }
         if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
-            let packet = try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source)
+            let packet = try XMPPacketCheck.apply(oldPacket ?? [], edits: edits, source: source)
             if legacyXMP, let index = png.legacyIndex(.xmp) { png.chunks.remove(at: index) }
             if !legacyXMP, png.legacyIndex(.xmp) != nil { try png.setLegacyProfile(.xmp, packet, source: source) }
             png.setXMP(packet)

@@ -26,7 +26,7 @@ enum TIFFCaptionEditor {
         let oldPacket = tiff.value(ofIFD0Tag: xmpTag)
         if let edits = operation.xmpEdits(hasPacket: oldPacket != nil) {
             let xmpType = tiff.ifd0Entries.first { $0.tag == xmpTag }?.type ?? 1
-            tiff.setIFD0(tag: xmpTag, type: xmpType == 7 ? 7 : 1, value: try Exiv2.applyXMP(oldPacket ?? [], edits: edits, source: source))
+            tiff.setIFD0(tag: xmpTag, type: xmpType == 7 ? 7 : 1, value: try XMPPacketCheck.apply(oldPacket ?? [], edits: edits, source: source))
         }
         // IPTC (tag 33723), and the copy inside Photoshop resources (tag 34377) when there is one.
         if let newIIM = try operation.editIIM(tiff.value(ofIFD0Tag: iptcTag), source: source) {
