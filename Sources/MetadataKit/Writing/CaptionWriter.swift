@@ -198,8 +198,11 @@ public enum CaptionWriter {
         }
         // A packet the XMP toolkit rejects lists no XMP tags in libexiv2's reading: it is checked
         // only as exiftool reads it (XMPPacketCheck, in structureDifferences).
-        let firstPacket = xmpPackets(of: original, container: container, source: source)?.first
-        let checkedAsText = firstPacket.map { !XMPPacketCheck.toolkitReads($0, source: source) && (try? XMPDocument($0)) != nil } ?? false
+        // (When libexiv2 listed XMP tags, its toolkit read the packet: nothing to look at.)
+        let checkedAsText = !before.contains { $0.family == .xmp }
+            && xmpPackets(of: original, container: container, source: source)?.first.map { packet in
+                !XMPPacketCheck.toolkitReads(packet, source: source) && (try? XMPDocument(packet)) != nil
+            } == true
         var differences = tagDifferences(before: before, after: after, container: container, operation: operation, xmpCheckedAsText: checkedAsText)
         differences += structureDifferences(original: original, updated: updated, container: container, operation: operation, source: source)
         guard differences.isEmpty else { throw .verificationFailed(source: source, differences: differences) }
