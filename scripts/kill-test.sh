@@ -70,20 +70,20 @@ for round in $(seq 1 "$QUEUE_ROUNDS"); do
     for copy in 1 2 3 4 5 6; do cp "$source" "$work/queue/photos/q-$n.jpg"; n=$((n + 1)); done
   done
   db="$work/queue/memora.sqlite"
-  "$MEMORA" caption --now --db "$db" "$work/queue/photos" >/dev/null 2>&1 &
+  "$MEMORA" caption --now --fallback basic --db "$db" "$work/queue/photos" >/dev/null 2>&1 &
   worker=$!
   sleep "0.$(( RANDOM % 60 + 20 ))"
   kill -9 "$worker" 2>/dev/null || true
   wait "$worker" 2>/dev/null || true
   killed_at="$killed_at $("$MEMORA" queue status --json --db "$db" 2>/dev/null | python3 -c "import json,sys; c=json.load(sys.stdin)['counts']; print('%d/%d' % (c['completed'], sum(c.values())))" 2>/dev/null || echo 'before-the-database')"
-  "$MEMORA" caption --now --db "$db" "$work/queue/photos" >/dev/null 2>&1 || true
+  "$MEMORA" caption --now --fallback basic --db "$db" "$work/queue/photos" >/dev/null 2>&1 || true
   # Killed `--force` runs re-caption what is done; the same caption must not add a second entry.
-  "$MEMORA" caption --now --force --db "$db" "$work/queue/photos" >/dev/null 2>&1 &
+  "$MEMORA" caption --now --fallback basic --force --db "$db" "$work/queue/photos" >/dev/null 2>&1 &
   worker=$!
   sleep "0.$(( RANDOM % 60 + 20 ))"
   kill -9 "$worker" 2>/dev/null || true
   wait "$worker" 2>/dev/null || true
-  "$MEMORA" caption --now --force --db "$db" "$work/queue/photos" >/dev/null 2>&1 || true
+  "$MEMORA" caption --now --fallback basic --force --db "$db" "$work/queue/photos" >/dev/null 2>&1 || true
   status=$("$MEMORA" queue status --json --db "$db")
   for state in pending processing failed; do
     count=$(echo "$status" | python3 -c "import json,sys; print(json.load(sys.stdin)['counts']['$state'])")

@@ -54,8 +54,11 @@ std::mutex &xmpMutex() {
 /// global: without this, one malformed file (say `xmlns:dc` bound to a corrupted URI)
 /// would change how every later packet in the process is read and written.
 /// Call with `xmpMutex()` held.
+/// Memora's own namespace (its basic-description mark) is registered again each time, so that
+/// libexiv2 lists it as Xmp.memora.* and the toolkit can write it into a new packet.
 void resetNamespaces() {
     Exiv2::XmpProperties::unregisterNs();
+    Exiv2::XmpProperties::registerNs("http://ns.memora.photos/xmp/1.0/", "memora");
 }
 
 void clearError(cexiv2_error *error) {

@@ -2,13 +2,15 @@ import Foundation
 import ImageKit
 import MetadataKit
 
-/// An honest, factual sentence from what Memora can measure: the photo's shape,
-/// brightness, dominant colours by name, the number of people (face regions or
-/// `PersonInImage`), and the date and place from its metadata. It never leaves the
-/// device, always works offline, and says in ``modelInfo`` that it is not a model.
-/// The model selector uses it only as the last resort.
+/// An honest, factual description from what Memora can measure and read: who is in the photo
+/// (names from `PersonInImage` and named face regions, else a count of faces), when (month and
+/// year) and where (the place's name), how dark it is and its main colours in the words a person
+/// would use. It never leaves the device, always works offline, says in ``modelInfo`` that it is
+/// not a model, and is used only when the user allowed it (``CaptionConfiguration/Fallback/basic``);
+/// the photo is then marked as holding a basic description (``CaptionUpdate/isBasicDescription``).
 ///
-/// Example: "A dark, wide photo in mostly blue and grey tones, with 2 people, taken in July 2019 in Lyon, France."
+/// Example: "A photo of Ana and Ben, taken in July 2019 in Lyon, France; mostly red and tan."
+/// with the alt text "Ana and Ben in Lyon, France." (who and where, not a copy of the caption).
 public struct BasicDescriptionGenerator: CaptionGenerator {
     /// The side of the thumbnail the measurements are made on.
     static let sampleSize = 64
@@ -18,9 +20,12 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
     public init() {}
 
     public var modelInfo: ModelInfo {
-        ModelInfo(provider: .basicDescription, name: "basic-description", version: "1", pixelsLeaveDevice: false,
+        ModelInfo(provider: .basicDescription, name: "basic-description", version: "2", pixelsLeaveDevice: false,
                   displayName: "Basic description (measured by Memora, not an AI model)")
     }
+
+    /// The identifier recorded in the queue and the history for a basic description.
+    public static let identifier = BasicDescriptionGenerator().modelInfo.identifier
 
     public func availability() async -> GeneratorAvailability { .available }
 
@@ -32,39 +37,69 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
             throw .imageUnreadable(path: request.path, reason: error.reason)
         }
         let metadata = request.metadata ?? (try? MetadataReader.read(contentsOf: request.path))
-        let text = Self.describe(image: image, metadata: metadata)
-        return try ProviderReply.caption(from: text, model: modelInfo)
+        let (description, altText) = Self.describe(image: image, metadata: metadata)
+        return GeneratedCaption(description: description, altText: altText, model: modelInfo, rawText: description)
     }
 
-    /// The sentence for an upright thumbnail and the photo's metadata.
-    static func describe(image: Image, metadata: PhotoMetadata?) -> String {
-        let ratio = Double(image.width) / Double(max(1, image.height))
-        let shape = ratio > 1.15 ? "wide" : ratio < 0.87 ? "tall" : "square"
-        let brightness = ColorNames.brightness(of: image)
-        let tone = brightness < 0.25 ? "dark, " : brightness > 0.72 ? "bright, " : ""
-        var sentence = "A \(tone)\(shape) photo"
+    /// The caption and the alt text for an upright thumbnail and the photo's metadata.
+    static func describe(image: Image, metadata: PhotoMetadata?) -> (caption: String, altText: String) {
+        let subject = metadata.flatMap(people(in:))
+        let when = metadata?.dateTaken.flatMap(monthAndYear)
+        let place = metadata?.place.map(\.displayName).flatMap { $0.isEmpty ? nil : $0 }
+        let dark = ColorNames.brightness(of: image) < 0.22
         let colors = ColorNames.dominant(in: image)
-        switch colors.count {
-        case 0: sentence += " in mixed colours"
-        case 1: sentence += " in mostly \(colors[0]) tones"
-        default: sentence += " in mostly \(colors[0]) and \(colors[1]) tones"
+        let colorWords: String? = switch colors.count {
+        case 0: nil
+        case 1: "mostly \(colors[0])"
+        default: "mostly \(colors[0]) and \(colors[1])"
         }
-        if let metadata {
-            let faces = metadata.regions.filter { ($0.type ?? "Face").caseInsensitiveCompare("Face") == .orderedSame }.count
-            let people = max(faces, metadata.people.count)
-            if people == 1 { sentence += ", with one person" } else if people > 1 { sentence += ", with \(people) people" }
-            if let taken = metadata.dateTaken {
-                var calendar = Calendar(identifier: .gregorian)
-                calendar.timeZone = TimeZone(secondsFromGMT: taken.utcOffsetSeconds ?? 0) ?? TimeZone(identifier: "UTC")!
-                let parts = calendar.dateComponents([.year, .month], from: taken.date)
-                if let year = parts.year, let month = parts.month, (1...12).contains(month) {
-                    sentence += ", taken in \(months[month - 1]) \(year)"
-                }
-            }
-            if let place = metadata.place?.displayName, !place.isEmpty {
-                sentence += (metadata.dateTaken == nil ? ", taken in " : " in ") + place
-            }
+
+        var caption = dark ? "A dark photo" : "A photo"
+        if let subject { caption += " of \(subject)" }
+        if when != nil || place != nil { caption += ", taken" }
+        if let when { caption += " in \(when)" }
+        if let place { caption += " in \(place)" }
+        if let colorWords { caption += "; \(colorWords)" }
+        caption += "."
+
+        // Who and where: what a screen reader's user needs first, and not a copy of the caption.
+        var altText: String
+        if let subject {
+            altText = subject.prefix(1).uppercased() + subject.dropFirst() + (place.map { " in \($0)" } ?? "")
+        } else if let place {
+            altText = "Photo taken in \(place)"
+        } else {
+            altText = (dark ? "Dark photo" : "Photo") + (colorWords.map { ", \($0)" } ?? "")
         }
-        return sentence + "."
+        altText += "."
+        if altText == caption { altText = String(caption.dropFirst(2)) }
+        return (caption, altText)
+    }
+
+    /// "Ana", "Ana and Ben", "Ana, Ben and Carl", "Ana and 2 other people", "3 people", "one person".
+    static func people(in metadata: PhotoMetadata) -> String? {
+        let faces = metadata.regions.filter { ($0.type ?? "Face").caseInsensitiveCompare("Face") == .orderedSame }.count
+        let names = metadata.people.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let others = max(0, faces - names.count)
+        var parts = Array(names.prefix(3))
+        let unnamed = others + max(0, names.count - 3)
+        if unnamed > 0 {
+            parts.append(parts.isEmpty ? (unnamed == 1 ? "one person" : "\(unnamed) people")
+                                       : (unnamed == 1 ? "one other person" : "\(unnamed) other people"))
+        }
+        switch parts.count {
+        case 0: return nil
+        case 1: return parts[0]
+        default: return parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1]
+        }
+    }
+
+    /// "July 2019", in the photo's own time zone.
+    static func monthAndYear(_ taken: CaptureDate) -> String? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: taken.utcOffsetSeconds ?? 0) ?? TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month], from: taken.date)
+        guard let year = parts.year, let month = parts.month, (1...12).contains(month) else { return nil }
+        return "\(months[month - 1]) \(year)"
     }
 }

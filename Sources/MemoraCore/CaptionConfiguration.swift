@@ -25,16 +25,30 @@ public struct CaptionConfiguration: Sendable, Hashable {
     public var secretsPath: String?
     /// The environment read for API keys and `MEMORA_OLLAMA_URL` / `MEMORA_OLLAMA_MODEL`.
     public var environment: [String: String]
+    /// What happens when no model can caption a photo.
+    public var fallback: Fallback
+
+    /// What happens when no model can caption a photo.
+    public enum Fallback: String, Sendable, Hashable, CaseIterable {
+        /// Nothing is written: a job fails before it starts when no model can run, and a photo
+        /// every model failed stays uncaptioned.
+        case none
+        /// Memora's basic description (measured, not written by a model), marked as such in the
+        /// photo so that a later real caption replaces it.
+        case basic
+    }
 
     /// A configuration; by default the preference's mode with the default servers and models.
     public init(mode: CaptionMode? = nil, endpoint: URL? = nil, model: String? = nil, localServer: LocalServer = .ollama,
-                secretsPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+                secretsPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+                fallback: Fallback = .none) {
         self.mode = mode
         self.endpoint = endpoint
         self.model = model
         self.localServer = localServer
         self.secretsPath = secretsPath
         self.environment = environment
+        self.fallback = fallback
     }
 
     /// Checks an endpoint a person typed: an http(s) URL with a host.
@@ -49,7 +63,8 @@ public struct CaptionConfiguration: Sendable, Hashable {
     public func effectiveMode(preferences: CaptionPreferences) -> CaptionMode { mode ?? preferences.aiMode }
 
     /// The selector for this configuration: the on-device generator always (the privacy rule's
-    /// fallback), plus Gemini or GPT for those modes, with keys from the environment or the secrets file.
+    /// fallback), plus Gemini or GPT for those modes, with keys from the environment or the secrets
+    /// file, and the basic description last when ``fallback`` allows it.
     public func makeSelector(preferences: CaptionPreferences) throws(MemoraError) -> ModelSelector {
         let mode = effectiveMode(preferences: preferences)
         let store = ChainedSecretStore([EnvironmentSecretStore(environment: environment),
@@ -73,6 +88,6 @@ public struct CaptionConfiguration: Sendable, Hashable {
             gpt = OpenAICaptionGenerator(endpoint: endpoint ?? OpenAICaptionGenerator.defaultEndpoint,
                                          model: model ?? OpenAICaptionGenerator.defaultModel, apiKey: try store.secret(.openAIAPIKey))
         }
-        return ModelSelector(mode: mode, local: [local], gemini: gemini, gpt: gpt)
+        return ModelSelector(mode: mode, local: [local], gemini: gemini, gpt: gpt, basic: fallback == .basic ? BasicDescriptionGenerator() : nil)
     }
 }

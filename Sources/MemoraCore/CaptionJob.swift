@@ -50,8 +50,12 @@ public struct CaptionJob: Sendable {
 
     public var database: CaptionDatabase
     public var models: Models
-    /// Replace captions the photos already have (never a person's manual edit).
+    /// Caption again photos Memora already captioned (never a person's manual edit, never a
+    /// caption Memora did not write: see ``replacesExisting``).
     public var force: Bool
+    /// Replace captions Memora did not write (the photo's own from before Memora, or another
+    /// program's): a front end asks the user first. Never a person's caption written with Memora.
+    public var replacesExisting: Bool
     /// Run even when the preferences' constraints (charging only, Wi-Fi only) do not hold.
     public var ignoresConstraints: Bool
     /// Stop after waiting this long for the constraints to hold; nil: wait as long as it takes.
@@ -61,11 +65,12 @@ public struct CaptionJob: Sendable {
     /// The device's conditions; nil: this platform's monitor (``LinuxConstraintMonitor``).
     public var monitor: (any ConstraintMonitor)?
 
-    public init(database: CaptionDatabase, models: Models, force: Bool = false, ignoresConstraints: Bool = false,
+    public init(database: CaptionDatabase, models: Models, force: Bool = false, replacesExisting: Bool = false, ignoresConstraints: Bool = false,
                 maxWait: Double? = 600, pollInterval: Double = 15, monitor: (any ConstraintMonitor)? = nil) {
         self.database = database
         self.models = models
-        self.force = force
+        self.force = force || replacesExisting
+        self.replacesExisting = replacesExisting
         self.ignoresConstraints = ignoresConstraints
         self.maxWait = maxWait
         self.pollInterval = pollInterval
@@ -88,9 +93,13 @@ public struct CaptionJob: Sendable {
         case .selector(let given): selector = given
         }
         onEvent(.models(mode: selector.mode, chain: selector.chain))
-        let scan = try GalleryScanner(database: database).scan(paths, explicit: true, force: force)
+        // Before anything is written: a model must be able to run, unless the basic description is
+        // allowed. When one can, photos that hold a basic description are queued again for it.
+        let realModel = (try? await selector.requireModel()) ?? nil
+        let scan = try GalleryScanner(database: database).scan(paths, explicit: true, force: force, replacingBasic: realModel != nil)
+        if realModel == nil, try (queue.counts()[.pending] ?? 0) > 0 { try await selector.requireModel() }
         let scheduler = CaptionScheduler(
-            database: database, pipeline: CaptionPipeline(database: database, selector: selector),
+            database: database, pipeline: CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting),
             monitor: monitor ?? (ignoresConstraints ? AlwaysReadyMonitor() : LinuxConstraintMonitor()),
             policy: ignoresConstraints ? SchedulingPolicy(lowBattery: 0) : SchedulingPolicy())
         let summary = try await scheduler.run(.init(pollInterval: pollInterval, maxPause: maxWait)) { event in

@@ -33,15 +33,21 @@ public struct CaptionPipeline: Sendable {
     let selector: ModelSelector
     /// Failed tries before an item is marked `failed`.
     public let maxRetries: Int
+    /// Whether a caption Memora did not write (one the photo had before Memora, or another
+    /// program's since) may be replaced. Off by default: automatic captioning, `force`
+    /// included, replaces only Memora's own captions; a person's caption written with Memora
+    /// is never replaced.
+    public let replacesExisting: Bool
 
     var queue: ProcessingQueue { ProcessingQueue(database: database) }
     var history: PhotoHistory { PhotoHistory(database: database) }
 
     /// A pipeline writing to `database`'s queue and history, captioning with `selector`.
-    public init(database: CaptionDatabase, selector: ModelSelector, maxRetries: Int = 3) {
+    public init(database: CaptionDatabase, selector: ModelSelector, maxRetries: Int = 3, replacesExisting: Bool = false) {
         self.database = database
         self.selector = selector
         self.maxRetries = max(1, maxRetries)
+        self.replacesExisting = replacesExisting
     }
 
     /// Processes one claimed item.
@@ -66,13 +72,19 @@ public struct CaptionPipeline: Sendable {
                 // Only what can succeed is tried again (a file that changed meanwhile, a transient system error).
                 return try failure(item, type: "read", message: error.description, final: !error.isRetryable)
             }
-            if let existing = metadata.captions.caption, !item.force {
+            // Memora's basic description is replaced by any real caption; Memora's own caption only
+            // with `force`; a caption Memora did not write only when the user asked for that.
+            if let existing = metadata.captions.caption, !metadata.captions.isBasicDescription {
                 let ours = try history.captionEntry(forPath: asset)?.caption
-                let reason = existing == ours
-                    ? "already captioned by Memora"
-                    : "the photo already has a caption (from \(metadata.captions.source?.rawValue ?? "metadata")); use --force to replace it"
-                try queue.skip(item.id, reason: reason, tag: existing == ours ? "already-captioned" : "existing-caption")
-                return .skipped(reason: reason)
+                if existing == ours, !item.force {
+                    try queue.skip(item.id, reason: "already captioned by Memora", tag: "already-captioned")
+                    return .skipped(reason: "already captioned by Memora")
+                }
+                if existing != ours, !replacesExisting {
+                    let reason = "the photo already has a caption that Memora did not write (from \(metadata.captions.source?.rawValue ?? "metadata")); automatic captioning never replaces it, --force included (to replace such captions: memora caption --replace-existing, which asks first)"
+                    try queue.skip(item.id, reason: reason, tag: "existing-caption")
+                    return .skipped(reason: reason)
+                }
             }
             let selection: ModelSelector.Selection
             do {
@@ -108,7 +120,8 @@ public struct CaptionPipeline: Sendable {
         var recorded: PhotoHistory.Recorded?
         if !written {
             // Recorded, with what the write replaces, before the photo changes; confirmed with the item's completion.
-            do { recorded = try history.write(CaptionUpdate(caption: caption, altText: altText), record, confirming: false) } catch {
+            let update = CaptionUpdate(caption: caption, altText: altText, isBasicDescription: model == BasicDescriptionGenerator.identifier)
+            do { recorded = try history.write(update, record, confirming: false) } catch {
                 return try failure(item, type: "write", message: error.description, final: !error.isRetryable)
             }
         }

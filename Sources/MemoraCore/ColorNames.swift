@@ -1,31 +1,45 @@
 import ImageKit
 
-/// Names the dominant colours of an image in plain words, for the basic description.
+/// Names the main colours of an image in the words a person would use, for the basic description.
+///
+/// Each pixel gets a name from its hue, saturation and value: browns, tans and beiges are the
+/// dark and the pale oranges (a tan dog is "tan", not "grey"); black, grey and white only for
+/// pixels with little colour. Photos hold many near-grey pixels (shadows, sensor noise) that a
+/// person does not see as the photo's colour, so coloured names win at a smaller share than
+/// grey, black or white (``dominant(in:limit:)``).
 enum ColorNames {
-    /// The colour name of one pixel: achromatic by lightness, else by hue (browns are dark oranges and reds).
+    /// Names that carry no hue.
+    static let achromatic: Set<String> = ["black", "grey", "white"]
+
+    /// The colour name of one pixel.
     static func name(_ color: RGBAColor) -> String {
         let red = Double(color.red) / 255, green = Double(color.green) / 255, blue = Double(color.blue) / 255
         let maximum = max(red, green, blue), minimum = min(red, green, blue)
         let value = maximum
-        let saturation = maximum == 0 ? 0 : (maximum - minimum) / maximum
-        if saturation < 0.18 || maximum - minimum < 0.08 {
-            return value < 0.2 ? "black" : value < 0.8 ? "grey" : "white"
+        let chroma = maximum - minimum
+        let saturation = maximum == 0 ? 0 : chroma / maximum
+        if value < 0.13 { return "black" }
+        if saturation < 0.14 || chroma < 0.07 {
+            return value < 0.3 ? "black" : value < 0.82 ? "grey" : "white"
         }
-        if value < 0.12 { return "black" }
         var hue: Double
-        let delta = maximum - minimum
         if maximum == red {
-            hue = 60 * ((green - blue) / delta).truncatingRemainder(dividingBy: 6)
+            hue = 60 * ((green - blue) / chroma).truncatingRemainder(dividingBy: 6)
         } else if maximum == green {
-            hue = 60 * ((blue - red) / delta + 2)
+            hue = 60 * ((blue - red) / chroma + 2)
         } else {
-            hue = 60 * ((red - green) / delta + 4)
+            hue = 60 * ((red - green) / chroma + 4)
         }
         if hue < 0 { hue += 360 }
         switch hue {
-        case ..<15, 345...: return value < 0.55 ? "brown" : "red"
-        case ..<45: return value < 0.6 ? "brown" : "orange"
-        case ..<70: return value < 0.5 ? "olive" : "yellow"
+        case ..<12, 345...:
+            if value < 0.35 { return "brown" }
+            return saturation < 0.45 ? (value > 0.75 ? "pink" : "brown") : "red"
+        case ..<48:
+            if value < 0.45 { return "brown" }
+            if saturation < 0.5 { return value > 0.85 && saturation < 0.3 ? "beige" : "tan" }
+            return value < 0.62 ? "brown" : "orange"
+        case ..<70: return value < 0.5 ? "olive" : saturation < 0.35 ? "beige" : "yellow"
         case ..<165: return "green"
         case ..<200: return "teal"
         case ..<260: return "blue"
@@ -34,14 +48,16 @@ enum ColorNames {
         }
     }
 
-    /// The names covering at least `minimumShare` of the pixels, most common first (at most `limit`).
-    static func dominant(in image: Image, limit: Int = 2, minimumShare: Double = 0.15) -> [String] {
+    /// The main colour names, most common first (at most `limit`): a coloured name covering at
+    /// least 10% of the pixels, or black, grey or white covering at least 30% (a photo that is
+    /// mostly grey is called grey).
+    static func dominant(in image: Image, limit: Int = 2) -> [String] {
         var counts: [String: Int] = [:]
         for y in 0..<image.height {
             for x in 0..<image.width { counts[name(image.pixel(x: x, y: y)), default: 0] += 1 }
         }
         let total = Double(max(1, image.pixelCount))
-        return counts.filter { Double($0.value) / total >= minimumShare }
+        return counts.filter { Double($0.value) / total >= (achromatic.contains($0.key) ? 0.3 : 0.1) }
             .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             .prefix(limit).map(\.key)
     }

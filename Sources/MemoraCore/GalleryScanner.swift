@@ -35,8 +35,9 @@ public struct GalleryScanner: Sendable {
     /// Scans `paths` (files or folders, walked recursively). With `explicit`, every photo
     /// found is queued whatever the preferences say (the user named them); with `force`,
     /// photos already processed are queued again and their captions may be replaced (a
-    /// person's manual edit is still never replaced).
-    public func scan(_ paths: [String], explicit: Bool, force: Bool) throws(MemoraError) -> Result {
+    /// person's manual edit is still never replaced). With `replacingBasic`, photos captioned with
+    /// the basic description are queued again, for a real model to replace it.
+    public func scan(_ paths: [String], explicit: Bool, force: Bool, replacingBasic: Bool = false) throws(MemoraError) -> Result {
         let preferences = try database.preferences()
         let queue = ProcessingQueue(database: database)
         var result = Result()
@@ -47,7 +48,11 @@ public struct GalleryScanner: Sendable {
             for file in Self.files(under: root) {
                 guard Self.isPhoto(file) else { result.notPhotos += 1; continue }
                 result.photos += 1
-                if try queue.item(forPath: file) != nil, !force { result.alreadyQueued += 1; continue }
+                if let item = try queue.item(forPath: file), !force {
+                    let basic = item.status == .completed && item.modelUsed == BasicDescriptionGenerator.identifier
+                    if basic && replacingBasic, try queue.enqueue(path: file, force: true) { result.queued += 1 } else { result.alreadyQueued += 1 }
+                    continue
+                }
                 if !explicit {
                     let modified = FileSystem.statusIfPresent(of: file).map { Date(timeIntervalSince1970: $0.modified.timeIntervalSince1970) } ?? now
                     let isNew = lastScan.map { modified > $0 } ?? false

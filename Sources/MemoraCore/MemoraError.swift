@@ -57,6 +57,9 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
 
         // Starting a job
 
+        /// No caption model can run (none is reachable, pulled or has a key) and the basic
+        /// description was not allowed: nothing was written.
+        public static let noModel = Code(rawValue: "no-model")
         /// A setting is not valid (a malformed endpoint, an unknown mode).
         public static let invalidConfiguration = Code(rawValue: "invalid-configuration")
         /// A photo, folder or file the user named does not exist.
@@ -218,6 +221,12 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     // MARK: Starting a job
+
+    /// No caption model can run; `reasons` says why for each (with the command that fixes it).
+    public static func noModel(_ reasons: [String]) -> MemoraError {
+        MemoraError(.noModel, "no caption model can run, so nothing was written: " + reasons.joined(separator: "; ")
+                    + ". Fix one of these, or allow Memora's basic description instead (measured, not written by a model; marked as such in each photo): `memora caption --fallback basic`, or CaptionConfiguration.fallback = .basic")
+    }
 
     /// A setting is not valid; `message` says which and what is expected.
     public static func invalidConfiguration(_ message: String) -> MemoraError {

@@ -87,6 +87,34 @@ public actor ModelSelector {
     /// The generators in the order they are tried.
     public nonisolated var chain: [ModelInfo] { generators.map(\.modelInfo) }
 
+    /// Whether the chain ends with the basic description (the fallback the user allowed).
+    public nonisolated var allowsBasicDescription: Bool { generators.contains { $0.modelInfo.provider == .basicDescription } }
+
+    /// Checks, before anything is written, that a model can run: the first generator other than
+    /// the basic description that says it is available. Returns it (nil when none is and the chain
+    /// allows the basic description); throws ``MemoraError/Code/noModel`` with each generator's
+    /// reason when none is and the basic description is not allowed.
+    @discardableResult
+    public func requireModel() async throws(MemoraError) -> ModelInfo? {
+        var reasons: [String] = []
+        for (index, generator) in generators.enumerated() where generator.modelInfo.provider != .basicDescription {
+            var state = states[index] ?? GeneratorState()
+            switch await generator.availability() {
+            case .available:
+                state.checkedAvailability = true
+                states[index] = state
+                return generator.modelInfo
+            case .unavailable(let reason):
+                unavailableReasons[generator.modelInfo.displayName] = reason
+                reasons.append("\(generator.modelInfo.displayName): \(reason)")
+            }
+        }
+        guard allowsBasicDescription else {
+            throw .noModel(reasons.isEmpty ? ["the mode \(mode.rawValue) has no model configured"] : reasons)
+        }
+        return nil
+    }
+
     /// The generators found unavailable so far, with the reason (to tell the user why a model was not used).
     public var unavailable: [String: String] { unavailableReasons }
 

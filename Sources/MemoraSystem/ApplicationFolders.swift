@@ -66,4 +66,7 @@ package enum ProcessEnvironment {
 
     /// Whether standard error is a terminal (a progress bar may redraw itself).
     package static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// Whether standard input is a terminal (a person can answer a question).
+    package static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 }

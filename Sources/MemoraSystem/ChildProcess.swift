@@ -19,10 +19,12 @@ package enum ChildProcess {
     }
 
     /// Runs `executable` with `arguments` (and `environment` added to this process's) and waits for it.
+    /// Standard input is read from `inputPath` (`/dev/null` when nil: a child never reads ours).
     /// Standard output and error go to `outputPath` and `errorPath` when given, else to `/dev/null`
     /// (or this process's own with `keepOutput`).
     package static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                            keepOutput: Bool = false, outputPath: String? = nil, errorPath: String? = nil) throws(SystemError) -> Outcome {
+                            keepOutput: Bool = false, inputPath: String? = nil, outputPath: String? = nil,
+                            errorPath: String? = nil) throws(SystemError) -> Outcome {
         var merged = ProcessEnvironment.variables
         for (key, value) in environment { merged[key] = value }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -34,6 +36,7 @@ package enum ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inputPath ?? "/dev/null", O_RDONLY, 0)
         for (descriptor, target) in [(Int32(1), outputPath), (Int32(2), errorPath)] {
             if let target {
                 posix_spawn_file_actions_addopen(&actions, descriptor, target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 public import MemoraCore
 import MetadataKit
+import MemoraSystem
 
 /// Options every captioning command shares: the database.
 struct DatabaseOptions: ParsableArguments {
@@ -19,6 +20,7 @@ extension CaptionMode: ExpressibleByArgument {
 }
 
 extension CaptionConfiguration.LocalServer: ExpressibleByArgument {}
+extension CaptionConfiguration.Fallback: ExpressibleByArgument {}
 
 /// Which models `memora caption` may use.
 struct ModelOptions: ParsableArguments {
@@ -37,6 +39,9 @@ struct ModelOptions: ParsableArguments {
     @Option(help: "A secrets file (NAME=value lines, mode 0600) with GEMINI_API_KEY or OPENAI_API_KEY (default: $XDG_CONFIG_HOME/memora/secrets); the environment comes first.")
     var secrets: String?
 
+    @Option(help: "When no model can caption a photo: none (write nothing; the default) or basic (Memora's basic description, measured rather than written by a model, and marked as such in the photo so that a real caption replaces it later).")
+    var fallback: CaptionConfiguration.Fallback = .none
+
     func validate() throws {
         if let endpoint {
             do { _ = try CaptionConfiguration.endpoint(parsing: endpoint) } catch { throw ValidationError(error.message) }
@@ -47,7 +52,7 @@ struct ModelOptions: ParsableArguments {
     var configuration: CaptionConfiguration {
         get throws {
             CaptionConfiguration(mode: mode, endpoint: try endpoint.map(CaptionConfiguration.endpoint(parsing:)), model: model,
-                                 localServer: localServer, secretsPath: secrets)
+                                 localServer: localServer, secretsPath: secrets, fallback: fallback)
         }
     }
 }
@@ -59,19 +64,32 @@ struct CaptionCommand: AsyncParsableCommand {
         abstract: "Caption photos (files or folders) and write caption and alt text into them.",
         discussion: """
             Photos go through the durable queue in the caption database, so an interrupted run \
-            resumes where it stopped. Photos that already have a caption are skipped unless \
-            --force; a caption a person wrote with `memora edit` is never replaced. In the \
-            on-device mode no pixel leaves this machine; when no model server is running, the \
-            basic description (measured by Memora, not an AI model) is used. Start Ollama \
-            (`ollama serve`, `ollama pull llava`) or set GEMINI_API_KEY / OPENAI_API_KEY and use \
-            --mode gemini / --mode gpt for real captions.
+            resumes where it stopped. Photos Memora already captioned are skipped unless --force; \
+            a caption the photo had before Memora (or another program wrote) is never replaced \
+            unless --replace-existing, which asks first; a caption a person wrote with `memora edit` \
+            or `memora metadata write` is never replaced. In the on-device mode no pixel leaves \
+            this machine. When no model can run, nothing is written and the message says how to \
+            fix it (start Ollama: `ollama serve`, `ollama pull llava`; or set GEMINI_API_KEY / \
+            OPENAI_API_KEY and use --mode gemini / --mode gpt), unless --fallback basic allows \
+            Memora's basic description, which is marked as such in the photo and replaced by the \
+            next real caption.
+
+            Exit status: 0 when every photo was captioned or left alone for a reason above, 1 when \
+            some photos failed, 2 when nothing could be done (every photo failed, or the job could \
+            not start), 64 for a usage error. The last line on standard error sums up the run.
             """)
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var models: ModelOptions
 
-    @Flag(help: "Replace captions the photos already have (never a person's manual edit).")
+    @Flag(help: "Caption again photos Memora already captioned (never a person's caption, never one Memora did not write).")
     var force = false
+
+    @Flag(help: "Also replace captions Memora did not write (the photo's own, or another program's); asks first on a terminal. The originals stay in `memora history`.")
+    var replaceExisting = false
+
+    @Flag(help: "Answer yes to the question --replace-existing asks (for scripts).")
+    var yes = false
 
     @Flag(help: "Run now even when the preferences' constraints (charging_only, wifi_only) do not hold.")
     var now = false
@@ -85,12 +103,27 @@ struct CaptionCommand: AsyncParsableCommand {
     @Argument(help: "Photos or folders to caption (folders are walked; hidden files and sidecars are skipped). Without any, the photos already queued are processed.")
     var paths: [String] = []
 
+    func validate() throws {
+        if replaceExisting, !yes, !ProcessEnvironment.standardInputIsTerminal {
+            throw ValidationError("--replace-existing replaces captions the photos had before Memora and asks first; pass --yes to confirm when there is no terminal")
+        }
+    }
+
     func run() async throws {
+        if replaceExisting, !yes {
+            guard Confirmation.ask("Replace the captions these photos had before Memora (or that other programs wrote)? Each original stays in `memora history`, and `memora rollback --to 0` puts it back.") else {
+                StandardError.write("memora caption: nothing done (not confirmed)\n")
+                throw ExitStatus.nothingDone
+            }
+        }
         let job = CaptionJob(database: try database.open(), models: .configured(try models.configuration), force: force,
-                             ignoresConstraints: now, maxWait: maxWait)
+                             replacesExisting: replaceExisting, ignoresConstraints: now, maxWait: maxWait)
         let report = try await job.run(paths: paths, onEvent: json ? { _ in } : Self.progressDisplay())
         if json { try printJSON(report) } else { Self.printSummary(report) }
-        if report.summary.failed > 0 && report.summary.captioned == 0 && report.summary.recovered == 0 { throw ExitCode(1) }
+        let summary = report.summary
+        let done = summary.captioned + summary.recovered
+        StandardError.write("memora caption: \(done) captioned, \(summary.skipped) left alone, \(report.failures.count) failed\n")
+        try ExitStatus.check(failed: report.failures.count, done: done + summary.skipped)
     }
 
     /// Shows the job's events on stderr: the models, pauses, a progress bar, each failure.
@@ -123,9 +156,10 @@ struct CaptionCommand: AsyncParsableCommand {
         for (model, count) in summary.models.sorted(by: { $0.key < $1.key }) { print("  \(model): \(count)") }
         for (model, reason) in report.unavailable.sorted(by: { $0.key < $1.key }) { print("Not used: \(model): \(reason)") }
         if let stopped = summary.stoppedEarly { print("Stopped early: \(stopped); run again to continue.") }
-        if summary.models.keys.contains("basic:basic-description") {
-            print("Note: the basic description is measured by Memora, not written by an AI model. For real captions start Ollama "
-                  + "(`ollama serve` and `ollama pull llava`), or set GEMINI_API_KEY and use --mode gemini, or OPENAI_API_KEY and --mode gpt.")
+        if summary.models.keys.contains(BasicDescriptionGenerator.identifier) {
+            print("Note: the basic description is measured by Memora, not written by an AI model; each such photo is marked, and the next "
+                  + "real caption replaces it. For real captions start Ollama (`ollama serve` and `ollama pull llava`), or set "
+                  + "GEMINI_API_KEY and use --mode gemini, or OPENAI_API_KEY and --mode gpt.")
         }
     }
 }

@@ -52,7 +52,7 @@ struct ImageCommand: ParsableCommand {
                     }
                 }
             }
-            if entries.contains(where: { $0.error != nil }) { throw ExitCode.failure }
+            try ExitStatus.check(failed: entries.count { $0.error != nil }, done: entries.count { $0.error == nil })
         }
     }
 

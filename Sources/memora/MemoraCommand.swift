@@ -34,7 +34,7 @@ struct MemoraCommand: AsyncParsableCommand {
             }
         } catch let error where isLibraryError(error) {
             StandardError.write("Error: \(error)\n")
-            exit(withError: exitCode(for: error))
+            exit(withError: ExitStatus.nothingDone)
         } catch {
             exit(withError: error)
         }

@@ -49,7 +49,7 @@ struct MetadataCommand: ParsableCommand {
                     if !metadata.people.isEmpty { print("  people: \(metadata.people.joined(separator: ", "))") }
                 }
             }
-            if entries.contains(where: { $0.error != nil }) { throw ExitCode.failure }
+            try ExitStatus.check(failed: entries.count { $0.error != nil }, done: entries.count { $0.error == nil })
         }
     }
 
@@ -123,7 +123,7 @@ struct MetadataCommand: ParsableCommand {
                 StandardError.write("error: \(error)\n")
             }
         }
-        if failures > 0 { throw ExitCode.failure }
+        try ExitStatus.check(failed: failures, done: files.count - failures)
     }
 
     /// Runs a batch write, printing each file as it succeeds and one `error:` line for each
@@ -140,7 +140,8 @@ struct MetadataCommand: ParsableCommand {
                 }
             }
         }
-        if results.contains(where: { if case .failure = $0.result { true } else { false } }) { throw ExitCode.failure }
+        let failed = results.count { if case .failure = $0.result { true } else { false } }
+        try ExitStatus.check(failed: failed, done: results.count - failed)
     }
 
     struct Restore: ParsableCommand {

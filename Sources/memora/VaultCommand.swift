@@ -185,7 +185,7 @@ struct VaultCommand: ParsableCommand {
             } else {
                 for addition in added { print(VaultCommand.line(addition)) }
             }
-            if failures > 0 { throw ExitCode.failure }
+            try ExitStatus.check(failed: failures, done: added.count)
         }
     }
 
@@ -278,7 +278,7 @@ struct VaultCommand: ParsableCommand {
                 print(report.isHealthyNow ? "the vault is healthy" : "the vault is not healthy")
             }
             // Non-zero while anything is wrong, with or without --repair (a repair does not fix damage).
-            if !report.isHealthyNow { throw ExitCode.failure }
+            if !report.isHealthyNow { throw ExitStatus.someFailed }
         }
     }
 

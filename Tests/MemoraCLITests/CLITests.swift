@@ -23,15 +23,24 @@ struct CLI {
     /// The exit status, standard output and standard error of `memora arguments`.
     func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) { try run(executable: executable, arguments) }
 
-    /// The exit status, standard output and standard error of `program arguments`, in memora's environment.
-    func run(executable program: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-        let out = folder + "/.stdout", err = folder + "/.stderr"
+    /// The exit status, standard output and standard error of `program arguments`, in memora's
+    /// environment, with `input` on standard input.
+    func run(executable program: String, _ arguments: [String], input: String = "") throws -> (status: Int32, out: String, err: String) {
+        let out = folder + "/.stdout", err = folder + "/.stderr", inputPath = folder + "/.stdin"
+        try AtomicFileWriter.write(Array(input.utf8), to: inputPath)
         let outcome = try ChildProcess.run(program, arguments, environment: [
             "XDG_CONFIG_HOME": folder + "/config", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
             "MEMORA_OLLAMA_URL": "http://127.0.0.1:9",  // nothing listens: no model, never the network
-        ], outputPath: out, errorPath: err)
+        ], inputPath: inputPath, outputPath: out, errorPath: err)
         let text = { (path: String) in String(decoding: (try? SystemFile(path).readAll()) ?? [], as: UTF8.self) }
         return (outcome.status, text(out), text(err))
+    }
+
+    /// `memora arguments` on a pseudo-terminal (util-linux `script`), with `input` typed at it;
+    /// the terminal's output (standard output and error together) comes back as `out`.
+    func runOnTerminal(_ arguments: [String], input: String) throws -> (status: Int32, out: String, err: String) {
+        let command = ([executable] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        return try run(executable: "/usr/bin/script", ["-qec", command, "/dev/null"], input: input)
     }
 
     /// A real JPEG from the real encoder.
@@ -56,10 +65,10 @@ struct CLITests {
         #expect(info.out.contains("evil\\nError: fake\\u{1B}[31m\\u{202E}gpj.jpg: JPEG 320x240"), "\(info.out)")
         #expect(!info.out.contains("\u{1B}") && !info.out.contains("\u{202E}") && info.out.split(separator: "\n").count == 1)
         let missing = try cli.run("metadata", "read", cli.folder + "/gone\n\u{1B}[2J.jpg")
-        #expect(missing.status == 1)
+        #expect(missing.status == 2, "nothing done")
         #expect(!missing.err.contains("\u{1B}") && missing.err.contains("gone\\n\\u{1B}[2J.jpg"), "\(missing.err)")
         let failed = try cli.run("metadata", "write", "--caption", "x", cli.folder + "/gone\r.jpg")
-        #expect(failed.status == 1 && !failed.err.contains("\r") && failed.err.contains("gone\\r.jpg"), "\(failed.err)")
+        #expect(failed.status == 2 && !failed.err.contains("\r") && failed.err.contains("gone\\r.jpg"), "\(failed.err)")
         let json = try cli.run("image", "info", photo, "--json")
         let entries = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]]
         #expect(entries?.first?["path"] as? String == photo, "JSON carries the name exactly, as data")
@@ -83,7 +92,7 @@ struct CLITests {
         #expect(valid.status == 0, "a real U+FFFD typed as UTF-8 is text like any other: \(valid.err)")
     }
 
-    @Test("image info prints JSON for a photo; a missing file fails with exit 1 and names the file once, without a Foundation dump")
+    @Test("image info prints JSON for a photo; a missing file fails with exit 2 (nothing done) and names the file once, without a Foundation dump")
     func imageInfo() throws {
         let cli = try CLI()
         defer { cli.remove() }
@@ -94,7 +103,7 @@ struct CLITests {
         let info = try #require(json.first?["info"] as? [String: Any])
         #expect(info["width"] as? Int == 320 && info["height"] as? Int == 240 && info["format"] as? String == "jpeg")
         let missing = try cli.run("image", "info", cli.folder + "/missing.jpg")
-        #expect(missing.status == 1)
+        #expect(missing.status == 2, "nothing done")
         #expect(missing.err.components(separatedBy: cli.folder + "/missing.jpg").count == 2, "the path appears once: \(missing.err)")
         #expect(!missing.err.contains("NSCocoaErrorDomain") && !missing.err.contains("Error Domain"))
     }

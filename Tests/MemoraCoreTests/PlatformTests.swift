@@ -94,7 +94,7 @@ struct SecretStoreTests {
 
 @Suite("Basic description")
 struct BasicDescriptionTests {
-    @Test("shape, brightness, colours, people, date and place, in one honest sentence")
+    @Test("brightness, colours, people, date and place, in one honest sentence, and an alt text of its own")
     func sentence() throws {
         let image = try Image(width: 120, height: 60, fill: RGBAColor(red: 20, green: 40, blue: 150))
         var metadata = try MetadataReader.read(try ImageEncoder.encode(image, as: .jpeg()))
@@ -102,9 +102,10 @@ struct BasicDescriptionTests {
         metadata.dateTaken = CaptureDate(date: Date(timeIntervalSince1970: 1_563_120_000), utcOffsetSeconds: 7200, source: "test")
         metadata.place = PlaceName(sublocation: nil, city: "Lyon", state: nil, country: "France")
         let text = BasicDescriptionGenerator.describe(image: image, metadata: metadata)
-        #expect(text == "A dark, wide photo in mostly blue tones, with 2 people, taken in July 2019 in Lyon, France.")
+        #expect(text.caption == "A dark photo of Ana and Ben, taken in July 2019 in Lyon, France; mostly blue.")
+        #expect(text.altText == "Ana and Ben in Lyon, France.")
         let plain = BasicDescriptionGenerator.describe(image: try Image(width: 50, height: 80, fill: .white), metadata: nil)
-        #expect(plain == "A bright, tall photo in mostly white tones.")
+        #expect(plain.caption == "A photo; mostly white." && plain.altText == "Photo, mostly white.")
     }
 
     @Test("the generator is labelled as not a model and keeps pixels on the device")

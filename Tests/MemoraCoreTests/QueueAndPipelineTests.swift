@@ -25,8 +25,9 @@ struct QueueAndPipelineTests {
             try makeCameraJPEG(in: folder, name: name, seed: seed)
         }
 
-        func pipeline(_ selector: ModelSelector? = nil, maxRetries: Int = 3) -> CaptionPipeline {
-            CaptionPipeline(database: database, selector: selector ?? ModelSelector(mode: .onDevice, clock: ManualClock()), maxRetries: maxRetries)
+        func pipeline(_ selector: ModelSelector? = nil, maxRetries: Int = 3, replacesExisting: Bool = false) -> CaptionPipeline {
+            CaptionPipeline(database: database, selector: selector ?? ModelSelector(mode: .onDevice, clock: ManualClock()), maxRetries: maxRetries,
+                            replacesExisting: replacesExisting)
         }
 
         func remove() { try? FileManager.default.removeItem(atPath: folder) }
@@ -95,7 +96,8 @@ struct QueueAndPipelineTests {
         #expect(model == "basic:basic-description")
         let read = try MetadataReader.read(contentsOf: photo)
         #expect(read.captions.caption == caption && read.captions.xmp == caption && read.captions.exif == caption && read.captions.iptc == caption)
-        #expect(read.captions.altText == caption)
+        #expect(read.captions.altText != nil && read.captions.altText != caption, "the basic description's alt text is its own")
+        #expect(read.captions.isBasicDescription, "a basic description is marked as such in the photo")
         #expect(read.gps != nil, "the photo's own metadata is untouched")
         #expect(try ImageDecoder.decode(contentsOf: photo) == pixels)
         let entries = try fixture.history.entries(forPath: photo)
@@ -103,7 +105,7 @@ struct QueueAndPipelineTests {
         #expect(try fixture.queue.item(forPath: photo)?.status == .completed)
     }
 
-    @Test("a photo with a caption is skipped unless forced; a manual edit is never replaced, even when forced")
+    @Test("a caption from before Memora is never replaced automatically, --force included, only when asked; a manual edit never")
     func existingAndManualCaptions() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
@@ -116,7 +118,13 @@ struct QueueAndPipelineTests {
 
         try fixture.queue.enqueue(path: photo, force: true)
         let forced = await fixture.pipeline().process(try #require(try fixture.queue.claimNext()))
-        guard case .captioned = forced else { Issue.record("got \(forced)"); return }
+        guard case .skipped(let forcedReason) = forced else { Issue.record("got \(forced)"); return }
+        #expect(forcedReason.contains("did not write") && forcedReason.contains("--replace-existing"))
+        #expect(try MetadataReader.read(contentsOf: photo).captions.caption == "Grandma's garden in June.")
+
+        try fixture.queue.enqueue(path: photo, force: true)
+        let replaced = await fixture.pipeline(replacesExisting: true).process(try #require(try fixture.queue.claimNext()))
+        guard case .captioned = replaced else { Issue.record("got \(replaced)"); return }
         #expect(try fixture.history.original(forPath: photo)?.caption == "Grandma's garden in June.")
 
         try CaptionEditor(database: fixture.database).edit(path: photo, caption: "Mum and the roses, summer 2019.")

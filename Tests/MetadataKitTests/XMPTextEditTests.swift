@@ -200,3 +200,44 @@ struct XMPTextEditTests {
         #expect(try exiftool(["-warning", "-s3", only]).isEmpty, "no 'Invalid XMP'")
     }
 }
+
+/// Memora's mark of a basic description (`memora:BasicDescription`), written with the caption
+/// and removed by any other caption write, in a new packet (the toolkit) and an existing one (text).
+@Suite("The basic-description mark", .tags(.exiftool))
+struct BasicDescriptionMarkTests {
+    @Test("written with a basic description, read back, removed by a real caption, restored exactly; other readers see it")
+    func markRoundTrip() throws {
+        let withoutXMP = try makeJPEG()
+        let withXMP = try XMPTextEditTests.jpeg(packet: XMPTextEditTests.packet(
+            "<rdf:Description rdf:about=\"\" xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\"><xmp:Label>Red</xmp:Label></rdf:Description>"))
+        defer {
+            for path in [withoutXMP, withXMP] { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        }
+        for path in [withoutXMP, withXMP] {
+            let original = try DuplicateCopyTests.contents(path)
+            let basic = "A photo; mostly blue."
+            let first = try CaptionWriter.write(CaptionUpdate(caption: basic, altText: "Photo, mostly blue.", isBasicDescription: true), to: path)
+            let marked = try MetadataReader.read(contentsOf: path).captions
+            #expect(marked.isBasicDescription && marked.basicDescription == basic && marked.caption == basic)
+            #expect(try exiftool(["-s3", "-XMP:BasicDescription", path]) == basic + "\n", "exiftool reads the mark")
+            try CaptionWriter.write(CaptionUpdate(caption: "Ana at the lake."), to: path)
+            let real = try MetadataReader.read(contentsOf: path).captions
+            #expect(!real.isBasicDescription && real.basicDescription == nil && real.caption == "Ana at the lake.")
+            #expect(try exiftool(["-s3", "-XMP:BasicDescription", path]).isEmpty)
+            try CaptionWriter.restore(first, to: path)
+            #expect(try DuplicateCopyTests.contents(path) == original)
+        }
+    }
+
+    @Test("a caption another program wrote over a basic description, keeping the mark, is not taken for one")
+    func foreignCaptionOverMark() throws {
+        let path = try makeJPEG()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try CaptionWriter.write(CaptionUpdate(caption: "A photo; mostly blue.", isBasicDescription: true), to: path)
+        try exiftool(["-overwrite_original", "-XMP-dc:Description=Ana's own words", "-EXIF:ImageDescription=Ana's own words",
+                      "-IPTC:Caption-Abstract=Ana's own words", path])
+        let captions = try MetadataReader.read(contentsOf: path).captions
+        #expect(captions.caption == "Ana's own words" && captions.basicDescription == "A photo; mostly blue.")
+        #expect(!captions.isBasicDescription)
+    }
+}

@@ -91,7 +91,9 @@ public struct DemoJob: Sendable {
         let databasePath = output + "/memora.sqlite"
         for suffix in ["", "-wal", "-shm", ".worker-lock"] { try? FileSystem.remove(databasePath + suffix) }
         let database = try CaptionDatabase(path: databasePath)
-        let job = CaptionJob(database: database, models: .configured(CaptionConfiguration(mode: .onDevice)), ignoresConstraints: true, maxWait: 0)
+        // The demo runs on any machine: without a model server, the basic description (marked as such in each photo).
+        let job = CaptionJob(database: database, models: .configured(CaptionConfiguration(mode: .onDevice, fallback: .basic)),
+                             ignoresConstraints: true, maxWait: 0)
         let report = try await job.run(paths: [library])
         var captions: [String: String] = [:]
         for item in try ProcessingQueue(database: database).items(status: .completed) {

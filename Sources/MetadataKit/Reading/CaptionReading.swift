@@ -22,4 +22,14 @@ public struct CaptionReading: Sendable, Hashable, Codable {
     public var altText: String?
     /// IPTC `Iptc4xmpCore:ExtDescrAccessibility`.
     public var extendedDescription: String?
+    /// Memora's mark of a basic description (`memora:BasicDescription`): the caption it was written with.
+    public var basicDescription: String?
+
+    /// Whether the caption is Memora's basic description (measured, not written by a model or a
+    /// person): the mark is there and still holds the caption, so a caption another program wrote
+    /// over it (keeping the mark) is not taken for one.
+    public var isBasicDescription: Bool {
+        guard let caption, let basicDescription else { return false }
+        return basicDescription.trimmingCharacters(in: .whitespacesAndNewlines) == caption
+    }
 }

@@ -12,4 +12,14 @@ public struct FaceRegion: Sendable, Hashable, Codable {
     public var width: Double
     /// Height (0...1).
     public var height: Double
+
+    /// A region (a face unless `type` says otherwise).
+    public init(name: String? = nil, type: String? = "Face", x: Double, y: Double, width: Double, height: Double) {
+        self.name = name
+        self.type = type
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
 }

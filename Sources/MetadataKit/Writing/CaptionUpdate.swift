@@ -8,10 +8,16 @@ public struct CaptionUpdate: Sendable, Hashable {
     public var caption: String
     /// Short alternative text for `Iptc4xmpCore:AltTextAccessibility`, when given.
     public var altText: String?
+    /// Whether the caption is Memora's basic description (measured, not written by a model or a
+    /// person). It is marked in the file's XMP (`memora:BasicDescription`, holding the same text,
+    /// see Docs/Metadata.md) so that any reader can tell, and a later real caption replaces it;
+    /// any other caption write removes the mark.
+    public var isBasicDescription: Bool
 
     /// Creates an update.
-    public init(caption: String, altText: String? = nil) {
+    public init(caption: String, altText: String? = nil, isBasicDescription: Bool = false) {
         self.caption = caption
         self.altText = altText
+        self.isBasicDescription = isBasicDescription
     }
 }

@@ -9,6 +9,10 @@ public enum CaptionWriter {
     /// The XMP key of IPTC's accessibility alt text (libexiv2's prefix for Iptc4xmpCore is `iptc`).
     static let altTextKey = "Xmp.iptc.AltTextAccessibility"
     static let descriptionKey = "Xmp.dc.description"
+    /// The mark of a basic description: `memora:BasicDescription` holds the caption it belongs to.
+    static let basicDescriptionKey = "Xmp.memora.BasicDescription"
+    /// The namespace of Memora's own XMP properties.
+    public static let memoraNamespace = "http://ns.memora.photos/xmp/1.0/"
 
     /// Writes `update` into the file at `path` and returns what it replaced.
     @discardableResult
@@ -215,7 +219,7 @@ public enum CaptionWriter {
         var differences: [String] = []
         let intended: Set<String> = [
             "Exif.Image.ImageDescription", "Exif.Image.XPComment", "Exif.Image.XPTitle", "Iptc.Application2.Caption",
-            "Iptc.Envelope.CharacterSet", "Iptc.Application2.RecordVersion", descriptionKey, altTextKey,
+            "Iptc.Envelope.CharacterSet", "Iptc.Application2.RecordVersion", descriptionKey, altTextKey, basicDescriptionKey,
             // In TIFF and DNG the XMP, IPTC and Photoshop blocks are themselves IFD0 tags; their
             // contents are compared above through the XMP and IPTC tags they decode to.
             "Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources",

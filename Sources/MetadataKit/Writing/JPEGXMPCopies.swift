@@ -11,7 +11,8 @@ enum JPEGXMPCopies {
     static func isChanged(_ tag: MetadataTag, by operation: MetadataOperation) -> Bool {
         switch operation {
         case .caption(let update):
-            return tag.key == CaptionWriter.descriptionKey || (update.altText != nil && tag.key == CaptionWriter.altTextKey)
+            return tag.key == CaptionWriter.descriptionKey || tag.key == CaptionWriter.basicDescriptionKey
+                || (update.altText != nil && tag.key == CaptionWriter.altTextKey)
         case .stripLocation:
             return operation.mayChange(tag)
         }

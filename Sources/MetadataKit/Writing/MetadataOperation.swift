@@ -61,6 +61,9 @@ extension MetadataOperation {
         case .caption(let update):
             var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
             if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
+            // A basic description is marked as such; any other caption takes the mark away.
+            edits.append(update.isBasicDescription ? .setText(key: CaptionWriter.basicDescriptionKey, value: update.caption)
+                                                   : .remove(key: CaptionWriter.basicDescriptionKey))
             return edits
         case .stripLocation(let plan):
             return hasPacket && plan.xmp ? Self.xmpLocationKeys.map { XMPEdit.remove(key: $0) } : nil

@@ -28,6 +28,7 @@ enum XMPPacketCheck {
     static func isChanged(_ value: XMPDocument.Value, by operation: MetadataOperation) -> Bool {
         switch operation {
         case .caption(let update):
+            if value.path.isEmpty, matches(value, CaptionWriter.basicDescriptionKey) { return true }
             // A bare string (the attribute form) becomes the language alternative.
             guard value.path == "[x-default]" || value.path.isEmpty else { return false }
             return matches(value, CaptionWriter.descriptionKey) || (update.altText != nil && matches(value, CaptionWriter.altTextKey))
@@ -68,6 +69,10 @@ enum XMPPacketCheck {
             }
             check(CaptionWriter.descriptionKey, update.caption)
             if let altText = update.altText { check(CaptionWriter.altTextKey, altText) }
+            let marks = changed.filter { matches($0, CaptionWriter.basicDescriptionKey) }
+            if update.isBasicDescription ? marks.map(\.text) != [update.caption] : !marks.isEmpty {
+                found.append("\(place) \(CaptionWriter.basicDescriptionKey) (\(update.isBasicDescription ? "not written" : "still there"))")
+            }
         case .stripLocation:
             found += changed.map { "\(place) \($0.namespace)\($0.name) (still there)" }
         }

@@ -22,6 +22,7 @@ enum XMPTextEditor {
         "iptcExt": ("http://iptc.org/std/Iptc4xmpExt/2008-02-29/", "Iptc4xmpExt"),
         "exif": ("http://ns.adobe.com/exif/1.0/", "exif"),
         "photoshop": ("http://ns.adobe.com/photoshop/1.0/", "photoshop"),
+        "memora": (CaptionWriter.memoraNamespace, "memora"),
     ]
 
     /// A top-level property named by a libexiv2 key (`Xmp.dc.description`; a trailing `*` matches every name with that start).
@@ -61,7 +62,9 @@ enum XMPTextEditor {
                 splices = try setLanguageItem(try PropertyName(key: key), language: language, value: value, in: document)
             case .remove(let key):
                 splices = removals(of: try PropertyName(key: key), in: document)
-            case .removeLanguageItem, .setText:
+            case .setText(let key, let value):
+                splices = try setText(try PropertyName(key: key), value: value, in: document)
+            case .removeLanguageItem:
                 throw Unsupported(description: "the edit \(edit)")
             }
             bytes = apply(splices, to: bytes)
@@ -179,6 +182,39 @@ enum XMPTextEditor {
             }
             return Splice(range: item.content, text: escaped(value))
         }
+    }
+
+    /// Sets every copy of a simple text property (attribute or element), or adds it to the first description.
+    private static func setText(_ property: PropertyName, value: String, in document: XMPDocument) throws(Unsupported) -> [Splice] {
+        var splices: [Splice] = []
+        for description in document.descriptions {
+            let element = document.elements[description]
+            for attribute in element.attributes where property.matches(namespace: attribute.namespace, local: attribute.local) {
+                // The value between the quotes, whichever quote the attribute uses.
+                let quoted = (attribute.range.upperBound - 1)
+                let open = document.bytes[attribute.range].firstIndex(of: document.bytes[quoted]) ?? quoted
+                guard open < quoted else { throw Unsupported(description: "an attribute without quotes") }
+                var text: [UInt8] = []
+                for byte in escaped(value) { text += byte == UInt8(ascii: "\"") ? Array("&quot;".utf8) : byte == UInt8(ascii: "'") ? Array("&apos;".utf8) : [byte] }
+                splices.append(Splice(range: (open + 1)..<quoted, text: text))
+            }
+            for child in element.children where property.matches(namespace: document.elements[child].namespace, local: document.elements[child].local) {
+                let node = document.elements[child]
+                guard node.children.isEmpty, node.attributes.allSatisfy({ $0.isNamespaceDeclaration }) else {
+                    throw Unsupported(description: "\(node.qualifiedName) that is not a simple value")
+                }
+                if node.endTag == nil {
+                    splices.append(Splice(range: (node.startTag.upperBound - 2)..<node.startTag.upperBound,
+                                          text: Array(">".utf8) + escaped(value) + Array("</\(node.qualifiedName)>".utf8)))
+                } else {
+                    splices.append(Splice(range: node.content, text: escaped(value)))
+                }
+            }
+        }
+        guard splices.isEmpty else { return splices }
+        guard let first = document.descriptions.first(where: { document.elements[$0].bindings.values.contains(property.namespace) })
+                ?? document.descriptions.first else { throw Unsupported(description: "a packet without a description") }
+        return try inserted(property, value: escaped(value), into: first, of: document)
     }
 
     /// Adds `property` holding `value` (its content) at the end of the description at `index`,
