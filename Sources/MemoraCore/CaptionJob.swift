@@ -46,6 +46,36 @@ public struct CaptionJob: Sendable {
         public var failures: [String]
         /// Generators that could not be used, with the reason.
         public var unavailable: [String: String]
+        /// What happened to each photo this run processed, in the order they were done.
+        public var photos: [PhotoResult]
+    }
+
+    /// What happened to one photo.
+    public struct PhotoResult: Sendable, Hashable, Encodable {
+        /// The photo.
+        public var path: String
+        /// `captioned`, `recovered` (finished from an interrupted run), `skipped`, `failed` or `interrupted`.
+        public var outcome: String
+        /// The caption written, for `captioned` and `recovered`.
+        public var caption: String?
+        /// The model that made it (`provider:name`), for `captioned`.
+        public var model: String?
+        /// Why it was left alone, or the error.
+        public var reason: String?
+        /// For `failed`: whether it went back to the queue to be tried again.
+        public var willRetry: Bool?
+
+        /// The result of `outcome` for `path`.
+        public init(path: String, outcome: PipelineOutcome) {
+            self.path = path
+            switch outcome {
+            case .captioned(let caption, let model): self.outcome = "captioned"; self.caption = caption; self.model = model
+            case .recovered(let caption): self.outcome = "recovered"; self.caption = caption
+            case .skipped(let reason): self.outcome = "skipped"; self.reason = reason
+            case .failed(let error, let willRetry): self.outcome = "failed"; self.reason = error; self.willRetry = willRetry
+            case .interrupted: self.outcome = "interrupted"
+            }
+        }
     }
 
     public var database: CaptionDatabase
@@ -102,18 +132,29 @@ public struct CaptionJob: Sendable {
             database: database, pipeline: CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting),
             monitor: monitor ?? (ignoresConstraints ? AlwaysReadyMonitor() : LinuxConstraintMonitor()),
             policy: ignoresConstraints ? SchedulingPolicy(lowBattery: 0) : SchedulingPolicy())
+        let results = PhotoResults()
         let summary = try await scheduler.run(.init(pollInterval: pollInterval, maxPause: maxWait)) { event in
             switch event {
             case .started(let pending): onEvent(.started(pending: pending))
             case .paused(let reason): onEvent(.paused(reason: reason))
             case .resumed: onEvent(.resumed)
-            case .photo(let path, let outcome): onEvent(.photo(path: path, outcome: outcome))
+            case .photo(let path, let outcome):
+                results.append(PhotoResult(path: path, outcome: outcome))
+                onEvent(.photo(path: path, outcome: outcome))
             }
         }
         let failures = try queue.items(status: .failed).map { $0.failureDescription ?? "\($0.assetURI): failed" }
         return Report(mode: selector.mode, ignoredConstraints: ignoresConstraints, chain: selector.chain.map(\.identifier), scan: scan,
-                      summary: summary, failures: failures, unavailable: await selector.unavailable)
+                      summary: summary, failures: failures, unavailable: await selector.unavailable, photos: results.all)
     }
+}
+
+/// The photo results of a run, appended to from the scheduler's callback.
+final class PhotoResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [CaptionJob.PhotoResult] = []
+    func append(_ result: CaptionJob.PhotoResult) { lock.withLock { results.append(result) } }
+    var all: [CaptionJob.PhotoResult] { lock.withLock { results } }
 }
 
 /// The device's conditions when the user asked to run now: always ready.
