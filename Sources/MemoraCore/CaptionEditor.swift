@@ -20,15 +20,17 @@ public struct CaptionEditor: Sendable {
 
     /// Writes a person's caption into the photo and records it as a manual edit.
     /// Without `altText`, the alt text is the caption (shortened at a sentence or word
-    /// boundary when longer than 150 characters).
+    /// boundary when longer than 150 characters). `keepModificationTime` keeps the file's mtime.
     @discardableResult
-    public func edit(path: String, caption: String, altText: String? = nil) throws(MemoraError) -> HistoryEntry {
+    public func edit(path: String, caption: String, altText: String? = nil, keepModificationTime: Bool = false) throws(MemoraError) -> HistoryEntry {
         let caption = caption.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !caption.isEmpty else { throw .emptyCaption }
         let alt = altText?.trimmingCharacters(in: .whitespacesAndNewlines) ?? CaptionPostProcessor.altText(from: caption)
         let asset = ProcessingQueue.assetID(for: path)
         let record = PhotoHistory.Record(asset: asset, kind: .manual, caption: caption, altText: alt, modelUsed: "manual")
-        do { try history.write(CaptionUpdate(caption: caption, altText: alt), record) } catch { throw .metadata(error) }
+        do { try history.write(CaptionUpdate(caption: caption, altText: alt), record, keepModificationTime: keepModificationTime) } catch {
+            throw .metadata(error)
+        }
         return try settle(record)
     }
 
@@ -36,9 +38,9 @@ public struct CaptionEditor: Sendable {
     /// wrote to it, N the state right after history entry N (1 is the oldest). Without a level,
     /// to the state before the latest entry (undoing it). The metadata saved with the history
     /// is put back byte for byte; the rollback is itself recorded, as a person's choice, so it
-    /// can be undone too.
+    /// can be undone too. `keepModificationTime` keeps the file's mtime.
     @discardableResult
-    public func rollback(path: String, to level: Int? = nil) throws(MemoraError) -> HistoryEntry {
+    public func rollback(path: String, to level: Int? = nil, keepModificationTime: Bool = false) throws(MemoraError) -> HistoryEntry {
         let asset = ProcessingQueue.assetID(for: path)
         let entries = try history.entries(forPath: asset)
         let original = try history.original(forPath: asset)
@@ -57,11 +59,11 @@ public struct CaptionEditor: Sendable {
         let record = PhotoHistory.Record(asset: asset, kind: .rollback, caption: caption, altText: altText, modelUsed: "rollback:\(target)")
         let snapshot = target < entries.count ? try history.snapshot(restoringLevel: target, asset: asset) : nil
         if let snapshot {
-            do { try history.restore(snapshot, record) } catch { throw .metadata(error) }
+            do { try history.restore(snapshot, record, keepModificationTime: keepModificationTime) } catch { throw .metadata(error) }
         } else if let caption {
             // A level recorded before snapshots were kept per entry: its caption is written again.
             let update = CaptionUpdate(caption: caption, altText: altText ?? CaptionPostProcessor.altText(from: caption))
-            do { try history.write(update, record) } catch { throw .metadata(error) }
+            do { try history.write(update, record, keepModificationTime: keepModificationTime) } catch { throw .metadata(error) }
         } else {
             throw .levelNotKept(path: path, level: target)
         }

@@ -86,6 +86,8 @@ public struct CaptionJob: Sendable {
     /// Replace captions Memora did not write (the photo's own from before Memora, or another
     /// program's): a front end asks the user first. Never a person's caption written with Memora.
     public var replacesExisting: Bool
+    /// Keep each photo's modification time when its caption is written.
+    public var keepsModificationTime: Bool
     /// Run even when the preferences' constraints (charging only, Wi-Fi only) do not hold.
     public var ignoresConstraints: Bool
     /// Stop after waiting this long for the constraints to hold; nil: wait as long as it takes.
@@ -95,12 +97,13 @@ public struct CaptionJob: Sendable {
     /// The device's conditions; nil: this platform's monitor (``LinuxConstraintMonitor``).
     public var monitor: (any ConstraintMonitor)?
 
-    public init(database: CaptionDatabase, models: Models, force: Bool = false, replacesExisting: Bool = false, ignoresConstraints: Bool = false,
-                maxWait: Double? = 600, pollInterval: Double = 15, monitor: (any ConstraintMonitor)? = nil) {
+    public init(database: CaptionDatabase, models: Models, force: Bool = false, replacesExisting: Bool = false, keepsModificationTime: Bool = false,
+                ignoresConstraints: Bool = false, maxWait: Double? = 600, pollInterval: Double = 15, monitor: (any ConstraintMonitor)? = nil) {
         self.database = database
         self.models = models
         self.force = force || replacesExisting
         self.replacesExisting = replacesExisting
+        self.keepsModificationTime = keepsModificationTime
         self.ignoresConstraints = ignoresConstraints
         self.maxWait = maxWait
         self.pollInterval = pollInterval
@@ -129,7 +132,8 @@ public struct CaptionJob: Sendable {
         let scan = try GalleryScanner(database: database).scan(paths, explicit: true, force: force, replacingBasic: realModel != nil)
         if realModel == nil, try (queue.counts()[.pending] ?? 0) > 0 { try await selector.requireModel() }
         let scheduler = CaptionScheduler(
-            database: database, pipeline: CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting),
+            database: database, pipeline: CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting,
+                                                          keepsModificationTime: keepsModificationTime),
             monitor: monitor ?? (ignoresConstraints ? AlwaysReadyMonitor() : LinuxConstraintMonitor()),
             policy: ignoresConstraints ? SchedulingPolicy(lowBattery: 0) : SchedulingPolicy())
         let results = PhotoResults()

@@ -38,16 +38,20 @@ public struct CaptionPipeline: Sendable {
     /// included, replaces only Memora's own captions; a person's caption written with Memora
     /// is never replaced.
     public let replacesExisting: Bool
+    /// Whether each photo keeps its modification time when its caption is written.
+    public let keepsModificationTime: Bool
 
     var queue: ProcessingQueue { ProcessingQueue(database: database) }
     var history: PhotoHistory { PhotoHistory(database: database) }
 
     /// A pipeline writing to `database`'s queue and history, captioning with `selector`.
-    public init(database: CaptionDatabase, selector: ModelSelector, maxRetries: Int = 3, replacesExisting: Bool = false) {
+    public init(database: CaptionDatabase, selector: ModelSelector, maxRetries: Int = 3, replacesExisting: Bool = false,
+                keepsModificationTime: Bool = false) {
         self.database = database
         self.selector = selector
         self.maxRetries = max(1, maxRetries)
         self.replacesExisting = replacesExisting
+        self.keepsModificationTime = keepsModificationTime
     }
 
     /// Processes one claimed item.
@@ -121,7 +125,7 @@ public struct CaptionPipeline: Sendable {
         if !written {
             // Recorded, with what the write replaces, before the photo changes; confirmed with the item's completion.
             let update = CaptionUpdate(caption: caption, altText: altText, isBasicDescription: model == BasicDescriptionGenerator.identifier)
-            do { recorded = try history.write(update, record, confirming: false) } catch {
+            do { recorded = try history.write(update, record, confirming: false, keepModificationTime: keepsModificationTime) } catch {
                 return try failure(item, type: "write", message: error.description, final: !error.isRetryable)
             }
         }

@@ -69,4 +69,22 @@ package enum ProcessEnvironment {
 
     /// Whether standard input is a terminal (a person can answer a question).
     package static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// A line typed at the terminal without echoing it (a passphrase), after `prompt` on standard
+    /// error; nil at the end of input. The terminal's settings are restored before it returns.
+    package static func readSecretLine(prompt: String) -> String? {
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var saved = termios()
+        let hasTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
+        if hasTerminal {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &quiet)  // not TCSAFLUSH: what was typed ahead is kept
+        }
+        defer {
+            if hasTerminal { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return readLine(strippingNewline: true)
+    }
 }

@@ -44,6 +44,15 @@ public struct FileKeyStore: KeyStore {
 
     private static let magic = Array("LOCAKEY".utf8) + [0x01]
 
+    /// Whether the key file at `path` is protected by a passphrase (false when there is no
+    /// readable key file there). Reads only the file's header.
+    public static func needsPassphrase(at path: String) -> Bool {
+        guard let reader = try? FileReader(path: path), reader.size >= 9, reader.size <= 256 else { return false }
+        var header = [UInt8](repeating: 0, count: 9)
+        guard (try? withMutableBytes(&header, { raw throws(VaultCryptoError) in try reader.read(into: raw, at: 0) })) != nil else { return false }
+        return Array(header[0..<8]) == magic && header[8] == 0x01
+    }
+
     /// A store at `path`; with a `passphrase` the key is encrypted with Argon2id at `parameters`.
     public init(path: String, passphrase: String? = nil, parameters: Argon2Parameters = .moderate) {
         self.path = path

@@ -56,6 +56,8 @@ public final class Vault: Sendable {
         let identifier = identifier ?? UUID().uuidString.lowercased()
         let cataloguePath = folder + "/" + catalogueName
         guard !VaultFiles.exists(cataloguePath) else { throw .vaultExists(path: folder) }
+        // Never a folder of the user's files: it would be made private (0700) and hold both.
+        guard VaultFiles.names(in: folder).isEmpty else { throw .folderNotEmpty(path: folder) }
         try makeFolder(folder)
         try makeFolder(folder + "/Photos")
         try makeFolder(folder + "/Thumbnails")

@@ -60,6 +60,8 @@ public struct VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertib
         public static let vaultNotFound = Code(rawValue: "vault-not-found")
         /// A vault already exists in the folder.
         public static let vaultExists = Code(rawValue: "vault-exists")
+        /// The folder for a new vault already holds other files.
+        public static let folderNotEmpty = Code(rawValue: "folder-not-empty")
         /// The key store holds no master key for this vault.
         public static let masterKeyMissing = Code(rawValue: "master-key-missing")
         /// The master key from the key store does not open this vault.
@@ -262,6 +264,11 @@ public struct VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertib
     /// A vault already exists in the folder.
     public static func vaultExists(path: String) -> VaultCryptoError {
         VaultCryptoError(.vaultExists, "\(path): a vault already exists here", path: path)
+    }
+
+    /// The folder for a new vault already holds other files.
+    public static func folderNotEmpty(path: String) -> VaultCryptoError {
+        VaultCryptoError(.folderNotEmpty, "\(path): the folder is not empty; a vault needs a new or empty folder (it makes its folder private and would mix your files with its own). Choose another --vault path", path: path)
     }
 
     /// The key store holds no master key for this vault.

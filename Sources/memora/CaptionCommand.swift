@@ -91,6 +91,9 @@ struct CaptionCommand: AsyncParsableCommand {
     @Flag(help: "Answer yes to the question --replace-existing asks (for scripts).")
     var yes = false
 
+    @Flag(help: "Keep the photos' modification times.")
+    var keepMtime = false
+
     @Flag(help: "Run now even when the preferences' constraints (charging_only, wifi_only) do not hold.")
     var now = false
 
@@ -104,20 +107,16 @@ struct CaptionCommand: AsyncParsableCommand {
     var paths: [String] = []
 
     func validate() throws {
-        if replaceExisting, !yes, !ProcessEnvironment.standardInputIsTerminal {
-            throw ValidationError("--replace-existing replaces captions the photos had before Memora and asks first; pass --yes to confirm when there is no terminal")
-        }
+        if replaceExisting { try Confirmation.requireTerminal(unless: yes, "--replace-existing replaces captions the photos had before Memora and") }
     }
 
     func run() async throws {
-        if replaceExisting, !yes {
-            guard Confirmation.ask("Replace the captions these photos had before Memora (or that other programs wrote)? Each original stays in `memora history`, and `memora rollback --to 0` puts it back.") else {
-                StandardError.write("memora caption: nothing done (not confirmed)\n")
-                throw ExitStatus.nothingDone
-            }
+        if replaceExisting {
+            try Confirmation.confirm("Replace the captions these photos had before Memora (or that other programs wrote)? Each original stays in `memora history`, and `memora rollback --to 0` puts it back.",
+                                     unless: yes, command: "memora caption")
         }
         let job = CaptionJob(database: try database.open(), models: .configured(try models.configuration), force: force,
-                             replacesExisting: replaceExisting, ignoresConstraints: now, maxWait: maxWait)
+                             replacesExisting: replaceExisting, keepsModificationTime: keepMtime, ignoresConstraints: now, maxWait: maxWait)
         let report = try await job.run(paths: paths, onEvent: json ? { _ in } : Self.progressDisplay())
         if json { try printJSON(report) } else { Self.printSummary(report) }
         let summary = report.summary
@@ -262,6 +261,7 @@ struct EditCommand: ParsableCommand {
     @Argument(help: "The photo.") var file: String
     @Option(help: "The caption.") var caption: String
     @Option(help: "The alt text (default: the caption, shortened to 150 characters at a sentence or word boundary).") var altText: String?
+    @Flag(help: "Keep the photo's modification time.") var keepMtime = false
 
     func validate() throws {
         try ArgumentText.requireUTF8(caption, option: "--caption")
@@ -269,7 +269,7 @@ struct EditCommand: ParsableCommand {
     }
 
     func run() throws {
-        let entry = try CaptionEditor(database: database.open()).edit(path: file, caption: caption, altText: altText)
+        let entry = try CaptionEditor(database: database.open()).edit(path: file, caption: caption, altText: altText, keepModificationTime: keepMtime)
         print("\(file): caption written and recorded as entry \(entry.number) (manual edit).")
     }
 }
@@ -281,10 +281,29 @@ struct RollbackCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @Argument(help: "The photo.") var file: String
     @Option(help: "The level to return to: N is the photo right after entry N, 0 the photo before Memora (default: undo the last entry).") var to: Int?
+    @Flag(help: "Keep the photo's modification time.") var keepMtime = false
+    @Flag(help: "Answer yes to the question --to 0 asks (for scripts).") var yes = false
+
+    func validate() throws {
+        if to == 0 { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photo and") }
+    }
 
     func run() throws {
-        let entry = try CaptionEditor(database: database.open()).rollback(path: file, to: to)
-        print("\(file): rolled back (\(entry.modelUsed)); caption now \(entry.caption.map { "\"\($0)\"" } ?? "as before Memora").")
+        if to == 0 {
+            try Confirmation.confirm("Put \(file) back as it was before Memora, taking away every caption Memora wrote to it? (The rollback can itself be undone.)",
+                                     unless: yes, command: "memora rollback")
+        }
+        let entry = try CaptionEditor(database: database.open()).rollback(path: file, to: to, keepModificationTime: keepMtime)
+        print(RollbackCommand.describe(file, entry))
+    }
+}
+
+extension RollbackCommand {
+    /// What a rollback or restore put back: the level and the caption the photo now has.
+    static func describe(_ file: String, _ entry: HistoryEntry) -> String {
+        let level = entry.modelUsed.hasPrefix("rollback:") ? "level " + entry.modelUsed.dropFirst("rollback:".count) : entry.modelUsed
+        let caption = entry.caption.map { "caption now \"\($0)\"" } ?? "no caption, as before Memora"
+        return "\(file): restored to \(level) of its history (\(caption))"
     }
 }
 

@@ -112,12 +112,12 @@ struct MetadataCommand: ParsableCommand {
 
     /// Runs `body` for each file, printing the file when it succeeds and one `error:` line when
     /// it fails, and exits non-zero at the end if any failed.
-    static func forEach(_ files: [String], _ body: (String) throws -> Void) throws {
+    static func forEach(_ files: [String], printing: Bool = true, _ body: (String) throws -> Void) throws {
         var failures = 0
         for file in files {
             do {
                 try body(file)
-                print(file)
+                if printing { print(file) }
             } catch {
                 failures += 1
                 StandardError.write("error: \(error)\n")
@@ -150,11 +150,23 @@ struct MetadataCommand: ParsableCommand {
             discussion: "The same as `memora rollback`; `memora history FILE` lists the levels. Snapshots kept by earlier releases are restored too.")
         @OptionGroup var database: DatabaseOptions
         @Option(help: "The level to return to (0: the photo before Memora; default: the one before the last write).") var to: Int?
+        @Flag(help: "Keep the files' modification times.") var keepMtime = false
+        @Flag(help: "Answer yes to the question --to 0 asks (for scripts).") var yes = false
         @Argument(help: "Image files.") var files: [String]
 
+        func validate() throws {
+            if to == 0 { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photos and") }
+        }
+
         func run() throws {
+            if to == 0 {
+                try Confirmation.confirm("Put \(files.count) photo(s) back as they were before Memora, taking away everything Memora wrote to them?",
+                                         unless: yes, command: "memora metadata restore")
+            }
             let editor = CaptionEditor(database: try database.open())
-            try MetadataCommand.forEach(files) { file in try editor.rollback(path: file, to: to) }
+            try MetadataCommand.forEach(files, printing: false) { file in
+                print(RollbackCommand.describe(file, try editor.rollback(path: file, to: to, keepModificationTime: keepMtime)))
+            }
         }
     }
 }

@@ -29,10 +29,20 @@ struct VaultCommand: ParsableCommand {
 
         /// The key store of the vault with `identifier`: one key file per vault, so
         /// rotating one vault's key never affects another.
-        func keyStore(forVault identifier: String) -> FileKeyStore {
+        func keyStore(forVault identifier: String) throws -> FileKeyStore {
             let path = keyFile ?? (VaultCommand.configurationFolder + "/keys/\(identifier).key")
-            let passphrase = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"]
-            return FileKeyStore(path: path, passphrase: passphrase?.isEmpty == false ? passphrase : nil)
+            return FileKeyStore(path: path, passphrase: try VaultOptions.passphrase(for: path))
+        }
+
+        /// MEMORA_PASSPHRASE when set (scripts); else, for a key file protected by a passphrase,
+        /// the passphrase typed at the terminal; without a terminal, an error naming the variable.
+        static func passphrase(for path: String) throws -> String? {
+            if let given = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"], !given.isEmpty { return given }
+            guard FileKeyStore.needsPassphrase(at: path) else { return nil }
+            guard ProcessEnvironment.standardInputIsTerminal else {
+                throw ValidationError("\(path) is protected by a passphrase: set MEMORA_PASSPHRASE, or run on a terminal to type it")
+            }
+            return ProcessEnvironment.readSecretLine(prompt: "Passphrase for \(path): ")
         }
 
         @Option(help: "Your sharing identity file (default: ~/.config/memora/identity.key).")
@@ -146,12 +156,30 @@ struct VaultCommand: ParsableCommand {
 
         func run() throws {
             let identifier = UUID().uuidString.lowercased()
-            let store = options.keyStore(forVault: identifier)
+            let path = options.keyFile ?? (VaultCommand.configurationFolder + "/keys/\(identifier).key")
+            var passphrase = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
+            // A new key on a terminal: the passphrase typed twice (MEMORA_PASSPHRASE in scripts).
+            if passphrase == nil, !FileSystem.exists(path), ProcessEnvironment.standardInputIsTerminal {
+                let first = ProcessEnvironment.readSecretLine(
+                    prompt: "Passphrase for the new master key (empty for none; MEMORA_PASSPHRASE sets it in scripts): ") ?? ""
+                if !first.isEmpty {
+                    guard ProcessEnvironment.readSecretLine(prompt: "The same passphrase again: ") == first else {
+                        StandardError.write("memora vault init: the two passphrases differ; nothing was created\n")
+                        throw ExitStatus.nothingDone
+                    }
+                    passphrase = first
+                }
+            } else if passphrase == nil, FileSystem.exists(path) {
+                passphrase = try VaultOptions.passphrase(for: path)
+            }
+            let store = FileKeyStore(path: path, passphrase: passphrase)
             try FileManager.default.createDirectory(
                 atPath: URL(fileURLWithPath: store.path).deletingLastPathComponent().path,
                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             _ = try Vault.create(at: options.vault, keyStore: store, identifier: identifier)
-            print("Created vault \(options.vault) (master key: \(store.path), \(AEADAlgorithm.preferred))")
+            print("Created vault \(options.vault) (\(AEADAlgorithm.preferred))")
+            print("Master key: \(store.path)\(passphrase == nil ? "" : " (protected by your passphrase)")")
+            print("Back up the master key file\(passphrase == nil ? "" : " and remember its passphrase"): without it the photos in the vault cannot be decrypted by anyone.")
         }
     }
 
@@ -227,10 +255,20 @@ struct VaultCommand: ParsableCommand {
             discussion: "Files are overwritten before they are unlinked; on SSDs and copy-on-write file systems this is not a guarantee.")
         @OptionGroup var options: VaultOptions
         @Argument(help: "Photo ids.") var ids: [String]
+        @Flag(help: "Answer yes to the question it asks (for scripts).") var yes = false
+
+        func validate() throws {
+            try Confirmation.requireTerminal(unless: yes, "removing photos from the vault cannot be undone, so it")
+        }
 
         func run() throws {
             let vault = try options.open()
-            for id in ids { try vault.remove(id) }
+            try Confirmation.confirm("Remove \(ids.count) photo(s) from \(options.vault) for good? Their encrypted files are overwritten; this cannot be undone.",
+                                     unless: yes, command: "memora vault remove")
+            for id in ids {
+                try vault.remove(id)
+                print("removed \(id)")
+            }
         }
     }
 

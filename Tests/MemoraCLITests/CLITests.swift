@@ -235,7 +235,7 @@ struct CLITests {
         #expect(report["current"] as? String == "Second caption")
         #expect(try cli.run("rollback", "--db", db, photo, "--to", "1").status == 0)
         #expect(try SystemFile(photo).readAll() == afterFirst, "level 1 is the photo right after entry 1, byte for byte")
-        #expect(try cli.run("rollback", "--db", db, photo, "--to", "0").status == 0)
+        #expect(try cli.run("rollback", "--db", db, photo, "--to", "0", "--yes").status == 0)
         #expect(try SystemFile(photo).readAll() == original)
         let missing = try cli.run("rollback", "--db", db, photo, "--to", "42")
         #expect(missing.status != 0)

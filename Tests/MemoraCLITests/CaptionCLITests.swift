@@ -49,7 +49,7 @@ struct CaptionCLITests {
         #expect(accepted.status == 0, "\(accepted)")
         let captions = try MetadataReader.read(contentsOf: photo).captions
         #expect(captions.caption != "Grandma's garden in June." && captions.isBasicDescription)
-        let rolledBack = try cli.run("rollback", "--db", db, photo, "--to", "0")
+        let rolledBack = try cli.run("rollback", "--db", db, photo, "--to", "0", "--yes")
         #expect(rolledBack.status == 0)
         #expect(try MetadataReader.read(contentsOf: photo).captions.caption == "Grandma's garden in June.", "the original stays in the history")
 

@@ -72,7 +72,7 @@ struct VaultCLITests {
         let edited = try ChildProcess.run("/usr/bin/sqlite3", [vault + "/vault.sqlite", sql], environment: [:],
                                           outputPath: cli.folder + "/.sql-out", errorPath: cli.folder + "/.sql-err")
         try #require(edited.status == 0, "sqlite3 is needed to edit the catalogue")
-        let removed = try cli.run("vault", "remove", "--vault", vault, "--key-file", key, id)
+        let removed = try cli.run("vault", "remove", "--vault", vault, "--key-file", key, "--yes", id)
         #expect(removed.status != 0 && removed.err.contains("modified outside Memora"), "\(removed)")
         #expect(try SystemFile(precious).readAll() == Array("keep".utf8))
     }

@@ -147,16 +147,16 @@ public struct PhotoHistory: Sendable {
     /// The entry is confirmed at once unless `confirming` is false: the caller then confirms it
     /// in its own transaction with the returned value.
     @discardableResult
-    func write(_ update: CaptionUpdate, _ record: Record, confirming: Bool = true) throws(MetadataError) -> Recorded {
-        try recording(record, confirming: confirming) { options throws(MetadataError) in
+    func write(_ update: CaptionUpdate, _ record: Record, confirming: Bool = true, keepModificationTime: Bool = false) throws(MetadataError) -> Recorded {
+        try recording(record, confirming: confirming, keepModificationTime: keepModificationTime) { options throws(MetadataError) in
             try CaptionWriter.write(update, to: record.asset, options: options)
         }
     }
 
     /// Puts `snapshot` back into the photo (``CaptionWriter/restore(_:to:options:)``), recording
     /// `record` with what the restore replaces, so it can be undone too.
-    func restore(_ snapshot: MetadataSnapshot, _ record: Record) throws(MetadataError) {
-        try recording(record, confirming: true) { options throws(MetadataError) in
+    func restore(_ snapshot: MetadataSnapshot, _ record: Record, keepModificationTime: Bool = false) throws(MetadataError) {
+        try recording(record, confirming: true, keepModificationTime: keepModificationTime) { options throws(MetadataError) in
             try CaptionWriter.restore(snapshot, to: record.asset, options: options)
         }
     }
@@ -164,11 +164,11 @@ public struct PhotoHistory: Sendable {
     /// Runs a write with options that record `record`; takes the entry back when it fails,
     /// confirms it when it succeeds (unless the caller confirms it in its own transaction).
     @discardableResult
-    private func recording(_ record: Record, confirming: Bool,
+    private func recording(_ record: Record, confirming: Bool, keepModificationTime: Bool,
                            _ write: (CaptionWriteOptions) throws(MetadataError) -> Void) throws(MetadataError) -> Recorded {
         let recorded = Recorded()
         do {
-            try write(options(recording: record, into: recorded))
+            try write(options(recording: record, keepModificationTime: keepModificationTime, into: recorded))
         } catch {
             takeBack(recorded, asset: record.asset)
             throw error
