@@ -12,20 +12,24 @@ struct MetadataCommand: ParsableCommand {
 
     struct Read: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show captions, alt text and the fields the index uses.")
-        @Argument(help: "Image files.") var files: [String]
+        @OptionGroup var input: FileArguments
         @Flag(help: "Print the result as JSON.") var json = false
 
         struct Entry: Encodable {
             var path: String
             var metadata: PhotoMetadata?
+            /// The photo's XMP sidecar, when it has one.
+            var sidecar: SidecarCaptions?
             var error: String?
         }
 
         func run() throws {
+            let files = try input.files()
             var entries: [Entry] = []
             for file in files {
                 do throws(MetadataError) {
-                    entries.append(Entry(path: file, metadata: try MetadataReader.read(contentsOf: file)))
+                    entries.append(Entry(path: file, metadata: try MetadataReader.read(contentsOf: file),
+                                         sidecar: try MetadataReader.sidecarCaptions(for: file)))
                 } catch {
                     entries.append(Entry(path: file, error: error.description))
                     if !json { StandardError.write("error: \(error)\n") }
@@ -40,11 +44,16 @@ struct MetadataCommand: ParsableCommand {
                     print("\(entry.path):")
                     print("  caption: \(captions.caption.map { "\"\($0)\" (\(captions.source!.rawValue))" } ?? "none")")
                     if let altText = captions.altText { print("  alt text: \"\(altText)\"") }
+                    if let sidecar = entry.sidecar {
+                        print("  sidecar \(sidecar.path): caption \(sidecar.captions.caption.map { "\"\($0)\"" } ?? "none")"
+                              + (sidecar.captions.altText.map { ", alt text \"\($0)\"" } ?? ""))
+                    }
+                    if captions.isBasicDescription { print("  (a basic description, measured by Memora, not written by a model or a person)") }
                     if captions.copiesDisagree { print("  note: the XMP, EXIF and IPTC copies disagree; MWG would read \(captions.mwgSource?.rawValue ?? "none")") }
                     for (source, value) in captions.boilerplate.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                         print("  ignored \(source.rawValue) boilerplate: \"\(value)\"")
                     }
-                    if let date = metadata.dateTaken { print("  taken: \(date.date) (\(date.source))") }
+                    if let date = metadata.dateTaken { print("  taken: \(date.iso8601) (\(date.source))") }
                     if let gps = metadata.gps { print("  GPS: \(gps.latitude), \(gps.longitude)") }
                     if !metadata.people.isEmpty { print("  people: \(metadata.people.joined(separator: ", "))") }
                 }
@@ -64,7 +73,7 @@ struct MetadataCommand: ParsableCommand {
         @Flag(help: "Write an XMP sidecar (photo.heic.xmp, or an existing photo.xmp) and leave the photo untouched (any format).")
         var sidecar = false
         @Option(help: "How many files to work on at once (default: two per core, at most 8).") var jobs = CaptionWriter.defaultConcurrency
-        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF, AVIF; any format with --sidecar).") var files: [String]
+        @OptionGroup var input: FileArguments
 
         func validate() throws {
             guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
@@ -73,6 +82,7 @@ struct MetadataCommand: ParsableCommand {
         }
 
         func run() throws {
+            let files = try input.files()
             let update = CaptionUpdate(caption: caption, altText: altText)
             if sidecar {
                 try MetadataCommand.forEach(files) { file in
@@ -96,13 +106,14 @@ struct MetadataCommand: ParsableCommand {
         @OptionGroup var database: DatabaseOptions
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
         @Option(help: "How many files to work on at once (default: two per core, at most 8).") var jobs = CaptionWriter.defaultConcurrency
-        @Argument(help: "Image files (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF, AVIF).") var files: [String]
+        @OptionGroup var input: FileArguments
 
         func validate() throws {
             guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         }
 
         func run() throws {
+            let files = try input.files()
             let editor = CaptionEditor(database: try database.open())
             try MetadataCommand.report { completed in
                 editor.stripLocation(fromEach: files, concurrency: jobs, keepModificationTime: keepMtime, completed: completed)
@@ -152,13 +163,14 @@ struct MetadataCommand: ParsableCommand {
         @Option(help: "The level to return to (0: the photo before Memora; default: the one before the last write).") var to: Int?
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
         @Flag(help: "Answer yes to the question --to 0 asks (for scripts).") var yes = false
-        @Argument(help: "Image files.") var files: [String]
+        @OptionGroup var input: FileArguments
 
         func validate() throws {
             if to == 0 { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photos and") }
         }
 
         func run() throws {
+            let files = try input.files()
             if to == 0 {
                 try Confirmation.confirm("Put \(files.count) photo(s) back as they were before Memora, taking away everything Memora wrote to them?",
                                          unless: yes, command: "memora metadata restore")

@@ -186,13 +186,14 @@ struct VaultCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Encrypt photos into the vault (the originals are left as they are).")
         @OptionGroup var options: VaultOptions
-        @Argument(help: "Photo files.") var files: [String]
+        @OptionGroup var input: FileArguments
         @Option(help: "A tag to attach (repeatable).") var tag: [String] = []
         @Flag(help: "Remove the location (EXIF GPS, XMP and IPTC location fields) from the encrypted copy, in memory; the original file is left as it is.")
         var stripLocation = false
         @Flag(help: "Print the added records as JSON.") var json = false
 
         func run() throws {
+            let files = try input.files()
             let vault = try options.open()
             let progress = ProgressReporter(title: "vault add", total: files.count)
             let results = VaultImport(stripsLocation: stripLocation, tags: tag).add(files, to: vault) { completed, file in

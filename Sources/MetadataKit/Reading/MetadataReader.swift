@@ -266,3 +266,21 @@ struct TagIndex {
         return (items.first { $0.language == "x-default" } ?? items.first)?.value
     }
 }
+
+extension MetadataReader {
+    /// The captions of the photo's XMP sidecar (`photo.jpg.xmp`, else Lightroom's `photo.xmp`),
+    /// when it has one; nil when it has none.
+    public static func sidecarCaptions(for path: String) throws(MetadataError) -> SidecarCaptions? {
+        let sidecar = CaptionWriter.sidecarPath(for: path)
+        guard FileAccess.exists(sidecar) else { return nil }
+        return SidecarCaptions(path: sidecar, captions: try read(try FileAccess.read(sidecar), source: sidecar).captions)
+    }
+}
+
+/// The captions an XMP sidecar holds for a photo.
+public struct SidecarCaptions: Sendable, Hashable, Codable {
+    /// The sidecar file.
+    public var path: String
+    /// Its captions (XMP only).
+    public var captions: CaptionReading
+}

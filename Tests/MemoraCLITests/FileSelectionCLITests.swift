@@ -1,0 +1,46 @@
+import Foundation
+import MemoraSystem
+import MetadataKit
+import Testing
+
+/// Folders, -r, --ext and `-` (paths on standard input) for metadata read/write/strip-location and vault add.
+@Suite("memora file selection, end to end")
+struct FileSelectionCLITests {
+    @Test("a folder's photos (not its text files, not its subfolders without -r), -r, --ext, and paths from standard input")
+    func metadataOnFolders() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let top = try cli.photo("photos/top.jpg")
+        let nested = try cli.photo("photos/2019/nested.jpg", seed: 2)
+        try AtomicFileWriter.write(Array("notes".utf8), to: cli.folder + "/photos/notes.txt")
+        let folder = cli.folder + "/photos"
+
+        let flat = try cli.run("metadata", "write", "--caption", "Flat.", folder)
+        #expect(flat.status == 0, "\(flat)")
+        #expect(try MetadataReader.read(contentsOf: top).captions.caption == "Flat.")
+        #expect(try MetadataReader.read(contentsOf: nested).captions.caption == nil, "subfolders need -r")
+
+        let deep = try cli.run("metadata", "write", "--caption", "Deep.", "-r", folder)
+        #expect(deep.status == 0 && deep.out.contains(nested) && !deep.out.contains("notes.txt"), "\(deep)")
+        #expect(try MetadataReader.read(contentsOf: nested).captions.caption == "Deep.")
+
+        let none = try cli.run("metadata", "read", "--ext", "png", "-r", folder)
+        #expect(none.status == 64 && none.err.contains("no photos found"), "\(none)")
+
+        let listed = try cli.run(executable: cli.executable, ["metadata", "read", "-"], input: nested + "\n")
+        #expect(listed.status == 0 && listed.out.hasPrefix(nested + ":") && !listed.out.contains(top), "\(listed)")
+    }
+
+    @Test("vault add takes a folder (it was refused)")
+    func vaultAddFolder() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        _ = try cli.photo("photos/a.jpg")
+        _ = try cli.photo("photos/b.jpg", seed: 2)
+        let vault = cli.folder + "/vault", key = cli.folder + "/vault.key"
+        #expect(try cli.run("vault", "init", "--vault", vault, "--key-file", key).status == 0)
+        let added = try cli.run("vault", "add", "--vault", vault, "--key-file", key, "--json", cli.folder + "/photos")
+        #expect(added.status == 0, "\(added)")
+        #expect((try JSONSerialization.jsonObject(with: Data(added.out.utf8)) as? [[String: Any]])?.count == 2)
+    }
+}
