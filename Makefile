@@ -2,7 +2,9 @@
 SWIFT ?= swift
 DEMO_DIR ?= demo-output
 
-.PHONY: demo test bench deps build release lint clean
+PREFIX ?= /usr/local
+
+.PHONY: demo test bench deps build release lint clean install
 
 ## Install missing Debian packages (as root) or print the command, then build.
 deps:
@@ -29,6 +31,19 @@ lint:
 ## Benchmarks against peers measured in the same run (release build; installs Pillow with pip if missing).
 bench: deps
 	@scripts/bench.sh
+
+## Install memora, its manual pages (one per command) and its bash, zsh and fish completions
+## under $(PREFIX) ($(DESTDIR) in front, for packaging).
+install: release
+	$(SWIFT) package generate-manual --multi-page
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 .build/release/memora $(DESTDIR)$(PREFIX)/bin/memora
+	install -m 644 .build/plugins/GenerateManual/outputs/memora/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	.build/release/memora --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/memora
+	.build/release/memora --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_memora
+	.build/release/memora --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/memora.fish
 
 clean:
 	rm -rf .build $(DEMO_DIR)

@@ -1,4 +1,6 @@
 public import Foundation
+internal import MemoraSystem
+import MetadataKit
 
 /// Which models captioning may use, and where they are: what `memora caption`'s flags, the
 /// environment and the secrets file say, as one value a front end builds and the library turns
@@ -66,7 +68,11 @@ public struct CaptionConfiguration: Sendable, Hashable {
     /// fallback), plus Gemini or GPT for those modes, with keys from the environment or the secrets
     /// file, and the basic description last when ``fallback`` allows it.
     public func makeSelector(preferences: CaptionPreferences) throws(MemoraError) -> ModelSelector {
-        let mode = effectiveMode(preferences: preferences)
+        try makeSelector(mode: effectiveMode(preferences: preferences))
+    }
+
+    /// The selector for this configuration in `mode`.
+    func makeSelector(mode: CaptionMode) throws(MemoraError) -> ModelSelector {
         let store = ChainedSecretStore([EnvironmentSecretStore(environment: environment),
                                         FileSecretStore(path: secretsPath ?? FileSecretStore.defaultPath)])
         let localEndpoint = (mode == .onDevice ? endpoint : nil)
@@ -89,5 +95,35 @@ public struct CaptionConfiguration: Sendable, Hashable {
                                          model: model ?? OpenAICaptionGenerator.defaultModel, apiKey: try store.secret(.openAIAPIKey))
         }
         return ModelSelector(mode: mode, local: [local], gemini: gemini, gpt: gpt, basic: fallback == .basic ? BasicDescriptionGenerator() : nil)
+    }
+}
+
+extension CaptionConfiguration {
+    /// Describes one photo with this configuration's models, in one call: no database, no queue,
+    /// nothing written. The mode is ``mode``, else on-device. Throws ``MemoraError/Code/noModel``
+    /// when no model can run (and ``fallback`` does not allow the basic description), and the
+    /// error of the last model tried when every model failed. To write the result into the photo:
+    /// `CaptionWriter.write(CaptionUpdate(caption: result.description, altText: result.altText,
+    /// isBasicDescription: result.model.provider == .basicDescription), to: path)`; for many
+    /// photos, with history, retries and crash safety, run a ``CaptionJob``.
+    public func describe(file path: String) async throws(MemoraError) -> GeneratedCaption {
+        guard FileSystem.exists(path) else { throw .notFound(path: path) }
+        let selector = try makeSelector(mode: mode ?? .onDevice)
+        try await selector.requireModel()
+        let metadata = try? MetadataReader.read(contentsOf: path)
+        return try await selector.caption(CaptionRequest(path: path, metadata: metadata)).caption
+    }
+
+    /// ``describe(file:)`` for a photo held in memory: written to a private temporary file
+    /// (0600, removed afterwards) for the generators to read.
+    public func describe(bytes: [UInt8]) async throws(MemoraError) -> GeneratedCaption {
+        let path = FileManager.default.temporaryDirectory.path + "/memora-describe-" + UUID().uuidString
+        do {
+            try AtomicFileWriter.write(bytes, to: path, options: AtomicFileWriter.Options(permissions: .exactly(0o600), replacesExisting: false))
+        } catch {
+            throw .io(path: path, reason: error.reason, systemCode: error.code)
+        }
+        defer { try? FileSystem.remove(path) }
+        return try await describe(file: path)
     }
 }

@@ -25,6 +25,10 @@ struct MemoraCommand: AsyncParsableCommand {
     /// message with control characters escaped (a file name cannot fake output lines or drive the
     /// terminal); the argument parser's own errors, help and version are printed as it prints them.
     static func main() async {
+        if let suggestion = CommandSuggestion.forMistyped(Array(CommandLine.arguments.dropFirst()), in: Self.self) {
+            StandardError.write(suggestion + "\n")
+            exit(withError: ExitCode.validationFailure)
+        }
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {

@@ -44,3 +44,24 @@ struct FileSelectionCLITests {
         #expect((try JSONSerialization.jsonObject(with: Data(added.out.utf8)) as? [[String: Any]])?.count == 2)
     }
 }
+
+/// "Did you mean" for mistyped commands, and the completion scripts `make install` puts in place.
+@Suite("memora helps with typos, end to end")
+struct TypoCLITests {
+    @Test("a mistyped command or subcommand gets the nearest name (exit 64); a command's own arguments are not mistaken for one")
+    func didYouMean() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let top = try cli.run("captoin", "photos")
+        #expect(top.status == 64 && top.err.contains("Did you mean 'caption'?"), "\(top)")
+        let nested = try cli.run("vault", "ad", "x.jpg")
+        #expect(nested.status == 64 && nested.err.contains("Did you mean 'add'?") && nested.err.contains("rotate-key"), "\(nested)")
+        let far = try cli.run("xyzzy")
+        #expect(far.status == 64 && !far.err.contains("Did you mean") && far.err.contains("caption, queue"), "\(far)")
+        let photo = try cli.photo("a.jpg")
+        #expect(try cli.run("metadata", "read", photo).status == 0)
+        #expect(try cli.run("index", "--db", cli.folder + "/index.sqlite", cli.folder).status == 0, "a default subcommand's argument")
+        let bash = try cli.run("--generate-completion-script", "bash")
+        #expect(bash.status == 0 && bash.out.contains("caption") && bash.out.contains("strip-location"))
+    }
+}

@@ -81,6 +81,31 @@ struct WeakCaptionTests {
         #expect(third.summary.captioned == 0)
     }
 
+    @Test("one call describes a file or bytes with a configuration, writing nothing; no model and no fallback is noModel")
+    func describeInOneCall() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let photo = try makeCameraJPEG(in: folder)
+        let before = try Data(contentsOf: URL(fileURLWithPath: photo))
+        let server = LoopbackModelServer(flavor: .ollama)
+        let url = try await server.start()
+        defer { Task { await server.stop() } }
+        let configuration = CaptionConfiguration(mode: .onDevice, endpoint: url, model: "llava", environment: [:])
+        let described = try await configuration.describe(file: photo)
+        #expect(described.description == "A red kite above a green hill." && described.model.identifier == "ollama:llava")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == before, "nothing written")
+        let fromBytes = try await configuration.describe(bytes: [UInt8](before))
+        #expect(fromBytes.description == described.description)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("memora-describe-") }.isEmpty, "the temporary copy is gone")
+
+        let refused = try await LoopbackModelServer.refusedURL()
+        let none = CaptionConfiguration(mode: .onDevice, endpoint: refused, environment: [:])
+        await #expect { _ = try await none.describe(file: photo) } throws: { ($0 as? MemoraError)?.code == .noModel }
+        let basic = try await CaptionConfiguration(mode: .onDevice, endpoint: refused, environment: [:], fallback: .basic).describe(file: photo)
+        #expect(basic.model.provider == .basicDescription && basic.altText != basic.description)
+    }
+
     @Test("the basic description names people, counts faces, gives month and place and colours a person would use; its alt text is its own")
     func betterBasicDescription() throws {
         // A tan shape on a red rug.
