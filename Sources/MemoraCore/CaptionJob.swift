@@ -1,5 +1,6 @@
 import Foundation
 internal import MemoraSystem
+import MetadataKit
 
 /// The main job, as `memora caption`, `memora demo`, the benchmark and an app run it: take the
 /// queue's worker lock, finish photos an earlier run left half-done, queue the photos under the
@@ -150,6 +151,48 @@ public struct CaptionJob: Sendable {
         let failures = try queue.items(status: .failed).map { $0.failureDescription ?? "\($0.assetURI): failed" }
         return Report(mode: selector.mode, ignoredConstraints: ignoresConstraints, chain: selector.chain.map(\.identifier), scan: scan,
                       summary: summary, failures: failures, unavailable: await selector.unavailable, photos: results.all)
+    }
+}
+
+extension CaptionJob {
+    /// What a run over `paths` would do, decided as the run decides, with nothing queued or
+    /// written (a dry run): for each photo, `would-caption` (with the model that would be tried
+    /// first) or `skipped` with the reason. Throws ``MemoraError/Code/noModel`` when no model could run.
+    public func plan(paths: [String]) async throws(MemoraError) -> [PhotoResult] {
+        if let missing = paths.first(where: { !FileSystem.exists($0) }) { throw MemoraError.notFound(path: missing) }
+        let selector: ModelSelector
+        switch models {
+        case .configured(let configuration): selector = try configuration.makeSelector(preferences: try database.preferences())
+        case .selector(let given): selector = given
+        }
+        let model = try await selector.requireModel() ?? selector.chain.last
+        let pipeline = CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting)
+        let history = PhotoHistory(database: database)
+        var results: [PhotoResult] = []
+        for path in paths.flatMap(GalleryScanner.files(under:)) where GalleryScanner.isPhoto(path) {
+            let asset = ProcessingQueue.assetID(for: path)
+            if try history.hasManualCaption(forPath: asset) {
+                results.append(PhotoResult(path: path, outcome: .skipped(reason: "a person wrote this photo's caption; automatic processing never replaces it")))
+                continue
+            }
+            let captions: CaptionReading
+            do { captions = try MetadataReader.read(contentsOf: path).captions } catch {
+                results.append(PhotoResult(path: path, outcome: .failed(error: error.description, willRetry: false)))
+                continue
+            }
+            var result = PhotoResult(path: path, outcome: .skipped(reason: ""))
+            if let (reason, _) = try pipeline.leavesAlone(captions, asset: asset, force: force) {
+                result.reason = reason
+            } else if captions.isBasicDescription, model?.provider == .basicDescription {
+                result.reason = "it holds a basic description, and no model that could replace it can run"
+            } else {
+                result.outcome = "would-caption"
+                result.reason = nil
+                result.model = model?.identifier
+            }
+            results.append(result)
+        }
+        return results
     }
 }
 

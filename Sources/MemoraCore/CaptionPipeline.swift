@@ -76,19 +76,9 @@ public struct CaptionPipeline: Sendable {
                 // Only what can succeed is tried again (a file that changed meanwhile, a transient system error).
                 return try failure(item, type: "read", message: error.description, final: !error.isRetryable)
             }
-            // Memora's basic description is replaced by any real caption; Memora's own caption only
-            // with `force`; a caption Memora did not write only when the user asked for that.
-            if let existing = metadata.captions.caption, !metadata.captions.isBasicDescription {
-                let ours = try history.captionEntry(forPath: asset)?.caption
-                if existing == ours, !item.force {
-                    try queue.skip(item.id, reason: "already captioned by Memora", tag: "already-captioned")
-                    return .skipped(reason: "already captioned by Memora")
-                }
-                if existing != ours, !replacesExisting {
-                    let reason = "the photo already has a caption that Memora did not write (from \(metadata.captions.source?.rawValue ?? "metadata")); automatic captioning never replaces it, --force included (to replace such captions: memora caption --replace-existing, which asks first)"
-                    try queue.skip(item.id, reason: reason, tag: "existing-caption")
-                    return .skipped(reason: reason)
-                }
+            if let (reason, tag) = try leavesAlone(metadata.captions, asset: asset, force: item.force) {
+                try queue.skip(item.id, reason: reason, tag: tag)
+                return .skipped(reason: reason)
             }
             let selection: ModelSelector.Selection
             do {
@@ -110,6 +100,19 @@ public struct CaptionPipeline: Sendable {
             database.logError(asset: asset, type: "database", message: "\(error)")
             return .failed(error: "\(error)", willRetry: true)
         }
+    }
+
+    /// Why a photo with these captions is left alone (and the queue's tag for it), or nil when it
+    /// is captioned: Memora's basic description is replaced by any real caption; Memora's own
+    /// caption only with `force`; a caption Memora did not write only with ``replacesExisting``.
+    func leavesAlone(_ captions: CaptionReading, asset: String, force: Bool) throws(MemoraError) -> (reason: String, tag: String)? {
+        guard let existing = captions.caption, !captions.isBasicDescription else { return nil }
+        let ours = try history.captionEntry(forPath: asset)?.caption
+        if existing == ours, !force { return ("already captioned by Memora", "already-captioned") }
+        if existing != ours, !replacesExisting {
+            return ("the photo already has a caption that Memora did not write (from \(captions.source?.rawValue ?? "metadata")); automatic captioning never replaces it, --force included (to replace such captions: memora caption --replace-existing, which asks first)", "existing-caption")
+        }
+        return nil
     }
 
     /// Writes the caption when the file does not hold it yet (recording it in the history, with

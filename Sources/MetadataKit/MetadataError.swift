@@ -30,6 +30,8 @@ public struct MetadataError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let changed = Code(rawValue: "changed")
         /// Another file-system operation failed; the original is intact and no temporary file is left.
         public static let io = Code(rawValue: "io")
+        /// A dry run stopped where the photo would have been replaced (internal to ``CaptionWriter/check(_:in:)``).
+        static let checkedOnly = Code(rawValue: "checked-only")
     }
 
     /// What kind of failure it is.

@@ -94,6 +94,12 @@ struct CaptionCommand: AsyncParsableCommand {
     @Flag(help: "Keep the photos' modification times.")
     var keepMtime = false
 
+    @Flag(help: "Say what would be done (which photos would be captioned, which left alone and why), without queueing, asking a model or writing anything.")
+    var dryRun = false
+
+    @Flag(name: [.customShort("q"), .long], help: "Print nothing but errors and the final summary line.")
+    var quiet = false
+
     @Flag(help: "Run now even when the preferences' constraints (charging_only, wifi_only) do not hold.")
     var now = false
 
@@ -117,8 +123,22 @@ struct CaptionCommand: AsyncParsableCommand {
         }
         let job = CaptionJob(database: try database.open(), models: .configured(try models.configuration), force: force,
                              replacesExisting: replaceExisting, keepsModificationTime: keepMtime, ignoresConstraints: now, maxWait: maxWait)
-        let report = try await job.run(paths: paths, onEvent: json ? { _ in } : Self.progressDisplay())
-        if json { try printJSON(report) } else { Self.printSummary(report) }
+        if dryRun {
+            let plan = try await job.plan(paths: paths)
+            if json { try printJSON(plan); return }
+            for photo in plan {
+                switch photo.outcome {
+                case "would-caption": print("\(photo.path): would be captioned (\(photo.model ?? "no model"))")
+                case "skipped": print("\(photo.path): left alone: \(photo.reason ?? "")")
+                default: print("\(photo.path): cannot be read: \(photo.reason ?? "")")
+                }
+            }
+            let count = plan.count { $0.outcome == "would-caption" }
+            StandardError.write("memora caption --dry-run: \(count) would be captioned, \(plan.count - count) left alone or unreadable; nothing written\n")
+            return
+        }
+        let report = try await job.run(paths: paths, onEvent: json || quiet ? { _ in } : Self.progressDisplay())
+        if json { try printJSON(report) } else if !quiet { Self.printSummary(report) }
         let summary = report.summary
         let done = summary.captioned + summary.recovered
         StandardError.write("memora caption: \(done) captioned, \(summary.skipped) left alone, \(report.failures.count) failed\n")

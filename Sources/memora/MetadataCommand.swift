@@ -73,6 +73,7 @@ struct MetadataCommand: ParsableCommand {
         @Flag(help: "Write an XMP sidecar (photo.heic.xmp, or an existing photo.xmp) and leave the photo untouched (any format).")
         var sidecar = false
         @Option(help: "How many files to work on at once (default: two per core, at most 8).") var jobs = CaptionWriter.defaultConcurrency
+        @OptionGroup var output: WriteOutputOptions
         @OptionGroup var input: FileArguments
 
         func validate() throws {
@@ -84,15 +85,26 @@ struct MetadataCommand: ParsableCommand {
         func run() throws {
             let files = try input.files()
             let update = CaptionUpdate(caption: caption, altText: altText)
+            if output.dryRun {
+                try MetadataCommand.forEach(files, printing: false) { file in
+                    if sidecar {
+                        print("\(file): would write the caption to the sidecar \(CaptionWriter.sidecarPath(for: file))")
+                    } else {
+                        _ = try CaptionWriter.check(update, in: file)
+                        print("\(file): would write the caption (edited and verified in memory; nothing written)")
+                    }
+                }
+                return
+            }
             if sidecar {
                 try MetadataCommand.forEach(files) { file in
                     let written = try CaptionWriter.writeSidecar(update, for: file)
-                    StandardError.write("\(file): caption written to the sidecar \(written)\n")
+                    if !output.quiet { StandardError.write("\(file): caption written to the sidecar \(written)\n") }
                 }
                 return
             }
             let editor = CaptionEditor(database: try database.open())
-            try MetadataCommand.report { completed in
+            try MetadataCommand.report(quiet: output.quiet) { completed in
                 editor.write(update, toEach: files, concurrency: jobs, keepModificationTime: keepMtime, completed: completed)
             }
         }
@@ -106,6 +118,7 @@ struct MetadataCommand: ParsableCommand {
         @OptionGroup var database: DatabaseOptions
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
         @Option(help: "How many files to work on at once (default: two per core, at most 8).") var jobs = CaptionWriter.defaultConcurrency
+        @OptionGroup var output: WriteOutputOptions
         @OptionGroup var input: FileArguments
 
         func validate() throws {
@@ -114,8 +127,16 @@ struct MetadataCommand: ParsableCommand {
 
         func run() throws {
             let files = try input.files()
+            if output.dryRun {
+                try MetadataCommand.forEach(files, printing: false) { file in
+                    print(try CaptionWriter.checkStripLocation(in: file)
+                          ? "\(file): would remove its location (edited and verified in memory; nothing written)"
+                          : "\(file): holds no location; nothing to do")
+                }
+                return
+            }
             let editor = CaptionEditor(database: try database.open())
-            try MetadataCommand.report { completed in
+            try MetadataCommand.report(quiet: output.quiet) { completed in
                 editor.stripLocation(fromEach: files, concurrency: jobs, keepModificationTime: keepMtime, completed: completed)
             }
         }
@@ -140,13 +161,14 @@ struct MetadataCommand: ParsableCommand {
     /// Runs a batch write, printing each file as it succeeds and one `error:` line for each
     /// failure, and exits non-zero at the end if any failed.
     static func report(
+        quiet: Bool = false,
         _ run: (@escaping @Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)]
     ) throws {
         let output = NSLock()
         let results = run { path, result in
             output.withLock {
                 switch result {
-                case .success: print(path)
+                case .success: if !quiet { print(path) }
                 case .failure(let error): StandardError.write("error: \(error)\n")
                 }
             }
@@ -181,4 +203,13 @@ struct MetadataCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// `--dry-run` and `--quiet` for commands that write photos.
+struct WriteOutputOptions: ParsableArguments {
+    @Flag(help: "Check each photo as the write would (read, edit and verify in memory) and say what would be done; write nothing.")
+    var dryRun = false
+
+    @Flag(name: [.customShort("q"), .long], help: "Print nothing but errors (the exit status says how it went).")
+    var quiet = false
 }

@@ -65,3 +65,38 @@ struct TypoCLITests {
         #expect(bash.status == 0 && bash.out.contains("caption") && bash.out.contains("strip-location"))
     }
 }
+
+/// --dry-run says what would be done and writes nothing; --quiet prints only errors.
+@Suite("memora --dry-run and --quiet, end to end")
+struct DryRunCLITests {
+    @Test("caption, metadata write and strip-location with --dry-run leave every byte and the database's queue as they were")
+    func dryRuns() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let fresh = try cli.photo("photos/fresh.jpg")
+        let captioned = try cli.photo("photos/captioned.jpg", seed: 2)
+        try CaptionWriter.write(CaptionUpdate(caption: "Lake Annecy."), to: captioned)
+        let before = try [fresh, captioned].map { try SystemFile($0).readAll() }
+        let db = cli.folder + "/memora.sqlite"
+
+        let plan = try cli.run("caption", "--dry-run", "--fallback", "basic", "--db", db, cli.folder + "/photos")
+        #expect(plan.status == 0 && plan.out.contains("fresh.jpg: would be captioned (basic:basic-description)"), "\(plan)")
+        #expect(plan.out.contains("captioned.jpg: left alone: the photo already has a caption that Memora did not write"), "\(plan)")
+        let noModel = try cli.run("caption", "--dry-run", "--db", db, cli.folder + "/photos")
+        #expect(noModel.status == 2 && noModel.err.contains("no caption model can run"), "the run would fail, and so does its dry run")
+        let queue = try cli.run("queue", "status", "--db", db, "--json")
+        #expect(queue.out.contains("\"pending\" : 0") && queue.out.contains("\"completed\" : 0"), "nothing queued: \(queue.out)")
+
+        let write = try cli.run("metadata", "write", "--dry-run", "--caption", "New.", fresh)
+        #expect(write.status == 0 && write.out.contains("would write the caption"), "\(write)")
+        let strip = try cli.run("metadata", "strip-location", "--dry-run", fresh)
+        #expect(strip.status == 0 && strip.out.contains("holds no location"), "\(strip)")
+        let refused = try cli.run("metadata", "write", "--dry-run", "--caption", "New.", cli.folder + "/missing.jpg")
+        #expect(refused.status == 2, "a dry run fails where the write would: \(refused)")
+        #expect(try [fresh, captioned].map { try SystemFile($0).readAll() } == before, "nothing written")
+
+        let quiet = try cli.run("metadata", "write", "-q", "--caption", "Quiet.", fresh)
+        #expect(quiet.status == 0 && quiet.out.isEmpty && quiet.err.isEmpty, "\(quiet)")
+        #expect(try MetadataReader.read(contentsOf: fresh).captions.caption == "Quiet.")
+    }
+}

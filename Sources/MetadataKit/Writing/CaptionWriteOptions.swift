@@ -8,6 +8,20 @@ public struct CaptionWriteOptions: Sendable {
     /// Called with the snapshot after verification and before the file is replaced, so a
     /// caller can store it first; an error thrown here cancels the write.
     public var beforeReplacing: (@Sendable (MetadataSnapshot) throws -> Void)?
+    /// A dry run: read, edit and verify, then stop where the photo would be replaced
+    /// (``CaptionWriter/check(_:in:)``).
+    var checksOnly = false
+
+    /// Called where the photo is about to be replaced: stops a dry run, else lets the caller
+    /// store the snapshot first.
+    func willReplace(_ snapshot: MetadataSnapshot, path: String) throws(MetadataError) {
+        if checksOnly { throw MetadataError(.checkedOnly, path: path, reason: "checked, not written", message: "\(path): checked, not written") }
+        do {
+            try beforeReplacing?(snapshot)
+        } catch {
+            throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
+        }
+    }
 
     /// Creates options.
     public init(keepModificationTime: Bool = false, beforeReplacing: (@Sendable (MetadataSnapshot) throws -> Void)? = nil) {

@@ -28,6 +28,30 @@ public enum CaptionWriter {
         try perform(.stripAllLocation, on: path, options: options)
     }
 
+    /// A dry run of ``write(_:to:options:)``: the photo is read, edited and verified in memory
+    /// exactly as a write would, and left untouched. Returns whether the write would change it;
+    /// throws what the write would throw.
+    public static func check(_ update: CaptionUpdate, in path: String) throws(MetadataError) -> Bool {
+        try check(.caption(update), path)
+    }
+
+    /// A dry run of ``stripLocation(from:options:)``: whether the photo holds a location the strip
+    /// would remove (edited and verified in memory, the photo untouched).
+    public static func checkStripLocation(in path: String) throws(MetadataError) -> Bool {
+        try check(.stripAllLocation, path)
+    }
+
+    private static func check(_ operation: MetadataOperation, _ path: String) throws(MetadataError) -> Bool {
+        var options = CaptionWriteOptions()
+        options.checksOnly = true
+        do {
+            _ = try perform(operation, on: path, options: options)
+            return false  // returned without reaching the replacement: nothing to change
+        } catch where error.code == .checkedOnly {
+            return true
+        }
+    }
+
     /// Reads, edits, verifies and atomically replaces one file (with a batch's write `buffers`).
     static func perform(_ operation: MetadataOperation, on path: String, options: CaptionWriteOptions,
                         buffers: FileAccess.Buffers? = nil) throws(MetadataError) -> MetadataSnapshot {
@@ -46,11 +70,7 @@ public enum CaptionWriter {
             // Nothing to remove: the file is not touched at all.
             return .unchanged(path)
         }
-        do {
-            try options.beforeReplacing?(result)
-        } catch {
-            throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
-        }
+        try options.willReplace(result, path: path)
         try FileAccess.replace(path, with: updated, expected: original, identity: identity, keepModificationTime: options.keepModificationTime,
                                buffers: buffers)
         return result

@@ -32,11 +32,7 @@ extension CaptionWriter {
             keepModificationTime: options.keepModificationTime, buffers: buffers
         ) { middleCRC throws(MetadataError) in
             saved.imageDigest = Data(JPEGFile.digestBytes(CRC32.checksum(original.tail.dropFirst(gap), initial: middleCRC)))
-            do {
-                try options.beforeReplacing?(saved)
-            } catch {
-                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
-            }
+            try options.willReplace(saved, path: path)
         }
         return saved
     }
@@ -104,11 +100,7 @@ extension CaptionWriter {
             try replacement.write(edited.appended)
             crc = edited.appended.withUnsafeBytes { LibDeflate.crc32($0, initial: crc) }
             snapshot.imageDigest = Data(JPEGFile.digestBytes(crc))
-            do {
-                try options.beforeReplacing?(snapshot)
-            } catch {
-                throw .io(path: path, reason: "the snapshot could not be saved (\(error)), so the photo was not changed", isRetryable: true)
-            }
+            try options.willReplace(snapshot, path: path)
         }
         return snapshot
     }
