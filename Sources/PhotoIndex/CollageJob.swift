@@ -24,10 +24,13 @@ public struct CollageJob: Sendable {
     public var layout: CollageLayout
     /// 1 or 2 (twice the pixels).
     public var scale: Int
+    /// A title line, placed where it covers no face (``CollageTitle``).
+    public var title: CollageTitle?
 
     /// A collage of `request` from `database`.
-    public init(database: PhotoIndexDatabase, request: CollageRequest, layout: CollageLayout = .grid2x3, scale: Int = 1) {
+    public init(database: PhotoIndexDatabase, request: CollageRequest, layout: CollageLayout = .grid2x3, scale: Int = 1, title: CollageTitle? = nil) {
         self.database = database
+        self.title = title
         self.request = request
         self.layout = layout
         self.scale = scale
@@ -40,6 +43,7 @@ public struct CollageJob: Sendable {
         guard let format = format ?? CollageFileFormat(path: path) else {
             throw .invalidRequest("\(path): the collage's name must end in \(CollageFileFormat.acceptedExtensions) (the extension chooses the format)")
         }
+        if let title { _ = try title.checked() }
         if layout == .grid2x3 && request.count > 6 {
             throw .invalidRequest("the grid2x3 layout holds 6 photos, not \(request.count); use the dynamic layout for up to 10")
         }
@@ -49,7 +53,7 @@ public struct CollageJob: Sendable {
             throw .invalidRequest("no photo to make a collage from: " + selection.notes.joined(separator: "; ")
                 + " (see `memora index stats` for the years, places and people in the index)")
         }
-        let collage = try await CollageRenderer.render(selection, layout: layout, scale: scale, format: format)
+        let collage = try await CollageRenderer.render(selection, layout: layout, scale: scale, title: title, format: format)
         do {
             try AtomicFileWriter.write(collage.encoded, to: path)
         } catch {
