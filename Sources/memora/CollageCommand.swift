@@ -24,6 +24,7 @@ struct CollageCommand: AsyncParsableCommand {
     @Option(help: "1 or 2.") var scale = 1
     @Option(help: ArgumentHelp("The file to write; its extension chooses the format: .jpg, .jpeg, .png, .webp, .heic, .heif or .avif.", valueName: "file"))
     var out: String
+    @Option(help: ArgumentHelp("A title line (a date range, names), placed where it covers no face.", valueName: "text")) var title: String?
     @Flag(help: "Explain why each photo was chosen and why close candidates were not.") var explain = false
     @Flag(help: "Print the selection as JSON.") var json = false
 
@@ -35,6 +36,9 @@ struct CollageCommand: AsyncParsableCommand {
         if collageLayout == .grid2x3 && count > 6 { throw ValidationError("the grid2x3 layout holds 6 photos; use --layout dynamic for up to 10") }
         if near != nil, coordinates == nil { throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84") }
         guard minFaceShare > 0 && minFaceShare <= 1 else { throw ValidationError("--min-face-share is a fraction of the photo above 0 and at most 1 (0.15 is 15%)") }
+        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty || title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw ValidationError("--title is one line of text")
+        }
         guard CollageFileFormat(path: out) != nil else {
             throw ValidationError("--out \(TerminalText.escaped(out)): the name must end in \(CollageFileFormat.acceptedExtensions) (the extension chooses the format)")
         }
@@ -58,7 +62,7 @@ struct CollageCommand: AsyncParsableCommand {
         // A collage only reads the index: before `memora index` there is none, and none is created.
         let index = try PhotoIndexDatabase(path: database.db ?? PhotoIndexDatabase.defaultPath, creatingIfMissing: false)
         let result = try await CollageJob(database: index, request: request, layout: CollageLayout(rawValue: layout) ?? .grid2x3,
-                                          scale: scale).run(writingTo: out)
+                                          scale: scale, title: title.map { CollageTitle($0) }).run(writingTo: out)
         let (selection, rendered) = (result.selection, result.collage)
         for note in selection.notes { StandardError.write("note: \(note)\n") }
         if json { try printJSON(selection); return }

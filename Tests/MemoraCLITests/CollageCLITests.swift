@@ -128,3 +128,22 @@ struct CollageCLITests {
         }
     }
 }
+
+@Suite("memora collage --title, end to end")
+struct CollageTitleCLITests {
+    @Test("--title draws a line of text on the collage; an empty or multi-line title is a usage error")
+    func title() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let database = try cli.collageLibrary(count: 4)
+        let plain = cli.folder + "/plain.png", titled = cli.folder + "/titled.png"
+        #expect(try cli.run("collage", "--db", database, "--year", "2019", "--out", plain).status == 0)
+        let made = try cli.run("collage", "--db", database, "--year", "2019", "--title", "Summer 2019", "--out", titled)
+        #expect(made.status == 0, "\(made.err)")
+        let (before, after) = (try ImageDecoder.decode(try SystemFile(plain).readAll()), try ImageDecoder.decode(try SystemFile(titled).readAll()))
+        #expect(before.width == after.width && before.height == after.height && before.pixels != after.pixels)
+        for bad in ["", "two\nlines"] {
+            #expect(try cli.run("collage", "--db", database, "--year", "2019", "--title", bad, "--out", titled).status == 64, "\(bad)")
+        }
+    }
+}
