@@ -4,12 +4,12 @@
 //
 // The package is layered (see Docs/Architecture.md):
 //
-//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif (+ SQLite through GRDB)
+//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType (+ SQLite through GRDB)
 //   system layer    MemoraSystem (over CMemoraSystem): the only importer of a platform module
 //                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem;
 //                                                              VaultCrypto also MemoraDatabase)
-//   composition     PhotoIndex (MetadataKit, ImageKit)
+//   composition     PhotoIndex (MetadataKit, ImageKit; FreeType for a collage's title)
 //                   MemoraCore (everything above)
 //   test support    MemoraTesting (MemoraCore, FlyingFox)
 //   front ends      memora (CLI), memora-bench, loca-memory-probe (the bench's memory probe)
@@ -76,6 +76,10 @@ let package = Package(
         .systemLibrary(
             name: "CHeif", pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
+        // The collage's title line (PhotoIndex/FreeTypeFont.swift), in a font from fonts-dejavu-core.
+        .systemLibrary(
+            name: "CFreeType", pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev", "fonts-dejavu-core"]), .brew(["freetype"])]),
         // libexiv2 is C++: this target exports a plain `extern "C"` API and
         // catches every C++ exception before it can reach Swift.
         .systemLibrary(
@@ -116,7 +120,7 @@ let package = Package(
         .target(
             name: "PhotoIndex",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", .product(name: "GRDB", package: "GRDB.swift"),
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", "CFreeType", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
         .target(

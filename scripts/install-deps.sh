@@ -21,6 +21,8 @@ packages=(
   libwebp-dev         # ImageKit WebP
   libtiff-dev         # ImageKit TIFF
   libheif-dev         # ImageKit HEIC/AVIF (pulls in the x265 and aom encoders the tests use)
+  libfreetype-dev     # PhotoIndex: a collage's title line
+  fonts-dejavu-core   # PhotoIndex: the title's font (DejaVu Sans)
   libimage-exiftool-perl  # the MetadataKit tests check what we write with exiftool
   webp                # cwebp makes the WebP fixtures of the MetadataKit tests
 )

@@ -47,13 +47,17 @@ public struct CollageRequest: Sendable, Hashable, Codable {
     public var seed: UInt64
     /// Backup photos returned for photos that fail to load.
     public var extraCandidates: Int
+    /// For a person collage, the share of the photo the person's largest face box must exceed
+    /// (0 < share <= 1; the seed's 15%, ``CollageSelector/minimumFaceShare``).
+    public var minimumFaceShare: Double
     /// "Now", for the date ranges (injected for tests).
     public var now: Date
 
     /// Creates a request.
     public init(source: CollageSource, range: DateRangePreset = .allTime, count: Int = 6, seed: UInt64 = 0,
-                extraCandidates: Int = 4, now: Date = Date()) {
+                extraCandidates: Int = 4, minimumFaceShare: Double = CollageSelector.minimumFaceShare, now: Date = Date()) {
         self.source = source
+        self.minimumFaceShare = minimumFaceShare
         self.range = range
         self.count = count
         self.seed = seed
@@ -91,7 +95,7 @@ public struct ChosenPhoto: Sendable, Hashable, Codable {
     }
 }
 
-/// A candidate that was not chosen, with why.
+/// A candidate that was not chosen, or a photo that could not be drawn, with why.
 public struct RejectedPhoto: Sendable, Hashable, Codable {
     /// The photo's path.
     public var path: String
@@ -112,13 +116,18 @@ public struct CollageSelection: Sendable, Hashable, Codable {
     public var rejected: [RejectedPhoto]
     /// The quality threshold applied (0.5, or lower when too few photos passed).
     public var qualityThreshold: Double
-    /// Notes for the user ("only 4 photos; the collage has 4").
+    /// Notes for the user ("only 4 photos; the collage has 4"); when the collage has fewer
+    /// photos than asked for, the account of the photos left out (``CollageSelectionSummary/explanation``)
+    /// and, for a person, the face share that would let more in.
     public var notes: [String]
+    /// Every indexed photo of the source, counted by what became of it.
+    public var summary: CollageSelectionSummary?
 
     /// Creates a selection (for a front end that picks photos itself).
     public init(photos: [ChosenPhoto], extras: [ChosenPhoto] = [], rejected: [RejectedPhoto] = [], qualityThreshold: Double = CollageSelector.qualityThreshold,
-                notes: [String] = [], twins: [String: [ChosenPhoto]] = [:]) {
+                notes: [String] = [], twins: [String: [ChosenPhoto]] = [:], summary: CollageSelectionSummary? = nil) {
         self.photos = photos
+        self.summary = summary
         self.extras = extras
         self.twins = twins
         self.rejected = rejected
@@ -130,7 +139,8 @@ public struct CollageSelection: Sendable, Hashable, Codable {
 /// The seed's selection algorithm over the index:
 ///
 /// 1. candidates: readable photos of the source within the date range;
-/// 2. for a person, only photos where that person's face box covers more than 15% of the image;
+/// 2. for a person, only photos where that person's face box covers more than 15% of the image
+///    (``CollageRequest/minimumFaceShare``);
 /// 3. quality above 0.5; when fewer than `count` pass, the threshold steps down (0.4, 0.3,
 ///    0.2, 0.1, 0) and the result says so;
 /// 4. spread across the date range: the candidates' time span is cut into `count` equal
@@ -140,8 +150,12 @@ public struct CollageSelection: Sendable, Hashable, Codable {
 ///    seed gives the same collage on every platform and the next seed a different one);
 /// 6. no two near-duplicates (perceptual hashes within ``PerceptualHash/nearDuplicateDistance``);
 /// 7. the top `count` (default 6, at most 10), plus `extraCandidates` backups.
+///
+/// Every indexed photo of the source is counted by what became of it
+/// (``CollageSelection/summary``); when fewer photos than `count` are chosen, the notes say why
+/// the others were left out, group by group.
 public struct CollageSelector: Sendable {
-    /// The face share a person needs in a person collage (the seed's 15%).
+    /// The face share a person needs in a person collage by default (the seed's 15%).
     public static let minimumFaceShare = 0.15
     /// The seed's quality threshold.
     public static let qualityThreshold = 0.5
@@ -170,6 +184,15 @@ public struct CollageSelector: Sendable {
         var score = 0.0
     }
 
+    /// The candidates of a request, and how many of the source's photos were left out before the choice.
+    struct Candidates {
+        var candidates: [Candidate] = []
+        /// Photos of the source in the index, in any date range, readable or not.
+        var indexed = 0
+        var unreadable = 0
+        var outsideDateRange = 0
+    }
+
     /// A candidate left out: `reason`, followed by the path of `twin` for a near-duplicate.
     struct Rejection {
         var id: String
@@ -188,29 +211,49 @@ public struct CollageSelector: Sendable {
     /// snapshot of the index.
     public func select(_ request: CollageRequest) throws(PhotoIndexError) -> CollageSelection {
         guard (1...10).contains(request.count) else { throw .invalidRequest("a collage has 1 to 10 photos, not \(request.count)") }
+        guard request.minimumFaceShare > 0 && request.minimumFaceShare <= 1 else {
+            throw .invalidRequest("the minimum face share is a fraction of the photo above 0 and at most 1, not \(request.minimumFaceShare)")
+        }
         return try database.read { db in try choose(request, in: db) }
     }
 
     private func choose(_ request: CollageRequest, in db: Database) throws -> CollageSelection {
         var rejections: [Rejection] = []
-        var candidates = try loadCandidates(request, in: db)
+        let found = try loadCandidates(request, in: db)
+        var candidates = found.candidates
+        var summary = CollageSelectionSummary(source: request.source, range: request.range, minimumFaceShare: request.minimumFaceShare,
+                                              qualityThreshold: Self.qualityThreshold)
+        (summary.indexed, summary.unreadable, summary.outsideDateRange) = (found.indexed, found.unreadable, found.outsideDateRange)
+        // The person's largest face share in each photo the face rule left out (for the advice).
+        var smallFaces: [Double] = []
         if case .person(let name) = request.source {
+            let minimum = request.minimumFaceShare
             candidates = candidates.filter { candidate in
                 let share = candidate.faces.filter { $0.name?.caseInsensitiveCompare(name) == .orderedSame }.map(\.area).max() ?? 0
-                guard share > Self.minimumFaceShare else {
+                guard share > minimum else {
+                    if share == 0 { summary.noFaceBox += 1 } else { summary.faceTooSmall += 1; smallFaces.append(share) }
                     rejections.append(Rejection(id: candidate.id, reason: share == 0
                         ? "\(name) is named but has no face box in it"
-                        : String(format: "%@'s face covers %.0f%% of the photo (needs more than %.0f%%)", name, share * 100, Self.minimumFaceShare * 100)))
+                        : "\(name)'s face covers \(CollageSelectionSummary.percent(share)) of the photo (needs more than \(CollageSelectionSummary.percent(minimum)))"))
                     return false
                 }
                 return true
             }
         }
+        /// When fewer photos than asked for are chosen: the account of the others, and the face share that lets more in.
+        func shortfallNotes(chosen: Int) -> [String] {
+            guard chosen < request.count else { return [] }
+            if let (share, admits) = CollageSelectionSummary.suggestedFaceShare(shares: smallFaces, needed: request.count - chosen) {
+                (summary.suggestedFaceShare, summary.admittedBySuggestedFaceShare) = (share, admits)
+            }
+            return [summary.explanation] + (summary.faceShareAdvice.map { [$0] } ?? [])
+        }
         var notes: [String] = []
         guard !candidates.isEmpty else {
             let details = try loadDetails(of: rejections.map(\.id), facesOf: [], in: db)
+            notes = shortfallNotes(chosen: 0)
             return CollageSelection(photos: [], extras: [], rejected: Self.resolve(rejections, details), qualityThreshold: Self.qualityThreshold,
-                                    notes: ["no photo matches this source and date range"])
+                                    notes: notes, summary: summary)
         }
         // Seeded jitter, assigned in a stable order (by id) so it does not depend on the query's order.
         candidates.sort { $0.id < $1.id }
@@ -225,6 +268,8 @@ public struct CollageSelector: Sendable {
             threshold = lower
             passing = candidates.filter { $0.quality > threshold || lower == 0 }
         }
+        summary.qualityThreshold = threshold
+        summary.belowQuality = candidates.count - passing.count
         if threshold < Self.qualityThreshold {
             notes.append(String(format: "only %d photos score above 0.5; the quality threshold was relaxed to %.1f", candidates.filter { $0.quality > Self.qualityThreshold }.count, threshold))
         }
@@ -253,6 +298,7 @@ public struct CollageSelector: Sendable {
         // Near-duplicates left out, by the chosen photo they resemble: its stand-ins if it cannot be loaded.
         var twins: [String: [Candidate]] = [:]
         func setAside(_ candidate: Candidate, twinOf chosen: Candidate, reported: Bool = true) {
+            summary.nearDuplicates += 1
             if reported { rejections.append(Rejection(id: candidate.id, reason: "a near-duplicate of ", twin: chosen.id)) }
             if twins[chosen.id, default: []].count < Self.twinsPerPhoto { twins[chosen.id, default: []].append(candidate) }
         }
@@ -289,6 +335,7 @@ public struct CollageSelector: Sendable {
             // Candidates kept as backups are not reported as rejected.
         }
         let remaining = ranked.filter { !used.contains($0.id) }
+        (summary.chosen, summary.backups, summary.rankedLower) = (chosen.count, backups.count, remaining.count)
         unexplained += max(0, remaining.count - Self.explainedRejections)
         for candidate in remaining.prefix(Self.explainedRejections) {
             let rival = chosen.first { period($0.0) == period(candidate) }
@@ -297,6 +344,7 @@ public struct CollageSelector: Sendable {
         }
         if chosen.count < request.count {
             notes.append("only \(chosen.count) suitable photos; the collage has \(chosen.count)")
+            notes += shortfallNotes(chosen: chosen.count)
         }
         if unexplained > 0 { notes.append("\(unexplained) further candidates scored lower and are not listed") }
         let drawn = chosen.map(\.0.id) + backups.map(\.id) + twins.values.flatMap { $0.map(\.id) }
@@ -311,7 +359,7 @@ public struct CollageSelector: Sendable {
         let extras = backups.map { photo($0, reason: "a backup in case a chosen photo cannot be loaded") }
         let standIns = twins.mapValues { $0.map { photo($0, reason: "a near-duplicate, in case its twin cannot be loaded") } }
         return CollageSelection(photos: photos, extras: extras, rejected: Self.resolve(rejections, details), qualityThreshold: threshold, notes: notes,
-                                twins: standIns)
+                                twins: standIns, summary: summary)
     }
 
     /// The rejections with their paths (and their twins' paths).
@@ -324,7 +372,7 @@ public struct CollageSelector: Sendable {
 
     /// The candidates of the request's source and date range (the query is the photos table's:
     /// ``IndexedPhotoRecord/collageCandidates(_:in:)``).
-    private func loadCandidates(_ request: CollageRequest, in db: Database) throws -> [Candidate] {
+    private func loadCandidates(_ request: CollageRequest, in db: Database) throws -> Candidates {
         if case .place(let name) = request.source, PhotoIndexDatabase.placeParts(name).isEmpty {
             throw PhotoIndexError.invalidRequest("the place name is empty")
         }

@@ -239,11 +239,13 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
 // MARK: - Collage queries
 
 extension IndexedPhotoRecord {
-    /// The candidates of `request`'s source and date range: readable photos, from one query
-    /// (a year's from its covering index alone), plus one for the faces of a person collage.
-    /// A place's name must have at least one part (``PhotoIndexDatabase/placeParts(_:)``).
-    static func collageCandidates(_ request: CollageRequest, in db: Database) throws -> [CollageSelector.Candidate] {
-        var conditions = ["p.error IS NULL"]
+    /// The candidates of `request`'s source and date range (readable photos), from one query
+    /// over every indexed photo of the source (a year's from its covering index alone), which
+    /// also counts those left out as unreadable or outside the date range; plus one query for
+    /// the faces of a person collage. A place's name must have at least one part
+    /// (``PhotoIndexDatabase/placeParts(_:)``).
+    static func collageCandidates(_ request: CollageRequest, in db: Database) throws -> CollageSelector.Candidates {
+        var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         var join = ""
         switch request.source {
@@ -268,39 +270,48 @@ extension IndexedPhotoRecord {
         case .everything:
             break
         }
-        if let start = request.range.start(now: request.now) {
-            conditions.append("p.taken_at >= ? AND p.taken_at <= ?")
-            arguments += [milliseconds(start), milliseconds(request.now)]
-        }
-        var columns = "p.id, p.taken_at, p.quality, p.phash"
+        let start = request.range.start(now: request.now).map(milliseconds)
+        let end = milliseconds(request.now)
+        var columns = "p.id, p.taken_at, p.quality, p.phash, p.error IS NOT NULL"
         if case .area = request.source { columns += ", p.latitude, p.longitude" }
-        let sql = "SELECT \(columns) FROM photos p \(join) WHERE " + conditions.joined(separator: " AND ")
-        var candidates: [CollageSelector.Candidate] = []
+        let sql = "SELECT \(columns) FROM photos p \(join)" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+        var found = CollageSelector.Candidates()
         var positions: [String: Int] = [:]
         let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
         // Columns by position, in the order of the SELECT (a lookup by name costs more than the rest of the row).
         while let row = try rows.next() {
             if case .area(let latitude, let longitude, let radius) = request.source {
-                guard let lat: Double = row[4], let lon: Double = row[5],
+                guard let lat: Double = row[5], let lon: Double = row[6],
                       CollageSelector.kilometres(latitude, longitude, lat, lon) <= radius else { continue }
             }
-            let id: String = row[0]
+            found.indexed += 1
+            if row[4] as Bool {
+                found.unreadable += 1
+                continue
+            }
             let taken: Int64? = row[1]
+            if let start {
+                guard let taken, taken >= start, taken <= end else {
+                    found.outsideDateRange += 1
+                    continue
+                }
+            }
+            let id: String = row[0]
             let phash: Int64? = row[3]
-            positions[id] = candidates.count
-            candidates.append(CollageSelector.Candidate(id: id, takenAt: taken.map { date(milliseconds: $0) },
-                                                        quality: row[2] ?? 0, hash: phash.map { UInt64(bitPattern: $0) }, faces: []))
+            positions[id] = found.candidates.count
+            found.candidates.append(CollageSelector.Candidate(id: id, takenAt: taken.map { date(milliseconds: $0) },
+                                                              quality: row[2] ?? 0, hash: phash.map { UInt64(bitPattern: $0) }, faces: []))
         }
-        if case .person = request.source, !candidates.isEmpty {
-            let faceSQL = "SELECT f.photo_id, \(FaceRecord.boxColumns(of: "f")) FROM faces f JOIN photos p ON p.id = f.photo_id \(join) WHERE "
-                + conditions.joined(separator: " AND ") + " ORDER BY f.photo_id, f.ordinal"
+        if case .person = request.source, !found.candidates.isEmpty {
+            let faceSQL = "SELECT f.photo_id, \(FaceRecord.boxColumns(of: "f")) FROM faces f JOIN photos p ON p.id = f.photo_id \(join) WHERE p.error IS NULL"
+                + " ORDER BY f.photo_id, f.ordinal"
             let faceRows = try Row.fetchCursor(db, sql: faceSQL, arguments: StatementArguments(arguments))
             while let row = try faceRows.next() {
                 guard let index = positions[row[0]] else { continue }
-                candidates[index].faces.append(FaceRecord.box(row, from: 1))
+                found.candidates[index].faces.append(FaceRecord.box(row, from: 1))
             }
         }
-        return candidates
+        return found
     }
 
     /// Path and orientation of each of `ids`, and the faces of `facesOf`, 500 ids to a query.

@@ -10,8 +10,18 @@ public final class PhotoIndexDatabase: Sendable {
     public let path: String
 
     /// Opens (creating and migrating as needed) the index at `path`.
-    public init(path: String) throws(PhotoIndexError) {
+    public convenience init(path: String) throws(PhotoIndexError) {
+        try self.init(path: path, creatingIfMissing: true)
+    }
+
+    /// Opens the index at `path`, migrating it as needed. Without `creatingIfMissing`, an index
+    /// that does not exist yet (no file, or an empty one) is not created: ``PhotoIndexError/noIndex(path:isEmpty:)``
+    /// is thrown and nothing is written, which is what a reader of the index (a collage) wants.
+    public init(path: String, creatingIfMissing: Bool) throws(PhotoIndexError) {
         self.path = path
+        if !creatingIfMissing {
+            guard let status = FileSystem.statusIfPresent(of: path), status.size > 0 else { throw .noIndex(path: path) }
+        }
         do {
             try FileSystem.makeFolder(SystemPath.folder(of: path))
             var configuration = Configuration()
@@ -79,6 +89,11 @@ public final class PhotoIndexDatabase: Sendable {
     /// The photo stored at `path`, if indexed.
     public func photo(atPath path: String) throws(PhotoIndexError) -> IndexedPhoto? {
         try read { db in try IndexedPhotoRecord.filter(IndexedPhotoRecord.Columns.path == path).fetchOne(db)?.photo(in: db) }
+    }
+
+    /// How many photos the index holds, readable or not.
+    public func photoCount() throws(PhotoIndexError) -> Int {
+        try read { db in try IndexedPhotoRecord.fetchCount(db) }
     }
 
     /// Every indexed photo, by path.

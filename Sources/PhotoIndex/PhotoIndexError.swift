@@ -26,6 +26,8 @@ public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let unreadable = Code(rawValue: "unreadable")
         /// A request that cannot be met, with what to change.
         public static let invalidRequest = Code(rawValue: "invalid-request")
+        /// There is no photo index yet (or it holds no photo): run `memora index PHOTOS` first.
+        public static let noIndex = Code(rawValue: "no-index")
     }
 
     /// What kind of failure it is.
@@ -77,6 +79,13 @@ public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertibl
     /// A photo could not be read; `reason` must not repeat the path.
     public static func unreadable(path: String, reason: String) -> PhotoIndexError {
         PhotoIndexError(.unreadable, path: path, reason: reason, message: "\(path) could not be indexed: \(reason)")
+    }
+
+    /// There is no photo index at `path` yet, or it holds no photo; the message says to index the photos first.
+    public static func noIndex(path: String, isEmpty: Bool = false) -> PhotoIndexError {
+        PhotoIndexError(.noIndex, path: path, reason: isEmpty ? "the photo index has no photos yet" : "there is no photo index yet",
+                        message: (isEmpty ? "the photo index \(path) has no photos yet" : "there is no photo index at \(path) yet")
+                            + ": run `memora index PHOTOS` first (PHOTOS: the folder of your photos)")
     }
 
     /// A request that cannot be met; `message` says what to change.

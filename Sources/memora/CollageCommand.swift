@@ -14,13 +14,17 @@ struct CollageCommand: AsyncParsableCommand {
     @Option(help: "Photos whose place name matches (\"Lyon\" matches \"Lyon, France\").") var place: String?
     @Option(help: "Photos within --radius km of LAT,LON.") var near: String?
     @Option(help: "The radius for --near, in kilometres.") var radius: Double = 25
-    @Option(help: "Photos showing this person (their face must cover more than 15% of the photo).") var person: String?
+    @Option(help: "Photos showing this person (their face must cover more than --min-face-share of the photo).") var person: String?
+    @Option(help: ArgumentHelp("With --person: the share of the photo the person's face must exceed (above 0, at most 1).", valueName: "fraction"))
+    var minFaceShare = CollageSelector.minimumFaceShare
     @Option(help: "Only photos from: all-time, last-year, last-5-years.") var range = "all-time"
     @Option(help: "How many photos (1-10).") var count = 6
     @Option(help: "The shuffle seed: the same seed gives the same collage; shuffle with the next one.") var seed: UInt64 = 0
     @Option(help: "grid2x3 (1200x1500, 2x3) or dynamic (square, 2 or 3 columns).") var layout = "grid2x3"
     @Option(help: "1 or 2.") var scale = 1
-    @Option(help: "The JPEG to write.") var out: String
+    @Option(help: ArgumentHelp("The file to write; its extension chooses the format: .jpg, .jpeg, .png, .webp, .heic, .heif or .avif.", valueName: "file"))
+    var out: String
+    @Option(help: ArgumentHelp("A title line (a date range, names), placed where it covers no face.", valueName: "text")) var title: String?
     @Flag(help: "Explain why each photo was chosen and why close candidates were not.") var explain = false
     @Flag(help: "Print the selection as JSON.") var json = false
 
@@ -31,6 +35,13 @@ struct CollageCommand: AsyncParsableCommand {
         guard let collageLayout = CollageLayout(rawValue: layout) else { throw ValidationError("--layout is grid2x3 or dynamic") }
         if collageLayout == .grid2x3 && count > 6 { throw ValidationError("the grid2x3 layout holds 6 photos; use --layout dynamic for up to 10") }
         if near != nil, coordinates == nil { throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84") }
+        guard minFaceShare > 0 && minFaceShare <= 1 else { throw ValidationError("--min-face-share is a fraction of the photo above 0 and at most 1 (0.15 is 15%)") }
+        if let title, title.trimmingCharacters(in: .whitespaces).isEmpty || title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw ValidationError("--title is one line of text")
+        }
+        guard CollageFileFormat(path: out) != nil else {
+            throw ValidationError("--out \(TerminalText.escaped(out)): the name must end in \(CollageFileFormat.acceptedExtensions) (the extension chooses the format)")
+        }
     }
 
     /// `--near` as latitude and longitude, when it is two numbers in range.
@@ -46,9 +57,12 @@ struct CollageCommand: AsyncParsableCommand {
             guard let coordinates else { throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84") }
             source = .area(latitude: coordinates.latitude, longitude: coordinates.longitude, radiusKilometres: radius)
         }
-        let request = CollageRequest(source: source, range: DateRangePreset(rawValue: range) ?? .allTime, count: count, seed: seed)
-        let result = try await CollageJob(database: database.open(), request: request, layout: CollageLayout(rawValue: layout) ?? .grid2x3,
-                                          scale: scale).run(writingTo: out)
+        let request = CollageRequest(source: source, range: DateRangePreset(rawValue: range) ?? .allTime, count: count, seed: seed,
+                                     minimumFaceShare: minFaceShare)
+        // A collage only reads the index: before `memora index` there is none, and none is created.
+        let index = try PhotoIndexDatabase(path: database.db ?? PhotoIndexDatabase.defaultPath, creatingIfMissing: false)
+        let result = try await CollageJob(database: index, request: request, layout: CollageLayout(rawValue: layout) ?? .grid2x3,
+                                          scale: scale, title: title.map { CollageTitle($0) }).run(writingTo: out)
         let (selection, rendered) = (result.selection, result.collage)
         for note in selection.notes { StandardError.write("note: \(note)\n") }
         if json { try printJSON(selection); return }
@@ -58,6 +72,11 @@ struct CollageCommand: AsyncParsableCommand {
             for photo in selection.photos { print("  chosen \(photo.path): \(photo.reason)") }
             for photo in selection.extras { print("  backup \(photo.path)") }
             for photo in selection.rejected.prefix(20) { print("  not chosen \(photo.path): \(photo.reason)") }
+            if let summary = selection.summary {
+                print("  in all: \(summary.explanation)")
+                for group in summary.rejectedGroups { print("    \(group.count) \(group.reason)") }
+                if let advice = summary.faceShareAdvice, !selection.notes.contains(advice) { print("  \(advice)") }
+            }
         }
     }
 }
