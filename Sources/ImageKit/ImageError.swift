@@ -119,13 +119,15 @@ public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         ImageError(.corrupt, path: source, reason: "the image is damaged (\(detail))", libraryCode: libraryCode)
     }
 
-    /// The image is larger than the decoder's pixel limit (decompression-bomb guard).
+    /// The image is larger than the decoder's pixel limit (decompression-bomb guard). The message
+    /// is for the person using the program, so it names no API; a program that trusts the file
+    /// can raise ``DecodingOptions/maxPixelCount``.
     public static func tooLarge(source: String, width: Int, height: Int, limit: Int) -> ImageError {
         // A damaged header can claim sides whose product does not fit in an Int.
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         return ImageError(
             .tooLarge, path: source,
-            reason: "\(width)x\(height) is \(overflow ? "more than \(Int.max)" : "\(pixels)") pixels, over the limit of \(limit); raise DecodingOptions.maxPixelCount if you trust this file")
+            reason: "\(width)x\(height) is \(overflow ? "more than \(Int.max)" : "\(pixels)") pixels, more than the \(limit) Memora decodes to stay safe from images built to exhaust memory")
     }
 
     /// Encoding failed inside the codec.

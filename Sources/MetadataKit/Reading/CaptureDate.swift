@@ -18,9 +18,13 @@ public struct CaptureDate: Sendable, Hashable, Codable {
 
     /// The date in ISO 8601 as the photo's clock showed it, with its offset when the file records
     /// one ("2019-07-14T18:00:00+02:00"), else as UTC ("2019-07-14T16:00:00Z").
+    /// Fractions of a second (from `SubSecTimeOriginal`) are kept, to the millisecond.
     public var iso8601: String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone(identifier: "UTC")
+        if date.timeIntervalSinceReferenceDate.truncatingRemainder(dividingBy: 1) != 0 {
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        }
         return formatter.string(from: date)
     }
 
@@ -40,7 +44,10 @@ public struct CaptureDate: Sendable, Hashable, Codable {
     /// decoder's date strategy wrote it).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        if let text = try? container.decode(String.self, forKey: .date), let parsed = ISO8601DateFormatter().date(from: text) {
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let text = try? container.decode(String.self, forKey: .date),
+           let parsed = ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text) {
             date = parsed
         } else {
             date = try container.decode(Date.self, forKey: .date)
