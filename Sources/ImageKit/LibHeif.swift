@@ -139,16 +139,23 @@ enum LibHeif {
         error.message.map { String(cString: $0) } ?? "unknown libheif error"
     }
 
+    /// libheif's failure in words for the person using the program: its own message is the
+    /// decoder's ("Error parsing OBU data"), so only its code (``ImageError/libraryCode``) is kept.
     private static func imageError(_ error: heif_error, source: String) -> ImageError {
-        let text = message(error)
         let code = libraryCode(error)
         if error.subcode == heif_suberror_End_of_data {
-            return .truncated(source: source, detail: text, libraryCode: code)
+            return .truncated(source: source, detail: "its image data ends early", libraryCode: code)
         }
-        if error.code == heif_error_Unsupported_filetype || error.code == heif_error_Unsupported_feature {
-            return .corrupt(source: source, detail: "libheif cannot read this file: \(text)", libraryCode: code)
+        switch error.code {
+        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature:
+            return .corrupt(source: source, detail: "it uses a HEIF/AVIF feature that cannot be read here", libraryCode: code)
+        case heif_error_Decoder_plugin_error:
+            return .corrupt(source: source, detail: "its compressed image data cannot be decoded", libraryCode: code)
+        case heif_error_Memory_allocation_error:
+            return .corrupt(source: source, detail: "decoding it needs more memory than is available", libraryCode: code)
+        default:
+            return .corrupt(source: source, detail: "its HEIF/AVIF structure is damaged", libraryCode: code)
         }
-        return .corrupt(source: source, detail: text, libraryCode: code)
     }
 
     private static func encodingError(_ error: heif_error, format: ImageFormat) -> ImageError {

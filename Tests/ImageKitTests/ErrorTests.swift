@@ -82,6 +82,29 @@ struct ErrorTests {
         }
     }
 
+    @Test("damaged HEIC and AVIF data are refused in plain words: the decoder's own text (\"Error parsing OBU data\") and API names stay out")
+    func plainWordsForDecoderFailures() throws {
+        let photo = try SyntheticPhoto.landscape(width: 64, height: 48, seed: 3)
+        for (name, bytes) in [("bad.heic", try ImageEncoder.encode(photo, as: .heif())),
+                              ("bad.avif", try ImageEncoder.encode(photo, as: .heif(HEIFEncodingOptions(codec: .av1))))] {
+            // The coded image is the mdat box's payload: fill it with 0xFF bytes, which no decoder parses.
+            var damaged = bytes
+            let mdat = try #require((4..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == Array("mdat".utf8) })
+            for index in (mdat + 4)..<bytes.count { damaged[index] = 0xFF }
+            do {
+                _ = try ImageDecoder.decode(damaged, source: name)
+                Issue.record("\(name) with damaged image data decoded without error")
+            } catch {
+                #expect(error.description.contains(name))
+                for noise in ["OBU", "libheif", "heif_", "Error parsing", "maxPixelCount", "DecodingOptions"] {
+                    #expect(!error.description.contains(noise), "\(error.description)")
+                }
+            }
+        }
+        let bomb = ImageError.tooLarge(source: "big.jpg", width: 60000, height: 60000, limit: 100_000_000)
+        #expect(!bomb.description.contains("DecodingOptions") && bomb.description.contains("100000000"))
+    }
+
     @Test("a decompression bomb is refused from its header, before pixels are allocated")
     func decompressionBomb() throws {
         // A real 16x16 JPEG whose frame header is patched to claim 60000x60000.
