@@ -4,7 +4,7 @@ DEMO_DIR ?= demo-output
 
 PREFIX ?= /usr/local
 
-.PHONY: demo test bench deps build release lint clean install
+.PHONY: demo test bench deps build release lint clean install docs
 
 ## Install missing Debian packages (as root) or print the command, then build.
 deps:
@@ -44,6 +44,15 @@ install: release
 	.build/release/memora --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/memora
 	.build/release/memora --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_memora
 	.build/release/memora --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/memora.fish
+
+## DocC documentation of the five library products, as static sites under docs/<product>/.
+docs:
+	@mkdir -p docs
+	@for target in ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore; do \
+		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
+			--disable-indexing --transform-for-static-hosting --hosting-base-path $$target --output-path docs/$$target || exit 1; \
+	done
+	@echo "Documentation in docs/<product>/ (open with any static web server, for example python3 -m http.server -d docs)"
 
 clean:
 	rm -rf .build $(DEMO_DIR)
