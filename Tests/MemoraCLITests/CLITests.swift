@@ -25,13 +25,16 @@ struct CLI {
 
     /// The exit status, standard output and standard error of `program arguments`, in memora's
     /// environment, with `input` on standard input.
-    func run(executable program: String, _ arguments: [String], input: String = "") throws -> (status: Int32, out: String, err: String) {
+    func run(executable program: String, _ arguments: [String], input: String = "",
+             environment extra: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
         let out = folder + "/.stdout", err = folder + "/.stderr", inputPath = folder + "/.stdin"
         try AtomicFileWriter.write(Array(input.utf8), to: inputPath)
-        let outcome = try ChildProcess.run(program, arguments, environment: [
+        var environment = [
             "XDG_CONFIG_HOME": folder + "/config", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
             "MEMORA_OLLAMA_URL": "http://127.0.0.1:9",  // nothing listens: no model, never the network
-        ], inputPath: inputPath, outputPath: out, errorPath: err)
+        ]
+        environment.merge(extra) { $1 }
+        let outcome = try ChildProcess.run(program, arguments, environment: environment, inputPath: inputPath, outputPath: out, errorPath: err)
         let text = { (path: String) in String(decoding: (try? SystemFile(path).readAll()) ?? [], as: UTF8.self) }
         return (outcome.status, text(out), text(err))
     }
