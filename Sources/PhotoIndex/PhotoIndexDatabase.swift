@@ -17,7 +17,7 @@ public final class PhotoIndexDatabase: Sendable {
     /// Opens the index at `path`, migrating it as needed. Without `creatingIfMissing`, an index
     /// that does not exist yet (no file, or an empty one) is not created: ``PhotoIndexError/noIndex(path:isEmpty:)``
     /// is thrown and nothing is written, which is what a reader of the index (a collage) wants.
-    public init(path: String, creatingIfMissing: Bool) throws(PhotoIndexError) {
+    public init(path: String, creatingIfMissing: Bool = true) throws(PhotoIndexError) {
         self.path = path
         if !creatingIfMissing {
             guard let status = FileSystem.statusIfPresent(of: path), status.size > 0 else { throw .noIndex(path: path) }
