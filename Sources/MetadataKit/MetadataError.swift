@@ -30,6 +30,8 @@ public struct MetadataError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let changed = Code(rawValue: "changed")
         /// Another file-system operation failed; the original is intact and no temporary file is left.
         public static let io = Code(rawValue: "io")
+        /// The task was cancelled; the photo was left as it was.
+        public static let cancelled = Code(rawValue: "cancelled")
         /// A dry run stopped where the photo would have been replaced (internal to ``CaptionWriter/check(_:in:)``).
         static let checkedOnly = Code(rawValue: "checked-only")
     }

@@ -121,8 +121,11 @@ public struct LOCACipher: Sendable {
     // MARK: Files
 
     /// Encrypts the file at `inputPath` into a new LOCA file at `outputPath` (mode 0600),
-    /// one chunk at a time: memory use is two chunks whatever the file size.
-    public func encryptFile(at inputPath: String, to outputPath: String, key: SecretKey, timestamp: Date = Date()) throws(VaultCryptoError) {
+    /// one chunk at a time: memory use is two chunks whatever the file size. `progress` gets the
+    /// plaintext bytes done and the total after each block; an error it throws stops the
+    /// encryption and nothing is left at `outputPath`.
+    public func encryptFile(at inputPath: String, to outputPath: String, key: SecretKey, timestamp: Date = Date(),
+                            progress: ((UInt64, UInt64) throws(VaultCryptoError) -> Void)? = nil) throws(VaultCryptoError) {
         let reader = try FileReader(path: inputPath)
         guard LOCAHeader.fits(size: reader.size, chunkExponent: chunkExponent) else {
             throw .fileTooLarge(source: inputPath, size: reader.size)
@@ -159,6 +162,7 @@ public struct LOCACipher: Sendable {
                 try writer.write(UnsafeRawBufferPointer(rebasing: raw[0..<sealedLength]))
             }
             first = chunks.upperBound
+            try progress?(header.plaintextOffset(ofChunk: first), reader.size)
         }
         guard try FileReader(path: inputPath).size == reader.size else {
             throw .readFailed(path: inputPath, reason: "the file changed size while it was being encrypted")
@@ -170,15 +174,19 @@ public struct LOCACipher: Sendable {
     /// Each chunk is verified before it is written; the output appears under its
     /// name only when every chunk verified (a temporary file is used until then). Without
     /// `replacingExisting`, an existing file at `outputPath` is left as it is (`outputExists`).
+    /// `progress` gets the bytes done and the total after each block; an error it throws stops the
+    /// decryption and nothing is left at `outputPath`.
     public static func decryptFile(
-        at inputPath: String, to outputPath: String, key: SecretKey, mode: UInt16 = 0o600, replacingExisting: Bool = true
+        at inputPath: String, to outputPath: String, key: SecretKey, mode: UInt16 = 0o600, replacingExisting: Bool = true,
+        progress: ((UInt64, UInt64) throws(VaultCryptoError) -> Void)? = nil
     ) throws(VaultCryptoError) {
         let reader = try FileReader(path: inputPath)
         let header = try readHeader(reader, key: key)
         let writer = try VaultFileWriter(
             path: outputPath, mode: UInt32(mode), expectedSize: header.originalSize, replacingExisting: replacingExisting)
-        try forEachChunk(reader, header: header, key: key, in: 0..<header.chunkCount) { _, plaintext throws(VaultCryptoError) in
+        try forEachChunk(reader, header: header, key: key, in: 0..<header.chunkCount) { start, plaintext throws(VaultCryptoError) in
             try writer.write(plaintext)
+            try progress?(start + UInt64(plaintext.count), header.originalSize)
         }
         try writer.commit()
     }

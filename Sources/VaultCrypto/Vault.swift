@@ -189,6 +189,40 @@ public final class Vault: Sendable {
         }
     }
 
+    /// ``add(fileAt:details:)`` for a long file in a task: `progress` gets the bytes encrypted and
+    /// the total after each block (a few MiB); cancelling the task stops at the next block, removes
+    /// what was written, leaves the catalogue as it was and throws `cancelled`.
+    @discardableResult
+    public func add(fileAt path: String, details: VaultPhotoDetails,
+                    progress: @escaping @Sendable (_ done: UInt64, _ total: UInt64) -> Void) async throws(VaultCryptoError) -> VaultAddition {
+        let size = try FileReader(path: path).size
+        let digest: [UInt8]
+        do { digest = try SHA256Digest.hash(contentsOf: path) } catch { throw .readFailed(path: path, cause: error) }
+        if Task.isCancelled { throw .cancelled(path: path) }
+        return try add(
+            originalFilename: URL(fileURLWithPath: path).lastPathComponent, originalSize: size,
+            contentHash: authenticator.contentHash(ofDigest: digest), details: details
+        ) { photoKey, destination throws(VaultCryptoError) in
+            try cipher.encryptFile(at: path, to: destination, key: photoKey) { done, total throws(VaultCryptoError) in
+                if Task.isCancelled { throw .cancelled(path: path) }
+                progress(done, total)
+            }
+        }
+    }
+
+    /// ``export(_:to:replacingExisting:)`` for a long file in a task: `progress` gets the bytes
+    /// decrypted and the total after each block; cancelling the task stops at the next block,
+    /// leaves nothing at `path` and throws `cancelled`.
+    public func export(_ id: String, to path: String, replacingExisting: Bool = false,
+                       progress: @escaping @Sendable (_ done: UInt64, _ total: UInt64) -> Void) async throws(VaultCryptoError) {
+        try checkOutput(path, replacingExisting: replacingExisting)
+        let (photo, key) = try photoAndKey(id)
+        try LOCACipher.decryptFile(at: file(photo.relativePath), to: path, key: key, replacingExisting: replacingExisting) { done, total throws(VaultCryptoError) in
+            if Task.isCancelled { throw .cancelled(path: path) }
+            progress(done, total)
+        }
+    }
+
     /// Encrypts photo bytes held in memory (for example a received share) into the vault, unless
     /// the vault already holds the same content. No plaintext touches the disk.
     @discardableResult

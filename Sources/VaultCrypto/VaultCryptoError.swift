@@ -78,6 +78,8 @@ public struct VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertib
         /// An output path lies inside the vault folder, which only the vault itself writes.
         public static let outputInsideVault = Code(rawValue: "output-inside-vault")
         /// An output file already exists and replacing it was not asked for.
+        /// The task was cancelled; what it had written was removed and the vault is as it was.
+        public static let cancelled = Code(rawValue: "cancelled")
         public static let outputExists = Code(rawValue: "output-exists")
     }
 
@@ -312,6 +314,11 @@ public struct VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertib
             .outputInsideVault,
             "\(path): refusing to write inside the vault folder \(vault) (only the vault writes there); choose an output outside it",
             path: path)
+    }
+
+    /// The task was cancelled while working on `path`; nothing of it was kept.
+    public static func cancelled(path: String) -> VaultCryptoError {
+        VaultCryptoError(.cancelled, "\(path): cancelled; nothing was written", path: path)
     }
 
     /// Output `path` already exists and replacing it was not asked for.

@@ -42,6 +42,47 @@ struct JPEGWindowTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: windowed)) == original)
     }
 
+    @Test("a streamed write reports its progress up to the total, and a progress that stops it leaves the photo and no temporary file")
+    func progressAndCancellation() throws {
+        let (windowed, _) = try Self.photos(fotoStation: false)
+        let folder = (windowed as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: windowed))
+        let update = MetadataOperation.caption(CaptionUpdate(caption: "Progress"))
+        let stopped = try #require(try JPEGWindow.open(windowed, minimumSize: 1 << 10, tailLength: 64 << 10))
+        var stopping = CaptionWriteOptions()
+        stopping.progress = { _, _ throws(MetadataError) in throw MetadataError(.cancelled, path: windowed, reason: "cancelled", message: "cancelled") }
+        #expect { try CaptionWriter.performWindowed(update, window: stopped, options: stopping, buffers: nil) } throws: {
+            ($0 as? MetadataError)?.code == .cancelled
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: windowed)) == original)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".") }.isEmpty, "no temporary file left")
+
+        let reports = ProgressLog()
+        var reporting = CaptionWriteOptions()
+        reporting.progress = { written, total throws(MetadataError) in reports.append(written, total) }
+        let window = try #require(try JPEGWindow.open(windowed, minimumSize: 1 << 10, tailLength: 64 << 10))
+        _ = try CaptionWriter.performWindowed(update, window: window, options: reporting, buffers: nil)
+        let size = Int64(try FileManager.default.attributesOfItem(atPath: windowed)[.size] as? Int ?? 0)
+        #expect(reports.all.count >= 3 && reports.all.last?.0 == size && reports.all.allSatisfy { $0.1 == size })
+    }
+
+    @Test("the async write reports the end and refuses to start in a cancelled task, leaving the photo")
+    func asyncWrite() async throws {
+        let (photo, _) = try Self.photos(fotoStation: false)
+        defer { try? FileManager.default.removeItem(atPath: (photo as NSString).deletingLastPathComponent) }
+        let reports = ProgressLog()
+        try await CaptionWriter.write(CaptionUpdate(caption: "Async"), to: photo) { reports.append(Int64($0), Int64($1)) }
+        #expect(try MetadataReader.read(contentsOf: photo).captions.caption == "Async" && reports.all.last?.0 == reports.all.last?.1)
+        let before = try Data(contentsOf: URL(fileURLWithPath: photo))
+        let task = Task { () async throws -> MetadataSnapshot in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await CaptionWriter.write(CaptionUpdate(caption: "Never"), to: photo) { _, _ in }
+        }
+        await #expect { _ = try await task.value } throws: { ($0 as? MetadataError)?.code == .cancelled }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == before)
+    }
+
     @Test("a file changed between the read and the write is refused and left as it is")
     func changedFileRefused() throws {
         let (windowed, _) = try Self.photos(fotoStation: false)
@@ -63,4 +104,12 @@ final class SnapshotBox: @unchecked Sendable {
     private var snapshot: MetadataSnapshot?
     func set(_ value: MetadataSnapshot) { lock.withLock { snapshot = value } }
     func get() -> MetadataSnapshot? { lock.withLock { snapshot } }
+}
+
+/// Progress reports from a write.
+final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [(Int64, Int64)] = []
+    func append(_ written: Int64, _ total: Int64) { lock.withLock { values.append((written, total)) } }
+    var all: [(Int64, Int64)] { lock.withLock { values } }
 }

@@ -84,11 +84,12 @@ struct JPEGWindow {
     /// calls `beforeCommit` with the CRC-32 of the middle continued from `crc` once it is copied
     /// and before the original is replaced (a snapshot that needs the image digest is saved there).
     func replace(newHead: ArraySlice<UInt8>, newTail: ArraySlice<UInt8>, crc: UInt32, keepModificationTime: Bool,
-                 buffers: FileAccess.Buffers?, beforeCommit: (UInt32) throws(MetadataError) -> Void) throws(MetadataError) {
+                 buffers: FileAccess.Buffers?, progress: FileProgress? = nil,
+                 beforeCommit: (UInt32) throws(MetadataError) -> Void) throws(MetadataError) {
         // Still the version read: its identity, and its header and tail byte for byte when recently modified.
         let size = Int64(newHead.count) + Int64(middle.count) + Int64(newTail.count)
         try StreamedReplacement.replace(
-            path, identity: identity, size: size, keepModificationTime: keepModificationTime, buffers: buffers,
+            path, identity: identity, size: size, keepModificationTime: keepModificationTime, buffers: buffers, progress: progress,
             isUnchanged: { source throws(SystemError) in
                 let start = try source.read(head.count, at: 0), end = try source.read(tail.count, at: middle.upperBound)
                 return start == head && end == tail

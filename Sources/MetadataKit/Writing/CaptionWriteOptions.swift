@@ -11,6 +11,8 @@ public struct CaptionWriteOptions: Sendable {
     /// A dry run: read, edit and verify, then stop where the photo would be replaced
     /// (``CaptionWriter/check(_:in:)``).
     var checksOnly = false
+    /// While a large photo is streamed to its new version: bytes written and the total; throwing stops the write.
+    var progress: FileProgress?
 
     /// Called where the photo is about to be replaced: stops a dry run, else lets the caller
     /// store the snapshot first.

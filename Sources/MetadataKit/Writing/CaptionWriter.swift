@@ -28,6 +28,27 @@ public enum CaptionWriter {
         try perform(.stripAllLocation, on: path, options: options)
     }
 
+    /// ``write(_:to:options:)`` in a task, for large photos: `progress` gets the bytes written and
+    /// the total while a large photo (a JPEG of 64 MiB or more, a large TIFF or DNG) is copied
+    /// around its new metadata in 8 MiB pieces, and once at the end for any photo; cancelling the
+    /// task stops at the next piece, leaves the photo as it was and throws `cancelled`.
+    @discardableResult
+    public static func write(_ update: CaptionUpdate, to path: String, options: CaptionWriteOptions = CaptionWriteOptions(),
+                             progress: @escaping @Sendable (_ written: UInt64, _ total: UInt64) -> Void) async throws(MetadataError) -> MetadataSnapshot {
+        var options = options
+        options.progress = { written, total throws(MetadataError) in
+            if Task.isCancelled {
+                throw MetadataError(.cancelled, path: path, reason: "cancelled", message: "\(path): cancelled; the original is intact")
+            }
+            progress(UInt64(written), UInt64(total))
+        }
+        if Task.isCancelled { throw MetadataError(.cancelled, path: path, reason: "cancelled", message: "\(path): cancelled; the original is intact") }
+        let snapshot = try perform(.caption(update), on: path, options: options)
+        let size = UInt64(FileSystem.statusIfPresent(of: path)?.size ?? 0)
+        progress(size, size)
+        return snapshot
+    }
+
     /// A dry run of ``write(_:to:options:)``: the photo is read, edited and verified in memory
     /// exactly as a write would, and left untouched. Returns whether the write would change it;
     /// throws what the write would throw.

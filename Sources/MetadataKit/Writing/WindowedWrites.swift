@@ -29,7 +29,7 @@ extension CaptionWriter {
         var saved = result
         try window.replace(
             newHead: updated[..<headEnd], newTail: updated[headEnd...], crc: original.imageDataCRC(tailPrefix: gap),
-            keepModificationTime: options.keepModificationTime, buffers: buffers
+            keepModificationTime: options.keepModificationTime, buffers: buffers, progress: options.progress
         ) { middleCRC throws(MetadataError) in
             saved.imageDigest = Data(JPEGFile.digestBytes(CRC32.checksum(original.tail.dropFirst(gap), initial: middleCRC)))
             try options.willReplace(saved, path: path)
@@ -79,7 +79,7 @@ extension CaptionWriter {
                                         imageDigest: Data())
         try StreamedReplacement.replace(
             path, identity: window.identity, size: Int64(edited.count), keepModificationTime: options.keepModificationTime, buffers: buffers,
-            isUnchanged: { source throws(SystemError) in
+            progress: options.progress, isUnchanged: { source throws(SystemError) in
                 for range in window.readRanges(upTo: memory.count) where try !source.read(range.count, at: Int64(range.lowerBound))
                     .elementsEqual(UnsafeRawBufferPointer(rebasing: memory.bytes[range])) {
                     return false
