@@ -66,6 +66,13 @@ public struct CaptionJob: Sendable {
         /// For `failed`: whether it went back to the queue to be tried again.
         public var willRetry: Bool?
 
+        /// A result that is no outcome of the pipeline (a dry run's `would-caption`).
+        init(path: String, outcome: String, model: String?) {
+            self.path = path
+            self.outcome = outcome
+            self.model = model
+        }
+
         /// The result of `outcome` for `path`.
         public init(path: String, outcome: PipelineOutcome) {
             self.path = path
@@ -121,11 +128,7 @@ public struct CaptionJob: Sendable {
         let queue = ProcessingQueue(database: database)
         let recovered = try queue.recoverInterrupted()
         if recovered > 0 { onEvent(.resuming(count: recovered)) }
-        let selector: ModelSelector
-        switch models {
-        case .configured(let configuration): selector = try configuration.makeSelector(preferences: try database.preferences())
-        case .selector(let given): selector = given
-        }
+        let selector = try makeSelector()
         onEvent(.models(mode: selector.mode, chain: selector.chain))
         // Before anything is written: a model must be able to run, unless the basic description is
         // allowed. When one can, photos that hold a basic description are queued again for it.
@@ -160,11 +163,7 @@ extension CaptionJob {
     /// first) or `skipped` with the reason. Throws ``MemoraError/Code/noModel`` when no model could run.
     public func plan(paths: [String]) async throws(MemoraError) -> [PhotoResult] {
         if let missing = paths.first(where: { !FileSystem.exists($0) }) { throw MemoraError.notFound(path: missing) }
-        let selector: ModelSelector
-        switch models {
-        case .configured(let configuration): selector = try configuration.makeSelector(preferences: try database.preferences())
-        case .selector(let given): selector = given
-        }
+        let selector = try makeSelector()
         let model = try await selector.requireModel() ?? selector.chain.last
         let pipeline = CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting)
         let history = PhotoHistory(database: database)
@@ -172,7 +171,7 @@ extension CaptionJob {
         for path in paths.flatMap(GalleryScanner.files(under:)) where GalleryScanner.isPhoto(path) {
             let asset = ProcessingQueue.assetID(for: path)
             if try history.hasManualCaption(forPath: asset) {
-                results.append(PhotoResult(path: path, outcome: .skipped(reason: "a person wrote this photo's caption; automatic processing never replaces it")))
+                results.append(PhotoResult(path: path, outcome: .skipped(reason: CaptionPipeline.manualCaptionReason)))
                 continue
             }
             let captions: CaptionReading
@@ -180,19 +179,25 @@ extension CaptionJob {
                 results.append(PhotoResult(path: path, outcome: .failed(error: error.description, willRetry: false)))
                 continue
             }
-            var result = PhotoResult(path: path, outcome: .skipped(reason: ""))
             if let (reason, _) = try pipeline.leavesAlone(captions, asset: asset, force: force) {
-                result.reason = reason
+                results.append(PhotoResult(path: path, outcome: .skipped(reason: reason)))
             } else if captions.isBasicDescription, model?.provider == .basicDescription {
-                result.reason = "it holds a basic description, and no model that could replace it can run"
+                results.append(PhotoResult(path: path, outcome: .skipped(reason: "it holds a basic description, and no model that could replace it can run")))
             } else {
-                result.outcome = "would-caption"
-                result.reason = nil
-                result.model = model?.identifier
+                results.append(PhotoResult(path: path, outcome: "would-caption", model: model?.identifier))
             }
-            results.append(result)
         }
         return results
+    }
+}
+
+extension CaptionJob {
+    /// The selector of ``models``: built from the configuration and the database's preferences, or the one given.
+    func makeSelector() throws(MemoraError) -> ModelSelector {
+        switch models {
+        case .configured(let configuration): try configuration.makeSelector(preferences: try database.preferences())
+        case .selector(let given): given
+        }
     }
 }
 

@@ -68,7 +68,7 @@ public struct CaptionPipeline: Sendable {
                                   model: item.modelUsed ?? "unknown", recovered: true)
             }
             if try history.hasManualCaption(forPath: asset) {
-                try queue.skip(item.id, reason: "a person wrote this photo's caption; automatic processing never replaces it", tag: "manual-caption")
+                try queue.skip(item.id, reason: Self.manualCaptionReason, tag: "manual-caption")
                 return .skipped(reason: "kept the manual caption")
             }
             let metadata: PhotoMetadata
@@ -101,6 +101,9 @@ public struct CaptionPipeline: Sendable {
             return .failed(error: "\(error)", willRetry: true)
         }
     }
+
+    /// Why a photo whose caption a person wrote is left alone.
+    static let manualCaptionReason = "a person wrote this photo's caption; automatic processing never replaces it"
 
     /// Why a photo with these captions is left alone (and the queue's tag for it), or nil when it
     /// is captioned: Memora's basic description is replaced by any real caption; Memora's own

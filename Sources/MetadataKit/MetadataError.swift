@@ -70,6 +70,11 @@ public struct MetadataError: Error, Sendable, Hashable, CustomStringConvertible 
         MetadataError(.unreadable, path: source, reason: reason, message: "\(source): metadata cannot be read (\(reason))", libraryCode: libraryCode)
     }
 
+    /// The task was cancelled; the photo was left as it was.
+    public static func cancelled(source: String) -> MetadataError {
+        MetadataError(.cancelled, path: source, reason: "cancelled", message: "\(source): cancelled; the original is intact")
+    }
+
     /// The file is not in a format MetadataKit can handle for this operation.
     public static func unsupportedFormat(source: String, reason: String) -> MetadataError {
         MetadataError(.unsupportedFormat, path: source, reason: reason, message: "\(source): \(reason); the file was not changed")

@@ -178,14 +178,30 @@ public final class Vault: Sendable {
     /// returned with ``VaultAddition/wasAlreadyStored``.
     @discardableResult
     public func add(fileAt path: String, details: VaultPhotoDetails) throws(VaultCryptoError) -> VaultAddition {
+        try add(fileAt: path, details: details, blockDone: nil)
+    }
+
+    /// The file add, with `blockDone` called after each encrypted block (it may throw to stop).
+    private func add(fileAt path: String, details: VaultPhotoDetails,
+                     blockDone: ((UInt64, UInt64) throws(VaultCryptoError) -> Void)?) throws(VaultCryptoError) -> VaultAddition {
         let size = try FileReader(path: path).size
         let digest: [UInt8]
         do { digest = try SHA256Digest.hash(contentsOf: path) } catch { throw .readFailed(path: path, cause: error) }
+        try blockDone?(0, size)
         return try add(
             originalFilename: URL(fileURLWithPath: path).lastPathComponent, originalSize: size,
             contentHash: authenticator.contentHash(ofDigest: digest), details: details
         ) { photoKey, destination throws(VaultCryptoError) in
-            try cipher.encryptFile(at: path, to: destination, key: photoKey)
+            try cipher.encryptFile(at: path, to: destination, key: photoKey, progress: blockDone)
+        }
+    }
+
+    /// A block callback that stops a cancelled task (`cancelled`) and otherwise reports to `progress`.
+    private static func reporting(_ progress: @escaping @Sendable (UInt64, UInt64) -> Void,
+                                  path: String) -> (UInt64, UInt64) throws(VaultCryptoError) -> Void {
+        { done, total throws(VaultCryptoError) in
+            if Task.isCancelled { throw .cancelled(path: path) }
+            progress(done, total)
         }
     }
 
@@ -195,19 +211,7 @@ public final class Vault: Sendable {
     @discardableResult
     public func add(fileAt path: String, details: VaultPhotoDetails,
                     progress: @escaping @Sendable (_ done: UInt64, _ total: UInt64) -> Void) async throws(VaultCryptoError) -> VaultAddition {
-        let size = try FileReader(path: path).size
-        let digest: [UInt8]
-        do { digest = try SHA256Digest.hash(contentsOf: path) } catch { throw .readFailed(path: path, cause: error) }
-        if Task.isCancelled { throw .cancelled(path: path) }
-        return try add(
-            originalFilename: URL(fileURLWithPath: path).lastPathComponent, originalSize: size,
-            contentHash: authenticator.contentHash(ofDigest: digest), details: details
-        ) { photoKey, destination throws(VaultCryptoError) in
-            try cipher.encryptFile(at: path, to: destination, key: photoKey) { done, total throws(VaultCryptoError) in
-                if Task.isCancelled { throw .cancelled(path: path) }
-                progress(done, total)
-            }
-        }
+        try add(fileAt: path, details: details, blockDone: Self.reporting(progress, path: path))
     }
 
     /// ``export(_:to:replacingExisting:)`` for a long file in a task: `progress` gets the bytes
@@ -215,12 +219,7 @@ public final class Vault: Sendable {
     /// leaves nothing at `path` and throws `cancelled`.
     public func export(_ id: String, to path: String, replacingExisting: Bool = false,
                        progress: @escaping @Sendable (_ done: UInt64, _ total: UInt64) -> Void) async throws(VaultCryptoError) {
-        try checkOutput(path, replacingExisting: replacingExisting)
-        let (photo, key) = try photoAndKey(id)
-        try LOCACipher.decryptFile(at: file(photo.relativePath), to: path, key: key, replacingExisting: replacingExisting) { done, total throws(VaultCryptoError) in
-            if Task.isCancelled { throw .cancelled(path: path) }
-            progress(done, total)
-        }
+        try export(id, to: path, replacingExisting: replacingExisting, blockDone: Self.reporting(progress, path: path))
     }
 
     /// Encrypts photo bytes held in memory (for example a received share) into the vault, unless
@@ -342,9 +341,14 @@ public final class Vault: Sendable {
     /// `path` must lie outside the vault folder (`outputInsideVault`); an existing file there is
     /// replaced only when `replacingExisting` (else `outputExists`).
     public func export(_ id: String, to path: String, replacingExisting: Bool = false) throws(VaultCryptoError) {
+        try export(id, to: path, replacingExisting: replacingExisting, blockDone: nil)
+    }
+
+    private func export(_ id: String, to path: String, replacingExisting: Bool,
+                        blockDone: ((UInt64, UInt64) throws(VaultCryptoError) -> Void)?) throws(VaultCryptoError) {
         try checkOutput(path, replacingExisting: replacingExisting)
         let (photo, key) = try photoAndKey(id)
-        try LOCACipher.decryptFile(at: file(photo.relativePath), to: path, key: key, replacingExisting: replacingExisting)
+        try LOCACipher.decryptFile(at: file(photo.relativePath), to: path, key: key, replacingExisting: replacingExisting, progress: blockDone)
     }
 
     /// Refuses an output `path` that lies inside the vault folder once symbolic links are resolved

@@ -30,8 +30,13 @@ struct VaultCommand: ParsableCommand {
         /// The key store of the vault with `identifier`: one key file per vault, so
         /// rotating one vault's key never affects another.
         func keyStore(forVault identifier: String) throws -> FileKeyStore {
-            let path = keyFile ?? (VaultCommand.configurationFolder + "/keys/\(identifier).key")
+            let path = keyPath(forVault: identifier)
             return FileKeyStore(path: path, passphrase: try VaultOptions.passphrase(for: path))
+        }
+
+        /// `--key-file`, else the vault's own key file in the configuration folder.
+        func keyPath(forVault identifier: String) -> String {
+            keyFile ?? (VaultCommand.configurationFolder + "/keys/\(identifier).key")
         }
 
         /// MEMORA_PASSPHRASE when set (scripts); else, for a key file protected by a passphrase,
@@ -156,7 +161,7 @@ struct VaultCommand: ParsableCommand {
 
         func run() throws {
             let identifier = UUID().uuidString.lowercased()
-            let path = options.keyFile ?? (VaultCommand.configurationFolder + "/keys/\(identifier).key")
+            let path = options.keyPath(forVault: identifier)
             var passphrase = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
             // A new key on a terminal: the passphrase typed twice (MEMORA_PASSPHRASE in scripts).
             if passphrase == nil, !FileSystem.exists(path), ProcessEnvironment.standardInputIsTerminal {

@@ -277,12 +277,7 @@ struct XMPDocument: Sendable {
     }
 
     private func firstIndex(of byte: UInt8, from position: Int) -> Int? {
-        var cursor = position
-        while cursor < bytes.count {
-            if bytes[cursor] == byte { return cursor }
-            cursor += 1
-        }
-        return nil
+        bytes[min(position, bytes.count)...].firstIndex(of: byte)
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }

@@ -37,12 +37,10 @@ public enum CaptionWriter {
                              progress: @escaping @Sendable (_ written: UInt64, _ total: UInt64) -> Void) async throws(MetadataError) -> MetadataSnapshot {
         var options = options
         options.progress = { written, total throws(MetadataError) in
-            if Task.isCancelled {
-                throw MetadataError(.cancelled, path: path, reason: "cancelled", message: "\(path): cancelled; the original is intact")
-            }
+            if Task.isCancelled { throw .cancelled(source: path) }
             progress(UInt64(written), UInt64(total))
         }
-        if Task.isCancelled { throw MetadataError(.cancelled, path: path, reason: "cancelled", message: "\(path): cancelled; the original is intact") }
+        if Task.isCancelled { throw .cancelled(source: path) }
         let snapshot = try perform(.caption(update), on: path, options: options)
         let size = UInt64(FileSystem.statusIfPresent(of: path)?.size ?? 0)
         progress(size, size)
@@ -114,7 +112,7 @@ public enum CaptionWriter {
         let beforeTags = try tagsBeforeEdit(source: path) { () throws(MetadataError) in try MetadataTagReader.read(original, source: path).tags }
         let oldCaptions = captions(in: beforeTags)
         guard let operation = planned(operation, before: beforeTags, jpeg: MetadataContainer(original) == .jpeg ? try? JPEGFile(original, source: path) : nil,
-                                      xmpPackets: MetadataContainer(original).flatMap { xmpPackets(of: original, container: $0, source: path) } ?? [],
+                                      xmpPackets: MetadataContainer(original).flatMap { $0 == .jpeg ? nil : xmpPackets(of: original, container: $0, source: path) } ?? [],
                                       source: path) else { return nil }
         guard let container = MetadataContainer(original) else {
             throw .unsupportedFormat(source: path, reason: "writing metadata into \(MetadataContainer.name(of: original)) files is not supported (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written; for other formats write an XMP sidecar: `CaptionWriter.writeSidecar`, `memora metadata write --sidecar`)")
@@ -162,7 +160,7 @@ public enum CaptionWriter {
             // A second EXIF segment (which the JPEG editor refuses) may hold a location libexiv2 does not list.
             exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated
                 || (jpeg?.exifSegmentCount ?? 0) > 1,
-            xmp: located.contains { $0.family == .xmp } || xmpPackets().contains { XMPPacketCheck.holdsLocation($0, source: path) }
+            xmp: located.contains { $0.family == .xmp } || (jpeg?.xmpPackets ?? xmpPackets()).contains { XMPPacketCheck.holdsLocation($0, source: path) }
                 || jpeg.map(JPEGXMPCopies.hasNonstandardXMP) == true,
             iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
         return plan.isEmpty ? nil : .stripLocation(plan)
