@@ -97,6 +97,19 @@ public enum ImageDecoder {
         return try decoded.resized(fittingLongSide: maxPixelSize)
     }
 
+    /// A dry run of ``thumbnail(contentsOf:maxPixelSize:options:)``: the size the thumbnail would
+    /// have, from the file's header (nothing is decoded).
+    public static func thumbnailSize(contentsOf path: String, maxPixelSize: Int,
+                                     options: DecodingOptions = DecodingOptions()) throws(ImageError) -> (width: Int, height: Int) {
+        guard maxPixelSize > 0 else { throw .invalidArgument("a thumbnail needs a positive size, got \(maxPixelSize)") }
+        let info = try info(contentsOf: path)
+        if let refusal = tooLarge(info, path: path, maxPixelCount: options.maxPixelCount) { throw refusal }
+        let scale = info.format == .jpeg ? JPEGScale.fitting(width: info.width, height: info.height, longSide: maxPixelSize) : .full
+        let (width, height) = (options.applyOrientation ? info.orientation : .up)
+            .uprightSize(width: scale.scaled(info.width), height: scale.scaled(info.height))
+        return Image.fittedSize(width: width, height: height, longSide: maxPixelSize)
+    }
+
     /// The part `region` of an image, in pixels of its full-size picture (upright when
     /// `options.applyOrientation` is set), resampled to exactly `width` x `height`: a collage
     /// cell, a crop for a model.
@@ -167,11 +180,14 @@ public enum ImageDecoder {
     /// The bytes to decode the image at `path`; a large file whose header already shows more than
     /// `maxPixelCount` pixels is refused before the rest of it is read.
     private static func imageBytes(_ path: String, maxPixelCount: Int) throws(ImageError) -> [UInt8] {
-        let read = try ImageFileReader.image(path, refusing: { info in
-            let (count, overflow) = info.width.multipliedReportingOverflow(by: info.height)
-            return overflow || count > maxPixelCount ? ImageError.tooLarge(source: path, width: info.width, height: info.height, limit: maxPixelCount) : nil
-        })
+        let read = try ImageFileReader.image(path, refusing: { info in tooLarge(info, path: path, maxPixelCount: maxPixelCount) })
         return read.bytes
+    }
+
+    /// `tooLarge` when the image has more than `maxPixelCount` pixels.
+    private static func tooLarge(_ info: ImageInfo, path: String, maxPixelCount: Int) -> ImageError? {
+        let (count, overflow) = info.width.multipliedReportingOverflow(by: info.height)
+        return overflow || count > maxPixelCount ? ImageError.tooLarge(source: path, width: info.width, height: info.height, limit: maxPixelCount) : nil
     }
 
     private static func detectDecodable(_ raw: UnsafeRawBufferPointer, source: String) throws(ImageError) -> ImageFormat {

@@ -103,12 +103,18 @@ extension Image {
     /// The image scaled down (never up) so its long side is at most `longSide`, keeping its aspect ratio.
     public func resized(fittingLongSide longSide: Int, filter: ResamplingFilter = .automatic) throws(ImageError) -> Image {
         guard longSide > 0 else { throw .invalidArgument("the long side must be positive, got \(longSide)") }
+        guard max(width, height) > longSide else { return self }
+        let size = Image.fittedSize(width: width, height: height, longSide: longSide)
+        return try resized(width: size.width, height: size.height, filter: filter)
+    }
+
+    /// The size of a `width` x `height` picture reduced (never enlarged) so that its long side is at
+    /// most `longSide`, keeping its proportions.
+    public static func fittedSize(width: Int, height: Int, longSide: Int) -> (width: Int, height: Int) {
         let longest = max(width, height)
-        guard longest > longSide else { return self }
+        guard longest > longSide, longSide > 0 else { return (width, height) }
         let scale = Double(longSide) / Double(longest)
-        let newWidth = max(1, Int((Double(width) * scale).rounded()))
-        let newHeight = max(1, Int((Double(height) * scale).rounded()))
-        return try resized(width: newWidth, height: newHeight, filter: filter)
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
     }
 }
 

@@ -23,15 +23,29 @@ public struct CaptionEditor: Sendable {
     /// boundary when longer than 150 characters). `keepModificationTime` keeps the file's mtime.
     @discardableResult
     public func edit(path: String, caption: String, altText: String? = nil, keepModificationTime: Bool = false) throws(MemoraError) -> HistoryEntry {
-        let caption = caption.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !caption.isEmpty else { throw .emptyCaption }
-        let alt = altText?.trimmingCharacters(in: .whitespacesAndNewlines) ?? CaptionPostProcessor.altText(from: caption)
-        let asset = ProcessingQueue.assetID(for: path)
-        let record = PhotoHistory.Record(asset: asset, kind: .manual, caption: caption, altText: alt, modelUsed: "manual")
-        do { try history.write(CaptionUpdate(caption: caption, altText: alt), record, keepModificationTime: keepModificationTime) } catch {
+        let update = try Self.editUpdate(caption: caption, altText: altText)
+        let record = PhotoHistory.Record(asset: ProcessingQueue.assetID(for: path), kind: .manual, caption: update.caption,
+                                         altText: update.altText, modelUsed: "manual")
+        do { try history.write(update, record, keepModificationTime: keepModificationTime) } catch {
             throw .metadata(error)
         }
         return try settle(record)
+    }
+
+    /// A dry run of ``edit(path:caption:altText:keepModificationTime:)``: the caption and alt text
+    /// the edit would write, after the photo was read, edited and verified in memory (nothing is
+    /// written, nothing recorded). It throws what the edit would throw.
+    public func checkEdit(path: String, caption: String, altText: String? = nil) throws(MemoraError) -> CaptionUpdate {
+        let update = try Self.editUpdate(caption: caption, altText: altText)
+        do { _ = try CaptionWriter.check(update, in: path) } catch { throw .metadata(error) }
+        return update
+    }
+
+    /// A person's caption, trimmed, and its alt text (given, or made from the caption).
+    private static func editUpdate(caption: String, altText: String?) throws(MemoraError) -> CaptionUpdate {
+        let caption = caption.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !caption.isEmpty else { throw .emptyCaption }
+        return CaptionUpdate(caption: caption, altText: altText?.trimmingCharacters(in: .whitespacesAndNewlines) ?? CaptionPostProcessor.altText(from: caption))
     }
 
     /// Rolls the photo back to `level`: 0 is its metadata exactly as it was before Memora first
@@ -42,32 +56,49 @@ public struct CaptionEditor: Sendable {
     @discardableResult
     public func rollback(path: String, to level: Int? = nil, keepModificationTime: Bool = false) throws(MemoraError) -> HistoryEntry {
         let asset = ProcessingQueue.assetID(for: path)
-        let entries = try history.entries(forPath: asset)
-        let original = try history.original(forPath: asset)
-        guard !entries.isEmpty else {
+        guard let plan = try rollbackPlan(path: path, asset: asset, to: level) else {
             if try restoreLegacySnapshot(path: path, asset: asset) { return try settleLegacy(asset) }
             throw .nothingToRollBack(path: path)
         }
+        let record = PhotoHistory.Record(asset: asset, kind: .rollback, caption: plan.caption, altText: plan.altText,
+                                         modelUsed: "rollback:\(plan.level)")
+        let snapshot = plan.level < plan.entryCount ? try history.snapshot(restoringLevel: plan.level, asset: asset) : nil
+        if let snapshot {
+            do { try history.restore(snapshot, record, keepModificationTime: keepModificationTime) } catch { throw .metadata(error) }
+        } else if let caption = plan.caption {
+            // A level recorded before snapshots were kept per entry: its caption is written again.
+            let update = CaptionUpdate(caption: caption, altText: plan.altText ?? CaptionPostProcessor.altText(from: caption))
+            do { try history.write(update, record, keepModificationTime: keepModificationTime) } catch { throw .metadata(error) }
+        } else {
+            throw .levelNotKept(path: path, level: plan.level)
+        }
+        return try settle(record)
+    }
+
+    /// What ``rollback(path:to:keepModificationTime:)`` would put back, without writing: the level,
+    /// and the caption and alt text the photo would carry. It throws what the rollback would throw
+    /// about the history (nothing to roll back, no such level). A photo only an earlier release
+    /// wrote to (a legacy snapshot) answers level 0 with the caption unknown (nil).
+    public func checkRollback(path: String, to level: Int? = nil) throws(MemoraError) -> RollbackPlan {
+        let asset = ProcessingQueue.assetID(for: path)
+        if let plan = try rollbackPlan(path: path, asset: asset, to: level) { return plan }
+        guard FileSystem.exists(legacySnapshotPath(for: path)) else { throw .nothingToRollBack(path: path) }
+        return RollbackPlan(level: 0, entryCount: 0, caption: nil, altText: nil)
+    }
+
+    /// The rollback to `level` of the photo's history (nil: the history is empty).
+    private func rollbackPlan(path: String, asset: String, to level: Int?) throws(MemoraError) -> RollbackPlan? {
+        let entries = try history.entries(forPath: asset)
+        guard !entries.isEmpty else { return nil }
         let target = level ?? (entries.count - 1)
         guard (0...entries.count).contains(target) else {
             throw .noSuchHistoryEntry(asset: asset, number: target, available: entries.count)
         }
         // The caption the photo carries at that level: the last one set at or before it.
+        let original = try history.original(forPath: asset)
         let setter = entries.prefix(target).last { $0.kind.setsCaption }
-        let caption = setter.map(\.caption) ?? original?.caption
-        let altText = setter.map(\.altText) ?? original?.altText
-        let record = PhotoHistory.Record(asset: asset, kind: .rollback, caption: caption, altText: altText, modelUsed: "rollback:\(target)")
-        let snapshot = target < entries.count ? try history.snapshot(restoringLevel: target, asset: asset) : nil
-        if let snapshot {
-            do { try history.restore(snapshot, record, keepModificationTime: keepModificationTime) } catch { throw .metadata(error) }
-        } else if let caption {
-            // A level recorded before snapshots were kept per entry: its caption is written again.
-            let update = CaptionUpdate(caption: caption, altText: altText ?? CaptionPostProcessor.altText(from: caption))
-            do { try history.write(update, record, keepModificationTime: keepModificationTime) } catch { throw .metadata(error) }
-        } else {
-            throw .levelNotKept(path: path, level: target)
-        }
-        return try settle(record)
+        return RollbackPlan(level: target, entryCount: entries.count, caption: setter.map(\.caption) ?? original?.caption,
+                            altText: setter.map(\.altText) ?? original?.altText)
     }
 
     /// Writes `update` into every photo of `paths` (`memora metadata write`), `concurrency` at a

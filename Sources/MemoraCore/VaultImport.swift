@@ -39,14 +39,23 @@ public struct VaultImport: Sendable {
         if !stripsLocation {
             do { return try vault.add(fileAt: path, details: details) } catch { throw .vault(error) }
         }
-        let original: [UInt8]
-        do { original = try SystemFile(path).readAll() } catch {
-            if error.isNotFound { throw .notFound(path: path) }
-            throw .io(path: path, reason: "cannot be read (\(error.reason))", systemCode: error.systemCode, isRetryable: error.isTransient)
-        }
+        let original = try Self.read(path)
         let stripped: [UInt8]
         do { stripped = try CaptionWriter.strippingLocation(from: original, source: path) } catch { throw .metadata(error) }
         do { return try vault.add(contents: stripped, originalFilename: name, details: details) } catch { throw .vault(error) }
+    }
+
+    /// A dry run of ``add(_:to:)``: the photo `vault` already holds with the content the add would
+    /// store (after the location strip, done in memory, when ``stripsLocation``), or nil when the add
+    /// would store it. The file is read and, for a strip, edited and verified in memory; nothing is written.
+    public func check(_ path: String, against vault: Vault) throws(MemoraError) -> VaultPhoto? {
+        guard stripsLocation else {
+            do { return try vault.storedPhoto(matchingContentsOf: path) } catch { throw .vault(error) }
+        }
+        let original = try Self.read(path)
+        let stripped: [UInt8]
+        do { stripped = try CaptionWriter.strippingLocation(from: original, source: path) } catch { throw .metadata(error) }
+        do { return try vault.storedPhoto(matching: stripped) } catch { throw .vault(error) }
     }
 
     /// Adds each of `paths` in turn; a failure does not stop the others. `onProgress` is called
@@ -59,5 +68,13 @@ public struct VaultImport: Sendable {
             onProgress(index + 1, path)
         }
         return results
+    }
+
+    /// The whole file, for a strip in memory.
+    private static func read(_ path: String) throws(MemoraError) -> [UInt8] {
+        do { return try SystemFile(path).readAll() } catch {
+            if error.isNotFound { throw .notFound(path: path) }
+            throw .io(path: path, reason: "cannot be read (\(error.reason))", systemCode: error.systemCode, isRetryable: error.isTransient)
+        }
     }
 }

@@ -40,6 +40,19 @@ public struct CollageJob: Sendable {
     /// by default in the format `path`'s extension names; an extension that names none of
     /// ``CollageFileFormat`` is refused before anything is read.
     public func run(writingTo path: String, format: CollageFileFormat? = nil) async throws(PhotoIndexError) -> Result {
+        let (selection, format) = try check(writingTo: path, format: format)
+        let collage = try await CollageRenderer.render(selection, layout: layout, scale: scale, title: title, format: format)
+        do {
+            try AtomicFileWriter.write(collage.encoded, to: path)
+        } catch {
+            throw .invalidRequest("the collage could not be written to \(path): \(error.reason)")
+        }
+        return Result(selection: selection, collage: collage)
+    }
+
+    /// A dry run of ``run(writingTo:format:)``: the selection the collage would be made of, after
+    /// the same checks and refusals; nothing is decoded, rendered or written.
+    public func check(writingTo path: String, format: CollageFileFormat? = nil) throws(PhotoIndexError) -> (selection: CollageSelection, format: CollageFileFormat) {
         guard let format = format ?? CollageFileFormat(path: path) else {
             throw .invalidRequest("\(path): the collage's name must end in \(CollageFileFormat.acceptedExtensions) (the extension chooses the format)")
         }
@@ -53,12 +66,6 @@ public struct CollageJob: Sendable {
             throw .invalidRequest("no photo to make a collage from: " + selection.notes.joined(separator: "; ")
                 + " (see `memora index stats` for the years, places and people in the index)")
         }
-        let collage = try await CollageRenderer.render(selection, layout: layout, scale: scale, title: title, format: format)
-        do {
-            try AtomicFileWriter.write(collage.encoded, to: path)
-        } catch {
-            throw .invalidRequest("the collage could not be written to \(path): \(error.reason)")
-        }
-        return Result(selection: selection, collage: collage)
+        return (selection, format)
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+internal import MemoraSystem
 
 /// Brings the index in line with a library, incrementally:
 ///
@@ -48,56 +49,24 @@ public struct PhotoIndexer: Sendable {
 
     /// Indexes `library`; `progress` gets (done, to do, path) after each analysed photo.
     public func index(_ library: any PhotoLibrary, progress: @Sendable (Int, Int, String) -> Void = { _, _, _ in }) async throws(PhotoIndexError) -> Summary {
-        let survey = try library.survey()
-        let assets = survey.assets
-        var summary = Summary(total: assets.count, failed: survey.unreadable.count, unreadable: survey.unreadable)
-        var known = try database.read { db in
-            Dictionary(try IndexedPhotoRecord.stamps(db).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-        let present = Set(assets.map(\.path))
-        // Files that could not be read, or lie under a folder that could not be listed, are not gone.
-        let unseen = Set(survey.unreadable.map(\.path))
-        let unlisted = survey.unlistedFolders.map { $0 + "/" }
-        // Rows whose file is gone: candidates for renames, deleted at the end otherwise.
-        var vanished: [String: (path: String, known: IndexedPhotoRecord.Stamp)] = [:]
-        for (path, row) in known where !present.contains(path) && !unseen.contains(path) && !unlisted.contains(where: path.hasPrefix) {
-            vanished[row.imageHash] = (path, row)
-        }
-
-        var work: [(PhotoAsset, String)] = []
-        for asset in assets {
-            if let row = known[asset.path] {
-                if row.size == asset.size && row.modifiedNanoseconds == PhotoIndexDatabase.nanoseconds(asset.modified) {
-                    summary.unchanged += 1
-                    continue
-                }
-                // Changed on disk: if the bytes are the same (a touch, a copy back), only the row's stamp moves.
-                if PhotoAnalyzer.sha256(contentsOf: asset.path) == row.imageHash {
-                    try updateStamp(id: row.id, path: asset.path, asset: asset)
-                    summary.unchanged += 1
-                    continue
-                }
-                work.append((asset, row.id))
-                continue
-            }
-            if !vanished.isEmpty, let hash = PhotoAnalyzer.sha256(contentsOf: asset.path) {
-                if let moved = vanished.removeValue(forKey: hash) {
-                    try updateStamp(id: moved.known.id, path: asset.path, asset: asset)
-                    known[moved.path] = nil
-                    summary.renamed += 1
-                    continue
+        let plan = try plan(library)
+        var summary = plan.summary
+        // Moved files and files touched without a change of content: only their rows' stamps move.
+        if !plan.stamps.isEmpty {
+            try database.write { db in
+                for (id, asset) in plan.stamps {
+                    try IndexedPhotoRecord.move(id, to: asset.path, size: asset.size,
+                                                modifiedNanoseconds: PhotoIndexDatabase.nanoseconds(asset.modified), in: db)
                 }
             }
-            work.append((asset, UUID().uuidString.lowercased()))
         }
-        let gone = vanished.values.map(\.path)
-        if !gone.isEmpty {
-            try database.write { db in try IndexedPhotoRecord.delete(atPaths: gone, in: db) }
-            summary.removed = gone.count
+        if !plan.gone.isEmpty {
+            try database.write { db in try IndexedPhotoRecord.delete(atPaths: plan.gone, in: db) }
         }
-
+        let work = plan.work
         let analyzer = self.analyzer
         let total = work.count
+        summary.indexed = 0
         var done = 0
         var pending: [IndexedPhoto] = []
         func flush() throws(PhotoIndexError) {
@@ -133,9 +102,83 @@ public struct PhotoIndexer: Sendable {
         return summary
     }
 
-    private func updateStamp(id: String, path: String, asset: PhotoAsset) throws(PhotoIndexError) {
-        try database.write { db in
-            try IndexedPhotoRecord.move(id, to: path, size: asset.size, modifiedNanoseconds: PhotoIndexDatabase.nanoseconds(asset.modified), in: db)
+    /// A dry run of ``index(_:progress:)``: what the run would do (``Summary/indexed`` counts the
+    /// photos it would analyse), decided from the file system and the index as the run decides it,
+    /// without analysing a photo or writing to the index.
+    public func check(_ library: any PhotoLibrary) throws(PhotoIndexError) -> Summary {
+        try plan(library).summary
+    }
+
+    /// A dry run of indexing `library` into the index at `path`, which is not created when it does
+    /// not exist (every photo would then be indexed).
+    public static func check(_ library: any PhotoLibrary, indexAt path: String) throws(PhotoIndexError) -> Summary {
+        guard let status = FileSystem.statusIfPresent(of: path), status.size > 0 else {
+            return try plan(library, known: [:]).summary
         }
+        return try PhotoIndexer(database: PhotoIndexDatabase(path: path)).check(library)
+    }
+
+    /// What a run does before it analyses anything.
+    struct Plan {
+        /// The summary of the run, with ``Summary/indexed`` the photos to analyse.
+        var summary: Summary
+        /// Rows whose stamp (path, size, time) moves: renames and touched but unchanged files.
+        var stamps: [(id: String, asset: PhotoAsset)] = []
+        /// Rows whose file is gone.
+        var gone: [String] = []
+        /// The photos to analyse, with the id each keeps or gets.
+        var work: [(PhotoAsset, String)] = []
+    }
+
+    /// The plan for `library`: files whose size and time match their rows are unchanged; changed
+    /// files are hashed (same content: only the stamp moves); new paths whose content matches a
+    /// vanished row are renames; the remaining vanished rows are gone.
+    func plan(_ library: any PhotoLibrary) throws(PhotoIndexError) -> Plan {
+        let known = try database.read { db in
+            Dictionary(try IndexedPhotoRecord.stamps(db).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        return try Self.plan(library, known: known)
+    }
+
+    /// The plan for `library` against the index's rows, `known` by path.
+    private static func plan(_ library: any PhotoLibrary, known: [String: IndexedPhotoRecord.Stamp]) throws(PhotoIndexError) -> Plan {
+        let survey = try library.survey()
+        let assets = survey.assets
+        var plan = Plan(summary: Summary(total: assets.count, failed: survey.unreadable.count, unreadable: survey.unreadable))
+        let present = Set(assets.map(\.path))
+        // Files that could not be read, or lie under a folder that could not be listed, are not gone.
+        let unseen = Set(survey.unreadable.map(\.path))
+        let unlisted = survey.unlistedFolders.map { $0 + "/" }
+        // Rows whose file is gone: candidates for renames, gone otherwise.
+        var vanished: [String: (path: String, known: IndexedPhotoRecord.Stamp)] = [:]
+        for (path, row) in known where !present.contains(path) && !unseen.contains(path) && !unlisted.contains(where: path.hasPrefix) {
+            vanished[row.imageHash] = (path, row)
+        }
+        for asset in assets {
+            if let row = known[asset.path] {
+                if row.size == asset.size && row.modifiedNanoseconds == PhotoIndexDatabase.nanoseconds(asset.modified) {
+                    plan.summary.unchanged += 1
+                    continue
+                }
+                // Changed on disk: if the bytes are the same (a touch, a copy back), only the row's stamp moves.
+                if PhotoAnalyzer.sha256(contentsOf: asset.path) == row.imageHash {
+                    plan.stamps.append((row.id, asset))
+                    plan.summary.unchanged += 1
+                    continue
+                }
+                plan.work.append((asset, row.id))
+                continue
+            }
+            if !vanished.isEmpty, let hash = PhotoAnalyzer.sha256(contentsOf: asset.path), let moved = vanished.removeValue(forKey: hash) {
+                plan.stamps.append((moved.known.id, asset))
+                plan.summary.renamed += 1
+                continue
+            }
+            plan.work.append((asset, UUID().uuidString.lowercased()))
+        }
+        plan.gone = vanished.values.map(\.path)
+        plan.summary.removed = plan.gone.count
+        plan.summary.indexed = plan.work.count
+        return plan
     }
 }

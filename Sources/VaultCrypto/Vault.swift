@@ -398,6 +398,29 @@ public final class Vault: Sendable {
         return (addition, received.sender)
     }
 
+    /// A dry run of ``importShare(_:identity:passphrase:expectedSender:)``: the bundle verified and
+    /// opened in memory exactly as the import would, and the photo this vault already holds with
+    /// the same content (nil: the import would add it). Nothing is written.
+    public func checkImportShare(
+        _ bundle: [UInt8], identity: SharingIdentity? = nil, passphrase: String? = nil, expectedSender: SharingPublicKey? = nil
+    ) throws(VaultCryptoError) -> (received: ReceivedPhoto, alreadyStored: VaultPhoto?) {
+        let received = try ShareBundle.open(bundle, identity: identity, passphrase: passphrase, expectedSender: expectedSender)
+        return (received, try storedPhoto(matching: received.contents))
+    }
+
+    /// The photo this vault holds with the same content as the file at `path` (a dry run of an
+    /// add: nil means the add would store it).
+    public func storedPhoto(matchingContentsOf path: String) throws(VaultCryptoError) -> VaultPhoto? {
+        let digest: [UInt8]
+        do { digest = try SHA256Digest.hash(contentsOf: path) } catch { throw .readFailed(path: path, cause: error) }
+        return try photo(withContentHash: authenticator.contentHash(ofDigest: digest))
+    }
+
+    /// The photo this vault holds with exactly these bytes, if any.
+    public func storedPhoto(matching contents: [UInt8]) throws(VaultCryptoError) -> VaultPhoto? {
+        try photo(withContentHash: authenticator.contentHash(ofDigest: SHA256Digest.hash(contents)))
+    }
+
     /// Removes photo `id`: the record first (one transaction), then its files, overwritten before unlinking.
     public func remove(_ id: String) throws(VaultCryptoError) {
         try lock.withLock(.shared) { () throws(VaultCryptoError) in try removeLocked(id) }

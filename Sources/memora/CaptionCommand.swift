@@ -282,6 +282,7 @@ struct EditCommand: ParsableCommand {
     @Option(help: "The caption.") var caption: String
     @Option(help: "The alt text (default: the caption, shortened to 150 characters at a sentence or word boundary).") var altText: String?
     @Flag(help: "Keep the photo's modification time.") var keepMtime = false
+    @OptionGroup var output: WriteOutputOptions
 
     func validate() throws {
         try ArgumentText.requireUTF8(caption, option: "--caption")
@@ -289,8 +290,15 @@ struct EditCommand: ParsableCommand {
     }
 
     func run() throws {
-        let entry = try CaptionEditor(database: database.open()).edit(path: file, caption: caption, altText: altText, keepModificationTime: keepMtime)
-        print("\(file): caption written and recorded as entry \(entry.number) (manual edit).")
+        let editor = CaptionEditor(database: try database.open())
+        if output.dryRun {
+            let update = try editor.checkEdit(path: file, caption: caption, altText: altText)
+            output.say("\(file): would write the caption (\(update.caption.count) characters) and its alt text (\(update.altText?.count ?? 0)) "
+                       + "as a manual edit (edited and verified in memory; nothing written)")
+            return
+        }
+        let entry = try editor.edit(path: file, caption: caption, altText: altText, keepModificationTime: keepMtime)
+        output.say("\(file): caption written and recorded as entry \(entry.number) (manual edit).")
     }
 }
 
@@ -303,18 +311,24 @@ struct RollbackCommand: ParsableCommand {
     @Option(help: "The level to return to: N is the photo right after entry N, 0 the photo before Memora (default: undo the last entry).") var to: Int?
     @Flag(help: "Keep the photo's modification time.") var keepMtime = false
     @Flag(help: "Answer yes to the question --to 0 asks (for scripts).") var yes = false
+    @OptionGroup var output: WriteOutputOptions
 
     func validate() throws {
-        if to == 0 { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photo and") }
+        if to == 0, !output.dryRun { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photo and") }
     }
 
     func run() throws {
+        let editor = CaptionEditor(database: try database.open())
+        if output.dryRun {
+            output.say(RollbackCommand.describe(file, plan: try editor.checkRollback(path: file, to: to)))
+            return
+        }
         if to == 0 {
             try Confirmation.confirm("Put \(file) back as it was before Memora, taking away every caption Memora wrote to it? (The rollback can itself be undone.)",
                                      unless: yes, command: "memora rollback")
         }
-        let entry = try CaptionEditor(database: database.open()).rollback(path: file, to: to, keepModificationTime: keepMtime)
-        print(RollbackCommand.describe(file, entry))
+        let entry = try editor.rollback(path: file, to: to, keepModificationTime: keepMtime)
+        output.say(RollbackCommand.describe(file, entry))
     }
 }
 
@@ -324,6 +338,13 @@ extension RollbackCommand {
         let level = entry.modelUsed.hasPrefix("rollback:") ? "level " + entry.modelUsed.dropFirst("rollback:".count) : entry.modelUsed
         let caption = entry.caption.map { "caption now \"\($0)\"" } ?? "no caption, as before Memora"
         return "\(file): restored to \(level) of its history (\(caption))"
+    }
+
+    /// What a rollback or restore would put back (`--dry-run`).
+    static func describe(_ file: String, plan: RollbackPlan) -> String {
+        let caption = plan.entryCount == 0 ? "the metadata an earlier release saved"
+            : plan.caption.map { "caption \"\($0)\"" } ?? (plan.level == 0 ? "no caption, as before Memora" : "no caption")
+        return "\(file): would go back to level \(plan.level) of \(plan.entryCount) (\(caption)); nothing written"
     }
 }
 

@@ -27,6 +27,7 @@ struct CollageCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A title line (a date range, names), placed where it covers no face.", valueName: "text")) var title: String?
     @Flag(help: "Explain why each photo was chosen and why close candidates were not.") var explain = false
     @Flag(help: "Print the selection as JSON.") var json = false
+    @OptionGroup var output: WriteOutputOptions
 
     func validate() throws {
         let sources = [year != nil, place != nil, near != nil, person != nil].filter { $0 }.count
@@ -61,14 +62,24 @@ struct CollageCommand: AsyncParsableCommand {
                                      minimumFaceShare: minFaceShare)
         // A collage only reads the index: before `memora index` there is none, and none is created.
         let index = try PhotoIndexDatabase(path: database.db ?? PhotoIndexDatabase.defaultPath, creatingIfMissing: false)
-        let result = try await CollageJob(database: index, request: request, layout: CollageLayout(rawValue: layout) ?? .grid2x3,
-                                          scale: scale, title: title.map { CollageTitle($0) }).run(writingTo: out)
-        let (selection, rendered) = (result.selection, result.collage)
-        for note in selection.notes { StandardError.write("note: \(note)\n") }
-        if json { try printJSON(selection); return }
-        print("\(out): \(rendered.image.width)x\(rendered.image.height), \(rendered.cells.count) photos (seed \(seed); --seed \(seed &+ 1) shuffles)")
-        for failure in rendered.failed { print("  could not load \(failure.path): \(failure.reason)") }
-        if explain {
+        let job = CollageJob(database: index, request: request, layout: CollageLayout(rawValue: layout) ?? .grid2x3,
+                             scale: scale, title: title.map { CollageTitle($0) })
+        let selection: CollageSelection
+        if output.dryRun {
+            selection = try job.check(writingTo: out).selection
+            if !output.quiet { for note in selection.notes { StandardError.write("note: \(note)\n") } }
+            if json { try printJSON(selection); return }
+            output.say("\(out): would hold \(selection.photos.count) photos (seed \(seed)); nothing written")
+        } else {
+            let result = try await job.run(writingTo: out)
+            selection = result.selection
+            let rendered = result.collage
+            if !output.quiet { for note in selection.notes { StandardError.write("note: \(note)\n") } }
+            if json { try printJSON(selection); return }
+            output.say("\(out): \(rendered.image.width)x\(rendered.image.height), \(rendered.cells.count) photos (seed \(seed); --seed \(seed &+ 1) shuffles)")
+            for failure in rendered.failed { StandardError.write("could not load \(failure.path): \(failure.reason)\n") }
+        }
+        if explain && !output.quiet {
             for photo in selection.photos { print("  chosen \(photo.path): \(photo.reason)") }
             for photo in selection.extras { print("  backup \(photo.path)") }
             for photo in selection.rejected.prefix(20) { print("  not chosen \(photo.path): \(photo.reason)") }

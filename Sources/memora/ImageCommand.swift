@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageKit
+import MemoraSystem
 
 /// `memora image`: inspect and convert pictures with ImageKit.
 struct ImageCommand: ParsableCommand {
@@ -81,6 +82,8 @@ struct ImageCommand: ParsableCommand {
         @Flag(help: "Print the result as JSON.")
         var json = false
 
+        @OptionGroup var say: WriteOutputOptions
+
         /// The result of `thumbnail`.
         struct Result: Encodable {
             var input: String
@@ -105,15 +108,23 @@ struct ImageCommand: ParsableCommand {
             } else {
                 throw ValidationError("\(output): the output name must end in .jpg, .jpeg or .png")
             }
-            let thumbnail = try ImageDecoder.thumbnail(
-                contentsOf: input, maxPixelSize: size, options: DecodingOptions(applyOrientation: !keepOrientation))
+            let options = DecodingOptions(applyOrientation: !keepOrientation)
+            if say.dryRun {
+                if !force, FileSystem.statusIfPresent(of: output, followingLinks: false) != nil {
+                    throw ImageError.outputExists(path: output)
+                }
+                let (width, height) = try ImageDecoder.thumbnailSize(contentsOf: input, maxPixelSize: size, options: options)
+                say.say("\(output): would be a \(width)x\(height) thumbnail of \(input); nothing written")
+                return
+            }
+            let thumbnail = try ImageDecoder.thumbnail(contentsOf: input, maxPixelSize: size, options: options)
             try ImageEncoder.write(thumbnail, to: output, as: format, replacingExisting: force)
             let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
             let result = Result(input: input, output: output, width: thumbnail.width, height: thumbnail.height, bytes: bytes)
             if json {
                 try printJSON(result)
             } else {
-                print("\(output): \(result.width)x\(result.height), \(result.bytes) bytes")
+                say.say("\(output): \(result.width)x\(result.height), \(result.bytes) bytes")
             }
         }
     }

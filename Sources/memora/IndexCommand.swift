@@ -24,17 +24,27 @@ struct IndexCommand: AsyncParsableCommand {
         @OptionGroup var database: IndexDatabaseOptions
         @Argument(help: "The library's folder.") var folder: String
         @Flag(help: "Print the summary as JSON.") var json = false
+        @OptionGroup var output: WriteOutputOptions
 
         func run() async throws {
-            let db = try database.open()
             let library = DirectoryPhotoLibrary(root: folder)
+            if output.dryRun {
+                // A dry run creates no index: without one, every photo would be indexed.
+                let summary = try PhotoIndexer.check(library, indexAt: database.db ?? PhotoIndexDatabase.defaultPath)
+                if json { try printJSON(summary); return }
+                for item in summary.unreadable { StandardError.write("\(item.path): \(item.reason)\n") }
+                output.say("\(summary.total) photos: \(summary.indexed) would be indexed, \(summary.unchanged) unchanged, \(summary.renamed) moved, "
+                           + "\(summary.removed) removed from the index, \(summary.unreadable.count) unreadable; nothing written")
+                return
+            }
+            let db = try database.open()
             let summary = try await PhotoIndexer(database: db).index(library) { done, total, path in
-                if !json { ProgressReporter(title: "index", total: total).update(completed: done, item: (path as NSString).lastPathComponent) }
+                if !json && !output.quiet { ProgressReporter(title: "index", total: total).update(completed: done, item: (path as NSString).lastPathComponent) }
             }
             if json { try printJSON(summary); return }
             for item in summary.unreadable { StandardError.write("\(item.path): \(item.reason)\n") }
-            print("\(summary.total) photos: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.renamed) moved, "
-                  + "\(summary.removed) removed, \(summary.failed) unreadable (recorded with their error). Index: \(db.path)")
+            output.say("\(summary.total) photos: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.renamed) moved, "
+                       + "\(summary.removed) removed, \(summary.failed) unreadable (recorded with their error). Index: \(db.path)")
         }
     }
 

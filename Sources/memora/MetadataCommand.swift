@@ -88,10 +88,10 @@ struct MetadataCommand: ParsableCommand {
             if output.dryRun {
                 try MetadataCommand.forEach(files, printing: false) { file in
                     if sidecar {
-                        print("\(file): would write the caption to the sidecar \(CaptionWriter.sidecarPath(for: file))")
+                        output.say("\(file): would write the caption to the sidecar \(CaptionWriter.sidecarPath(for: file))")
                     } else {
                         _ = try CaptionWriter.check(update, in: file)
-                        print("\(file): would write the caption (edited and verified in memory; nothing written)")
+                        output.say("\(file): would write the caption (edited and verified in memory; nothing written)")
                     }
                 }
                 return
@@ -129,7 +129,7 @@ struct MetadataCommand: ParsableCommand {
             let files = try input.files()
             if output.dryRun {
                 try MetadataCommand.forEach(files, printing: false) { file in
-                    print(try CaptionWriter.checkStripLocation(in: file)
+                    output.say(try CaptionWriter.checkStripLocation(in: file)
                           ? "\(file): would remove its location (edited and verified in memory; nothing written)"
                           : "\(file): holds no location; nothing to do")
                 }
@@ -185,31 +185,29 @@ struct MetadataCommand: ParsableCommand {
         @Option(help: "The level to return to (0: the photo before Memora; default: the one before the last write).") var to: Int?
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
         @Flag(help: "Answer yes to the question --to 0 asks (for scripts).") var yes = false
+        @OptionGroup var output: WriteOutputOptions
         @OptionGroup var input: FileArguments
 
         func validate() throws {
-            if to == 0 { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photos and") }
+            if to == 0, !output.dryRun { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photos and") }
         }
 
         func run() throws {
             let files = try input.files()
+            let editor = CaptionEditor(database: try database.open())
+            if output.dryRun {
+                try MetadataCommand.forEach(files, printing: false) { file in
+                    output.say(RollbackCommand.describe(file, plan: try editor.checkRollback(path: file, to: to)))
+                }
+                return
+            }
             if to == 0 {
                 try Confirmation.confirm("Put \(files.count) photo(s) back as they were before Memora, taking away everything Memora wrote to them?",
                                          unless: yes, command: "memora metadata restore")
             }
-            let editor = CaptionEditor(database: try database.open())
             try MetadataCommand.forEach(files, printing: false) { file in
-                print(RollbackCommand.describe(file, try editor.rollback(path: file, to: to, keepModificationTime: keepMtime)))
+                output.say(RollbackCommand.describe(file, try editor.rollback(path: file, to: to, keepModificationTime: keepMtime)))
             }
         }
     }
-}
-
-/// `--dry-run` and `--quiet` for commands that write photos.
-struct WriteOutputOptions: ParsableArguments {
-    @Flag(help: "Check each photo as the write would (read, edit and verify in memory) and say what would be done; write nothing.")
-    var dryRun = false
-
-    @Flag(name: [.customShort("q"), .long], help: "Print nothing but errors (the exit status says how it went).")
-    var quiet = false
 }

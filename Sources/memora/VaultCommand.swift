@@ -108,6 +108,7 @@ struct VaultCommand: ParsableCommand {
         @Option(help: "An environment variable holding a passphrase for the bundle.") var passphraseEnv: String?
         @Option(name: .shortAndLong, help: "Where to write the bundle (.locaphoto); never inside the vault folder.") var output: String
         @Flag(help: "Replace the output file if it exists.") var force = false
+        @OptionGroup var say: WriteOutputOptions
 
         func validate() throws {
             guard (to == nil) != (passphraseEnv == nil) else { throw ValidationError("give exactly one of --to and --passphrase-env") }
@@ -121,8 +122,14 @@ struct VaultCommand: ParsableCommand {
             } else {
                 recipient = .passphrase(try VaultCommand.passphrase(fromEnvironment: passphraseEnv!))
             }
-            try options.open().share(id, from: try options.identity(), to: recipient, writingTo: output, replacingExisting: force)
-            print(output)
+            let vault = try options.open()
+            if say.dryRun {
+                let photo = try VaultCommand.checkWrite(of: id, from: vault, to: output, replacingExisting: force)
+                say.say("would write a signed bundle of \(photo.originalFilename) to \(output); nothing written")
+                return
+            }
+            try vault.share(id, from: try options.identity(), to: recipient, writingTo: output, replacingExisting: force)
+            say.say(output)
         }
     }
 
@@ -132,6 +139,7 @@ struct VaultCommand: ParsableCommand {
         @Argument(help: "The bundle file.") var bundle: String
         @Option(help: "Refuse the bundle unless this identity signed it.") var from: String?
         @Option(help: "An environment variable holding the bundle's passphrase.") var passphraseEnv: String?
+        @OptionGroup var output: WriteOutputOptions
 
         func run() throws {
             let expected: SharingPublicKey?
@@ -148,10 +156,21 @@ struct VaultCommand: ParsableCommand {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bundle)))
             let passphrase = try passphraseEnv.map(VaultCommand.passphrase(fromEnvironment:))
             let vault = try options.open()
-            let (addition, sender) = try vault.importShare(
-                bytes, identity: passphrase == nil ? try options.identity() : nil, passphrase: passphrase, expectedSender: expected)
-            print(VaultCommand.line(addition))
-            StandardError.write("signed by \(sender.fingerprint)\(expected == nil ? " (not checked against a known sender; use --from to require one)" : "")\n")
+            let identity = passphrase == nil ? try options.identity() : nil
+            let sender: SharingPublicKey
+            if output.dryRun {
+                let (received, existing) = try vault.checkImportShare(bytes, identity: identity, passphrase: passphrase, expectedSender: expected)
+                sender = received.sender
+                output.say(existing.map { "\(bundle): verified; its photo is already in the vault as \($0.id)" }
+                           ?? "\(bundle): verified; would add \(received.metadata.originalFilename) (\(received.contents.count) bytes); nothing written")
+            } else {
+                let imported = try vault.importShare(bytes, identity: identity, passphrase: passphrase, expectedSender: expected)
+                sender = imported.sender
+                output.say(VaultCommand.line(imported.addition))
+            }
+            if !output.quiet {
+                StandardError.write("signed by \(sender.fingerprint)\(expected == nil ? " (not checked against a known sender; use --from to require one)" : "")\n")
+            }
         }
     }
 
@@ -196,10 +215,18 @@ struct VaultCommand: ParsableCommand {
         @Flag(help: "Remove the location (EXIF GPS, XMP and IPTC location fields) from the encrypted copy, in memory; the original file is left as it is.")
         var stripLocation = false
         @Flag(help: "Print the added records as JSON.") var json = false
+        @OptionGroup var output: WriteOutputOptions
+
+        /// One file of a dry run: whether the vault holds its content already.
+        struct Planned: Encodable {
+            var path: String
+            var alreadyStoredAs: String?
+        }
 
         func run() throws {
             let files = try input.files()
             let vault = try options.open()
+            if output.dryRun { return try dryRun(files, vault) }
             let progress = ProgressReporter(title: "vault add", total: files.count)
             let results = VaultImport(stripsLocation: stripLocation, tags: tag).add(files, to: vault) { completed, file in
                 progress.update(completed: completed, item: file)
@@ -217,9 +244,33 @@ struct VaultCommand: ParsableCommand {
             if json {
                 try printJSON(added.map { PhotoSummary($0.photo, alreadyStored: $0.wasAlreadyStored) })
             } else {
-                for addition in added { print(VaultCommand.line(addition)) }
+                for addition in added { output.say(VaultCommand.line(addition)) }
             }
             try ExitStatus.check(failed: failures, done: added.count)
+        }
+
+        /// `--dry-run`: each file read (and stripped in memory with --strip-location) and looked up.
+        private func dryRun(_ files: [String], _ vault: Vault) throws {
+            let importer = VaultImport(stripsLocation: stripLocation, tags: tag)
+            var planned: [Planned] = []
+            var failures = 0
+            for file in files {
+                do {
+                    planned.append(Planned(path: file, alreadyStoredAs: try importer.check(file, against: vault)?.id))
+                } catch {
+                    failures += 1
+                    StandardError.write("error: \(error)\n")
+                }
+            }
+            if json {
+                try printJSON(planned)
+            } else {
+                for item in planned {
+                    output.say(item.alreadyStoredAs.map { "\(item.path): already in the vault as \($0); would not be added again" }
+                               ?? "\(item.path): would be encrypted into the vault\(stripLocation ? " without its location" : "")")
+                }
+            }
+            try ExitStatus.check(failed: failures, done: planned.count)
         }
     }
 
@@ -248,10 +299,17 @@ struct VaultCommand: ParsableCommand {
         @Argument(help: "The photo id (see `memora vault list`).") var id: String
         @Option(name: .shortAndLong, help: "Where to write the photo; never inside the vault folder.") var output: String
         @Flag(help: "Replace the output file if it exists.") var force = false
+        @OptionGroup var say: WriteOutputOptions
 
         func run() throws {
-            try options.open().export(id, to: output, replacingExisting: force)
-            print(output)
+            let vault = try options.open()
+            if say.dryRun {
+                let photo = try VaultCommand.checkWrite(of: id, from: vault, to: output, replacingExisting: force)
+                say.say("would decrypt \(photo.originalFilename) (\(photo.originalSize) bytes) to \(output); nothing written")
+                return
+            }
+            try vault.export(id, to: output, replacingExisting: force)
+            say.say(output)
         }
     }
 
@@ -262,18 +320,26 @@ struct VaultCommand: ParsableCommand {
         @OptionGroup var options: VaultOptions
         @Argument(help: "Photo ids.") var ids: [String]
         @Flag(help: "Answer yes to the question it asks (for scripts).") var yes = false
+        @OptionGroup var output: WriteOutputOptions
 
         func validate() throws {
-            try Confirmation.requireTerminal(unless: yes, "removing photos from the vault cannot be undone, so it")
+            if !output.dryRun { try Confirmation.requireTerminal(unless: yes, "removing photos from the vault cannot be undone, so it") }
         }
 
         func run() throws {
             let vault = try options.open()
+            if output.dryRun {
+                for id in ids {
+                    let photo = try vault.photo(id: id)
+                    output.say("would remove \(id)  \(photo.originalFilename); nothing removed")
+                }
+                return
+            }
             try Confirmation.confirm("Remove \(ids.count) photo(s) from \(options.vault) for good? Their encrypted files are overwritten; this cannot be undone.",
                                      unless: yes, command: "memora vault remove")
             for id in ids {
                 try vault.remove(id)
-                print("removed \(id)")
+                output.say("removed \(id)")
             }
         }
     }
@@ -324,6 +390,13 @@ struct VaultCommand: ParsableCommand {
             // Non-zero while anything is wrong, with or without --repair (a repair does not fix damage).
             if !report.isHealthyNow { throw ExitStatus.someFailed }
         }
+    }
+
+    /// The dry run of a command that writes photo `id` to `output` (export, share): the output's
+    /// checks, and the photo's record.
+    static func checkWrite(of id: String, from vault: Vault, to output: String, replacingExisting: Bool) throws -> VaultPhoto {
+        try vault.checkOutput(output, replacingExisting: replacingExisting)
+        return try vault.photo(id: id)
     }
 
     /// The line printed for a photo added or imported: its id and name, and whether it was there already.

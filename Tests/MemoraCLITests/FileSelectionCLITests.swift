@@ -99,4 +99,100 @@ struct DryRunCLITests {
         #expect(quiet.status == 0 && quiet.out.isEmpty && quiet.err.isEmpty, "\(quiet)")
         #expect(try MetadataReader.read(contentsOf: fresh).captions.caption == "Quiet.")
     }
+
+    @Test("edit, rollback, restore, index, collage and image thumbnail with --dry-run: the same checks and refusals, nothing written")
+    func photoCommandDryRuns() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let photo = try cli.photo("a.jpg")
+        let db = cli.folder + "/memora.sqlite"
+        let edited = try cli.run("edit", "--dry-run", "--db", db, photo, "--caption", "  Mine.  ")
+        #expect(edited.status == 0 && edited.out.contains("would write the caption (5 characters)"), "\(edited)")
+        #expect(try cli.run("edit", "--dry-run", "--db", db, photo, "--caption", " ").status == 2, "an empty caption is refused as the edit refuses it")
+        let noHistory = try cli.run("rollback", "--dry-run", "--db", db, photo)
+        #expect(noHistory.status == 2 && noHistory.err.contains("Memora never wrote to it"), "\(noHistory)")
+        #expect(try MetadataReader.read(contentsOf: photo).captions.caption == nil, "the dry-run edit wrote nothing")
+
+        #expect(try cli.run("edit", "-q", "--db", db, photo, "--caption", "One.").out.isEmpty, "--quiet")
+        #expect(try cli.run("edit", "--db", db, photo, "--caption", "Two.").status == 0)
+        let bytes = try SystemFile(photo).readAll()
+        let back = try cli.run("rollback", "--dry-run", "--db", db, photo)
+        #expect(back.status == 0 && back.out.contains("would go back to level 1 of 2 (caption \"One.\")"), "\(back)")
+        let original = try cli.run("rollback", "--dry-run", "--to", "0", "--db", db, photo)
+        #expect(original.status == 0 && original.out.contains("level 0 of 2 (no caption, as before Memora)"), "--to 0 asks nothing in a dry run: \(original)")
+        #expect(try cli.run("rollback", "--dry-run", "--to", "7", "--db", db, photo).status == 2, "a level that does not exist is refused")
+        let restore = try cli.run("metadata", "restore", "--dry-run", "--db", db, photo)
+        #expect(restore.status == 0 && restore.out.contains("would go back to level 1"), "\(restore)")
+        #expect(try SystemFile(photo).readAll() == bytes, "no rollback happened")
+
+        let thumbnail = cli.folder + "/t.png"
+        let planned = try cli.run("image", "thumbnail", "--dry-run", photo, "-o", thumbnail, "--size", "100")
+        let made = try cli.run("image", "thumbnail", photo, "-o", cli.folder + "/real.png", "--size", "100")
+        let size = try #require(made.out.split(separator: " ").dropFirst().first.map(String.init)?.dropLast())
+        #expect(planned.status == 0 && planned.out.contains("would be a \(size) thumbnail"), "the dry run predicts the size: \(planned) vs \(made)")
+        #expect(!FileSystem.exists(thumbnail))
+        #expect(try cli.run("image", "thumbnail", "--dry-run", photo, "-o", cli.folder + "/real.png").status == 2, "an existing output is refused")
+
+        let library = cli.folder + "/library", index = cli.folder + "/index.sqlite"
+        _ = try cli.photo("library/x.jpg", seed: 5)
+        _ = try cli.photo("library/y.jpg", seed: 6)
+        let indexPlan = try cli.run("index", "--dry-run", "--db", index, library)
+        #expect(indexPlan.status == 0 && indexPlan.out.contains("2 photos: 2 would be indexed"), "\(indexPlan)")
+        #expect(!FileSystem.exists(index), "a dry run creates no index")
+        #expect(try cli.run("index", "-q", "--db", index, library).out.isEmpty, "--quiet")
+        try FileSystem.remove(library + "/y.jpg")
+        let again = try cli.run("index", "--dry-run", "--db", index, library)
+        #expect(again.out.contains("1 photos: 0 would be indexed, 1 unchanged, 0 moved, 1 removed from the index"), "\(again)")
+        let collage = cli.folder + "/c.jpg"
+        let collagePlan = try cli.run("collage", "--dry-run", "--db", index, "--year", "1999", "--out", collage)
+        #expect(collagePlan.status == 2 && collagePlan.err.contains("no photo"), "refused as the collage would be: \(collagePlan)")
+        #expect(!FileSystem.exists(collage))
+    }
+
+    @Test("vault add, export, share, import and remove with --dry-run: checked, looked up, nothing written")
+    func vaultDryRuns() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let photo = try cli.photo("photos/a.jpg")
+        let other = try cli.photo("photos/b.jpg", seed: 9)
+        let vault = cli.folder + "/vault", key = cli.folder + "/vault.key"
+        let options = ["--vault", vault, "--key-file", key]
+        #expect(try cli.run(["vault", "init"] + options).status == 0)
+        let added = try cli.run(["vault", "add", "--json"] + options + [photo])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(added.out.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+
+        let plan = try cli.run(["vault", "add", "--dry-run"] + options + [photo, other])
+        #expect(plan.status == 0 && plan.out.contains("a.jpg: already in the vault as \(id)") && plan.out.contains("b.jpg: would be encrypted"), "\(plan)")
+        let stripped = try cli.run(["vault", "add", "--dry-run", "--strip-location", "--json"] + options + [other])
+        #expect(stripped.status == 0 && stripped.out.contains("\"already_stored_as\"") == false && stripped.out.contains("b.jpg"), "\(stripped)")
+        let list = try cli.run(["vault", "list", "--json"] + options)
+        #expect((try JSONSerialization.jsonObject(with: Data(list.out.utf8)) as? [Any])?.count == 1, "nothing added: \(list.out)")
+
+        let exported = cli.folder + "/out.jpg"
+        let export = try cli.run(["vault", "export", "--dry-run"] + options + [id, "-o", exported])
+        #expect(export.status == 0 && export.out.contains("would decrypt a.jpg") && !FileSystem.exists(exported), "\(export)")
+        #expect(try cli.run(["vault", "export", "--dry-run"] + options + [id, "-o", vault + "/x.jpg"]).status == 2, "inside the vault: refused")
+        #expect(try cli.run(["vault", "export", "--dry-run"] + options + ["no-such-id", "-o", exported]).status == 2)
+
+        let environment = ["BUNDLE_PASS": "a long bundle passphrase"]
+        let bundle = cli.folder + "/a.locaphoto"
+        let share = try cli.run(executable: cli.executable, ["vault", "share", "--dry-run"] + options + [id, "--passphrase-env", "BUNDLE_PASS", "-o", bundle],
+                                environment: environment)
+        #expect(share.status == 0 && share.out.contains("would write a signed bundle") && !FileSystem.exists(bundle), "\(share)")
+        #expect(try cli.run(executable: cli.executable, ["vault", "share"] + options + [id, "--passphrase-env", "BUNDLE_PASS", "-o", bundle],
+                            environment: environment).status == 0)
+        let importPlan = try cli.run(executable: cli.executable, ["vault", "import", "--dry-run"] + options + [bundle, "--passphrase-env", "BUNDLE_PASS"],
+                                     environment: environment)
+        #expect(importPlan.status == 0 && importPlan.out.contains("already in the vault as \(id)"), "\(importPlan)")
+        let wrong = try cli.run(executable: cli.executable, ["vault", "import", "--dry-run"] + options + [bundle, "--passphrase-env", "BUNDLE_PASS"],
+                                environment: ["BUNDLE_PASS": "not the passphrase"])
+        #expect(wrong.status == 2, "the bundle is verified in a dry run: \(wrong)")
+
+        let remove = try cli.run(["vault", "remove", "--dry-run"] + options + [id])
+        #expect(remove.status == 0 && remove.out.contains("would remove \(id)"), "no question in a dry run: \(remove)")
+        let quiet = try cli.run(["vault", "add", "-q"] + options + [other])
+        #expect(quiet.status == 0 && quiet.out.isEmpty, "\(quiet)")
+        let after = try cli.run(["vault", "list", "--json"] + options)
+        #expect((try JSONSerialization.jsonObject(with: Data(after.out.utf8)) as? [Any])?.count == 2, "a.jpg still there, b.jpg added: \(after.out)")
+    }
 }
