@@ -37,10 +37,15 @@ struct DemoCommand: AsyncParsableCommand {
                 print("  \(photo.file): \(photo.format ?? "?") \(photo.width ?? 0)x\(photo.height ?? 0) -> \(photo.thumbnail ?? "")")
             }
         }
+        print("Family album: \(report.library)/family (\(report.albumPhotos) photos, 2017-2025, with dates, places and people in their XMP)")
         print("Index: \(report.index) (\(report.indexed) photos, \(report.indexFailed) unreadable recorded with their error)")
         print("Collage: \(report.collage) (\(report.collageWidth)x\(report.collageHeight), \(report.collagePhotos) photos chosen by quality and date spread, cropped to their 6:5 cells)")
+        print("Collage of Ana: \(report.personCollage) (\(report.personCollagePhotos) photos where her face covers more than 15%, with a title line)")
+        print("Try: memora index stats --db \(report.index); memora collage --db \(report.index) --place Porto --out porto.jpg --explain")
         print("Captions: \(report.captioned) photos captioned through the durable queue (caption database \(report.captionDatabase); XMP, EXIF and, where the format has it, IPTC; each write verified):")
-        for (file, caption) in report.captions.sorted(by: { $0.key < $1.key }) { print("  \(file): \"\(caption)\"") }
+        let shown = 10
+        for (file, caption) in report.captions.sorted(by: { $0.key < $1.key }).prefix(shown) { print("  \(file): \"\(caption)\"") }
+        if report.captions.count > shown { print("  ... and \(report.captions.count - shown) more (memora metadata read -r \(report.library))") }
         for (model, count) in report.captionModels.sorted(by: { $0.key < $1.key }) { print("  model \(model): \(count) photos") }
         if report.usedBasicDescription {
             print("  (the basic description is measured by Memora, not an AI model: start Ollama with `ollama pull llava`, or set GEMINI_API_KEY / OPENAI_API_KEY and run `memora caption --mode gemini|gpt`, for real captions)")

@@ -6,11 +6,12 @@ import PhotoIndex
 import VaultCrypto
 
 /// `memora demo` as a library call: generates a sample photo library with the real encoders
-/// and runs the main job on it. Every photo is inspected and gets an upright thumbnail (the
+/// (every format, and a family album across nine years with dates, places and people:
+/// ``SampleFamilyAlbum``) and runs the main job on it. Every photo is inspected and gets an upright thumbnail (the
 /// broken samples are refused with their reason); every photo is captioned through the durable
 /// queue and the model selector (on-device: Ollama when it runs, else the basic description)
 /// with MetadataKit's verified write and the history; the library is indexed and a memory
-/// collage is chosen from the index and rendered; and the photos are encrypted into a vault,
+/// collage and a collage of one person are chosen from the index and rendered; and the photos are encrypted into a vault,
 /// which is verified and one of its photos exported and compared with the original.
 ///
 /// Everything is written under ``output``; what an earlier run left there is replaced.
@@ -45,6 +46,7 @@ public struct DemoJob: Sendable {
         let thumbnails = output + "/thumbnails"
         for folder in [library, thumbnails] { try FileSystem.makeFolder(folder) }
         let files = try SampleLibrary.generate(in: library)
+        let album = try SampleFamilyAlbum.generate(in: library + "/family").map { "family/" + $0 }
         let photos = makeThumbnails(files, library: library, into: thumbnails, onProgress: onProgress)
         let captioning = try await caption(library: library)
 
@@ -55,11 +57,17 @@ public struct DemoJob: Sendable {
         let indexed = try await PhotoIndexer(database: index).index(DirectoryPhotoLibrary(root: library))
         let collagePath = output + "/collage.jpg"
         let collage = try await CollageJob(database: index, request: CollageRequest(source: .everything, count: 6, seed: 0)).run(writingTo: collagePath).collage
-        let vault = try encrypt(files.map { library + "/" + $0 }, onProgress: onProgress)
+        // A collage of one person of the family album, with a title line placed off the faces.
+        let person = SampleFamilyAlbum.people[0]
+        let personCollagePath = output + "/collage-\(person.lowercased()).jpg"
+        let personCollage = try await CollageJob(database: index, request: CollageRequest(source: .person(person), count: 6, seed: 0),
+                                                 title: CollageTitle("\(person), 2017–2025")).run(writingTo: personCollagePath).collage
+        let vault = try encrypt((files + album).map { library + "/" + $0 }, onProgress: onProgress)
 
         return DemoReport(
             library: library, photos: photos, index: indexPath, indexed: indexed.indexed, indexFailed: indexed.failed,
             collage: collagePath, collageWidth: collage.image.width, collageHeight: collage.image.height, collagePhotos: collage.cells.count,
+            albumPhotos: album.count, personCollage: personCollagePath, personCollagePhotos: personCollage.cells.count,
             captionDatabase: captioning.database, captioned: captioning.summary.captioned + captioning.summary.recovered,
             captions: captioning.captions, captionModels: captioning.summary.models, vault: vault, seconds: Date().timeIntervalSince(start))
     }

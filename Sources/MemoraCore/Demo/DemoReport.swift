@@ -53,6 +53,12 @@ public struct DemoReport: Sendable, Hashable, Codable {
     public var collageHeight: Int
     /// How many photos the collage shows.
     public var collagePhotos: Int
+    /// Photos of the family album (under `family/` in the library).
+    public var albumPhotos: Int
+    /// The collage of one person of the album (Ana), with a title line.
+    public var personCollage: String
+    /// How many photos the person's collage shows.
+    public var personCollagePhotos: Int
     /// The caption database.
     public var captionDatabase: String
     /// Photos captioned (including any finished after an interruption).
