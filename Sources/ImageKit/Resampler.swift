@@ -78,7 +78,7 @@ extension Image {
     /// The part `region` of the image resampled to exactly `width` x `height`, without
     /// copying the region first (the same pixels as `cropped(to:)` then `resized`).
     ///
-    /// The region's rows are streamed through a ``RowResampler``.
+    /// The region's rows are streamed through a `RowResampler`.
     public func resized(from region: PixelRect, width targetWidth: Int, height targetHeight: Int,
                         filter: ResamplingFilter = .automatic) throws(ImageError) -> Image {
         guard targetWidth > 0, targetHeight > 0 else {

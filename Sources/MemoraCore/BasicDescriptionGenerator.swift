@@ -7,7 +7,7 @@ import MetadataKit
 /// year) and where (the place's name), how dark it is and its main colours in the words a person
 /// would use. It never leaves the device, always works offline, says in ``modelInfo`` that it is
 /// not a model, and is used only when the user allowed it (``CaptionConfiguration/Fallback/basic``);
-/// the photo is then marked as holding a basic description (``CaptionUpdate/isBasicDescription``).
+/// the photo is then marked as holding a basic description (MetadataKit's `CaptionUpdate.isBasicDescription`).
 ///
 /// Example: "A photo of Ana and Ben, taken in July 2019 in Lyon, France; mostly red and tan."
 /// with the alt text "Ana and Ben in Lyon, France." (who and where, not a copy of the caption).

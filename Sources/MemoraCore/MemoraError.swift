@@ -146,7 +146,7 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Generating a caption
 
-    /// The photo could not be read or prepared; `reason` must not repeat the path (use ``ImageError/reason``).
+    /// The photo could not be read or prepared; `reason` must not repeat the path (use ImageKit's `ImageError.reason`).
     public static func imageUnreadable(path: String, reason: String) -> MemoraError {
         MemoraError(.imageUnreadable, "\(path): the photo could not be prepared for captioning: \(reason)", path: path)
     }

@@ -57,10 +57,14 @@ public actor ModelSelector {
 
     /// Builds the chain for `mode` from the configured generators.
     /// - Parameters:
+    ///   - mode: the user's mode (on-device, gemini or gpt).
     ///   - local: generators that run on this device (Ollama, a local OpenAI-compatible server), in order of preference.
     ///   - gemini: the Gemini generator, used only in `gemini` mode.
     ///   - gpt: the OpenAI-compatible cloud generator, used only in `gpt` mode.
     ///   - basic: the last resort (nil to fail instead of describing).
+    ///   - policy: retries and backoff for failures that may pass.
+    ///   - clock: the clock backoff waits on (a test clock in tests).
+    ///   - random: the jitter source for backoff.
     public init(mode: CaptionMode, local: [any CaptionGenerator] = [], gemini: (any CaptionGenerator)? = nil,
                 gpt: (any CaptionGenerator)? = nil, basic: (any CaptionGenerator)? = BasicDescriptionGenerator(),
                 policy: RetryPolicy = RetryPolicy(), clock: any CaptionClock = SystemClock(),

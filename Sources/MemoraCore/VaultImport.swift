@@ -23,7 +23,7 @@ public struct VaultImport: Sendable {
     }
 
     /// Encrypts the photo at `path` into `vault` and returns its record; a photo whose content the
-    /// vault already holds is not added again (``VaultAddition/wasAlreadyStored``, the existing record).
+    /// vault already holds is not added again (VaultCrypto's `VaultAddition.wasAlreadyStored`, the existing record).
     public func add(_ path: String, to vault: Vault) throws(MemoraError) -> VaultAddition {
         let info = try? ImageDecoder.info(contentsOf: path)
         let thumbnail = thumbnailSize.flatMap { size in

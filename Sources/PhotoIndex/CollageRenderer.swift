@@ -29,7 +29,7 @@ public struct RenderedCollage: Sendable {
 /// faces (``FaceAwareCrop``) to the cell's aspect ratio and decoded only as far as its cell
 /// needs: a JPEG at the 1/2, 1/4 or 1/8 DCT scale at which the crop still covers the cell,
 /// row by row straight into the resampler, only the crop's rows and columns, then turned
-/// upright (``ImageDecoder/decode(_:source:region:width:height:options:fast:)``). Tiles are
+/// upright (ImageKit's `ImageDecoder.decode(_:source:region:width:height:options:fast:)`). Tiles are
 /// drawn with the layout's rounded corners. Photos are decoded in parallel; one that cannot
 /// be read gives its cell to its near-duplicate twin, else to the next backup; when neither
 /// is left, the photos that could be read are laid out again for their own count, so no

@@ -146,7 +146,7 @@ public struct CollageSelection: Sendable, Hashable, Codable {
 /// 4. spread across the date range: the candidates' time span is cut into `count` equal
 ///    periods, and each period gives its best photo; periods without photos leave their
 ///    slot to the best remaining photos overall;
-/// 5. ranked by quality, with a seeded jitter of up to 0.1 (``SeededRandom``, so the same
+/// 5. ranked by quality, with a seeded jitter of up to 0.1 (`SeededRandom`, so the same
 ///    seed gives the same collage on every platform and the next seed a different one);
 /// 6. no two near-duplicates (perceptual hashes within ``PerceptualHash/nearDuplicateDistance``);
 /// 7. the top `count` (default 6, at most 10), plus `extraCandidates` backups.

@@ -5,7 +5,7 @@ import MetadataKit
 
 /// The audit trail of every write Memora makes to a photo, whoever asked for it: captions
 /// (automatic or a person's), `memora metadata write`, location strips and rollbacks. Each
-/// entry keeps the metadata it replaced (a ``MetadataSnapshot``), saved before the photo
+/// entry keeps the metadata it replaced (a MetadataKit `MetadataSnapshot`), saved before the photo
 /// changes, so the photo can go back to any level: 0 (as it was before Memora), or the
 /// state right after any entry.
 public struct PhotoHistory: Sendable {

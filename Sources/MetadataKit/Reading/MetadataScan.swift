@@ -2,10 +2,10 @@ import Foundation
 
 extension MetadataReader {
     /// The same reading as ``read(contentsOf:)`` for indexing many files, from as little of each
-    /// file as possible (``SparseMetadataRead``): of a JPEG only the segments before the image
+    /// file as possible (`SparseMetadataRead`): of a JPEG only the segments before the image
     /// data are read from disk, of a PNG or WebP every chunk but the image data, of a HEIF or AVIF
     /// its `ftyp` and `meta` boxes and its Exif and XMP items, of a TIFF or DNG everything but its
-    /// strips and tiles (``TIFFWindow``). Files whose structure does not allow it are read whole.
+    /// strips and tiles (`TIFFWindow`). Files whose structure does not allow it are read whole.
     /// The EXIF fields come from libexif (several times faster than libexiv2 on camera EXIF, whose MakerNotes libexiv2 decodes in full);
     /// XMP and IPTC from libexiv2 as in `read`.
     public static func scan(contentsOf path: String) throws(MetadataError) -> PhotoMetadata {

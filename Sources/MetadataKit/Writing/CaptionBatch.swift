@@ -13,6 +13,9 @@ extension CaptionWriter {
     /// intact on failure). One file's failure does not stop the others.
     ///
     /// - Parameters:
+    ///   - update: the caption and alt text to write.
+    ///   - paths: the files.
+    ///   - concurrency: how many files are worked on at once.
     ///   - options: the options for each file (for example a `beforeReplacing` that stores
     ///     that file's snapshot); called once per file, possibly from several threads.
     ///   - completed: called as each file is done, with its index in `paths` and its result,

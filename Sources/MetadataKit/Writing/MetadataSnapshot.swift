@@ -4,7 +4,7 @@ public import Foundation
 /// including "there was no caption".
 ///
 /// A snapshot is persisted (in Memora's history), so its encoding is a versioned format:
-/// ``encoded()`` writes format ``formatVersion``; ``init(decoding:)`` reads it and the
+/// ``encoded()`` writes format ``formatVersion``; ``init(decoding:source:)`` reads it and the
 /// unversioned snapshots of earlier releases, and refuses a newer format with a
 /// ``MetadataError`` rather than guess.
 public struct MetadataSnapshot: Sendable, Hashable, Codable {
