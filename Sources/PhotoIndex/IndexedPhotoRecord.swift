@@ -17,6 +17,8 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
     var size: Int64
     /// The file's modification time in nanoseconds since 1970, exact, for the change check.
     var modifiedNanoseconds: Int64
+    /// The XMP sidecar's modification time in nanoseconds since 1970 (nil: no sidecar), for the change check.
+    var sidecarModifiedNanoseconds: Int64?
     var imageHash: String
     /// A ``PhotoFileKind`` raw value.
     var kind: String?
@@ -44,6 +46,7 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, path, size, kind, year, latitude, longitude, place, width, height, orientation, keywords, quality, phash, rating, favorite, error
         case modifiedNanoseconds = "modified_ns", imageHash = "image_hash", takenAt = "taken_at", utcOffset = "utc_offset"
+        case sidecarModifiedNanoseconds = "sidecar_modified_ns"
         case dateTrusted = "date_trusted", indexedAt = "indexed_at"
     }
 
@@ -52,14 +55,16 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
         static let path = Column(CodingKeys.path)
         static let size = Column(CodingKeys.size)
         static let modifiedNanoseconds = Column(CodingKeys.modifiedNanoseconds)
+        static let sidecarModifiedNanoseconds = Column(CodingKeys.sidecarModifiedNanoseconds)
         static let imageHash = Column(CodingKeys.imageHash)
         static let dateTrusted = Column(CodingKeys.dateTrusted)
         static let error = Column(CodingKeys.error)
     }
 
-    /// The row of `photo`, indexed at `indexedAt`.
-    init(_ photo: IndexedPhoto, indexedAt: Date) {
+    /// The row of `photo`, indexed at `indexedAt`, its sidecar modified at `sidecarModified`.
+    init(_ photo: IndexedPhoto, sidecarModified: Date? = nil, indexedAt: Date) {
         (id, path, size, modifiedNanoseconds) = (photo.id, photo.path, photo.size, PhotoIndexDatabase.nanoseconds(photo.modified))
+        sidecarModifiedNanoseconds = sidecarModified.map(PhotoIndexDatabase.nanoseconds)
         (imageHash, kind, takenAt, utcOffset, dateTrusted) = (photo.imageHash, photo.kind?.rawValue, photo.takenAt, photo.utcOffset, photo.dateTrusted)
         year = photo.takenAt.map { date in
             var calendar = Calendar(identifier: .gregorian)
@@ -86,19 +91,27 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
 
     /// Saves `photo` (inserted, or replacing the row with the same id or path) with its place
     /// parts, people, faces and embedding, in `db`'s transaction.
-    static func save(_ photo: IndexedPhoto, in db: Database) throws {
+    static func save(_ photo: IndexedPhoto, sidecarModified: Date? = nil, in db: Database) throws {
         try filter(Columns.path == photo.path && Columns.id != photo.id).deleteAll(db)
-        try IndexedPhotoRecord(photo, indexedAt: Date()).insert(db, onConflict: .replace)
+        try IndexedPhotoRecord(photo, sidecarModified: sidecarModified, indexedAt: Date()).insert(db, onConflict: .replace)
         try EmbeddingRecord.replace(EmbeddingRecord.rows(photo.id, embedding: photo.embedding), of: photo.id, in: db)
         try PlacePartRecord.replace(PlacePartRecord.rows(photo.id, place: photo.place), of: photo.id, in: db)
         try PhotoPersonRecord.replace(PhotoPersonRecord.rows(photo.id, names: photo.people), of: photo.id, in: db)
         try FaceRecord.replace(FaceRecord.rows(photo.id, faces: photo.faces), of: photo.id, in: db)
     }
 
-    /// Moves photo `id` to `path` (a row already there is deleted) with a new size and modification time.
-    static func move(_ id: String, to path: String, size: Int64, modifiedNanoseconds: Int64, in db: Database) throws {
-        try filter(Columns.path == path && Columns.id != id).deleteAll(db)
-        try filter(id: id).updateAll(db, Columns.path.set(to: path), Columns.size.set(to: size), Columns.modifiedNanoseconds.set(to: modifiedNanoseconds))
+    /// Moves photo `id` to `asset`'s path (a row already there is deleted) with its size and modification times.
+    static func move(_ id: String, to asset: PhotoAsset, in db: Database) throws {
+        try filter(Columns.path == asset.path && Columns.id != id).deleteAll(db)
+        try filter(id: id).updateAll(
+            db, Columns.path.set(to: asset.path), Columns.size.set(to: asset.size),
+            Columns.modifiedNanoseconds.set(to: PhotoIndexDatabase.nanoseconds(asset.modified)),
+            Columns.sidecarModifiedNanoseconds.set(to: asset.sidecarModified.map(PhotoIndexDatabase.nanoseconds)))
+    }
+
+    /// Adds the column of the sidecars' modification times (rows of photos with a sidecar are then indexed once again).
+    static func addSidecarStamp(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in table.add(column: CodingKeys.sidecarModifiedNanoseconds.rawValue, .integer) }
     }
 
     /// Deletes the photos at `paths` (their people, faces and the rest go with them).
@@ -114,17 +127,29 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
         var path: String
         var size: Int64
         var modifiedNanoseconds: Int64
+        var sidecarModifiedNanoseconds: Int64?
         var imageHash: String
 
         enum CodingKeys: String, CodingKey {
             case id, path, size
-            case modifiedNanoseconds = "modified_ns", imageHash = "image_hash"
+            case modifiedNanoseconds = "modified_ns", sidecarModifiedNanoseconds = "sidecar_modified_ns", imageHash = "image_hash"
+        }
+
+        /// Whether `asset`'s file and sidecar are as this row saw them (same size and times).
+        func matches(_ asset: PhotoAsset) -> Bool {
+            size == asset.size && modifiedNanoseconds == PhotoIndexDatabase.nanoseconds(asset.modified) && sidecarMatches(asset)
+        }
+
+        /// Whether `asset`'s sidecar (or its absence) is as this row saw it.
+        func sidecarMatches(_ asset: PhotoAsset) -> Bool {
+            sidecarModifiedNanoseconds == asset.sidecarModified.map(PhotoIndexDatabase.nanoseconds)
         }
     }
 
     /// Every row's stamp.
     static func stamps(_ db: Database) throws -> [Stamp] {
-        try select(Columns.id, Columns.path, Columns.size, Columns.modifiedNanoseconds, Columns.imageHash).asRequest(of: Stamp.self).fetchAll(db)
+        try select(Columns.id, Columns.path, Columns.size, Columns.modifiedNanoseconds, Columns.sidecarModifiedNanoseconds, Columns.imageHash)
+            .asRequest(of: Stamp.self).fetchAll(db)
     }
 
     /// Photos in the index, unreadable ones, and readable ones dated only by their file.

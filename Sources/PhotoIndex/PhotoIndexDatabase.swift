@@ -53,6 +53,7 @@ public final class PhotoIndexDatabase: Sendable {
         }
         migrator.registerMigration("v2: covering index for year collages") { db in try IndexedPhotoRecord.coverYearCandidates(db) }
         migrator.registerMigration("v3: instants in milliseconds") { db in try IndexedPhotoRecord.storeInstantsInMilliseconds(db) }
+        migrator.registerMigration("v4: sidecar modification times") { db in try IndexedPhotoRecord.addSidecarStamp(db) }
         return migrator
     }
 
@@ -67,8 +68,8 @@ public final class PhotoIndexDatabase: Sendable {
     static func nanoseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded()) }
 
     /// Inserts or replaces `photo` with its people and faces, in `db`'s transaction.
-    static func save(_ photo: IndexedPhoto, in db: Database) throws {
-        try IndexedPhotoRecord.save(photo, in: db)
+    static func save(_ photo: IndexedPhoto, sidecarModified: Date? = nil, in db: Database) throws {
+        try IndexedPhotoRecord.save(photo, sidecarModified: sidecarModified, in: db)
     }
 
     /// Saves `photos` (inserted, or replacing the rows with the same id or path), in one transaction.

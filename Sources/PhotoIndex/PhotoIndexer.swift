@@ -54,10 +54,7 @@ public struct PhotoIndexer: Sendable {
         // Moved files and files touched without a change of content: only their rows' stamps move.
         if !plan.stamps.isEmpty {
             try database.write { db in
-                for (id, asset) in plan.stamps {
-                    try IndexedPhotoRecord.move(id, to: asset.path, size: asset.size,
-                                                modifiedNanoseconds: PhotoIndexDatabase.nanoseconds(asset.modified), in: db)
-                }
+                for (id, asset) in plan.stamps { try IndexedPhotoRecord.move(id, to: asset, in: db) }
             }
         }
         if !plan.gone.isEmpty {
@@ -68,32 +65,33 @@ public struct PhotoIndexer: Sendable {
         let total = work.count
         summary.indexed = 0
         var done = 0
-        var pending: [IndexedPhoto] = []
+        // Each analysed photo with its sidecar's modification time, saved in small transactions.
+        var pending: [(photo: IndexedPhoto, sidecarModified: Date?)] = []
         func flush() throws(PhotoIndexError) {
             guard !pending.isEmpty else { return }
             let batch = pending
             pending.removeAll()
-            try database.write { db in for photo in batch { try PhotoIndexDatabase.save(photo, in: db) } }
+            try database.write { db in for item in batch { try PhotoIndexDatabase.save(item.photo, sidecarModified: item.sidecarModified, in: db) } }
         }
         var iterator = work.makeIterator()
         var failure: PhotoIndexError?
-        await withTaskGroup(of: IndexedPhoto.self) { group in
+        await withTaskGroup(of: (photo: IndexedPhoto, sidecarModified: Date?).self) { group in
             for _ in 0..<concurrency {
                 guard let (asset, id) = iterator.next() else { break }
-                group.addTask { analyzer.analyze(asset, id: id) }
+                group.addTask { (analyzer.analyze(asset, id: id), asset.sidecarModified) }
             }
-            while let photo = await group.next() {
-                pending.append(photo)
+            while let item = await group.next() {
+                pending.append(item)
                 done += 1
                 summary.indexed += 1
-                if photo.error != nil { summary.failed += 1 }
-                progress(done, total, photo.path)
+                if item.photo.error != nil { summary.failed += 1 }
+                progress(done, total, item.photo.path)
                 if pending.count >= 8 {
                     do throws(PhotoIndexError) { try flush() } catch { failure = error; group.cancelAll(); break }
                 }
                 // Cancellation stops taking new photos; those in flight finish and are saved.
                 if !Task.isCancelled, let (asset, id) = iterator.next() {
-                    group.addTask { analyzer.analyze(asset, id: id) }
+                    group.addTask { (analyzer.analyze(asset, id: id), asset.sidecarModified) }
                 }
             }
         }
@@ -156,12 +154,13 @@ public struct PhotoIndexer: Sendable {
         }
         for asset in assets {
             if let row = known[asset.path] {
-                if row.size == asset.size && row.modifiedNanoseconds == PhotoIndexDatabase.nanoseconds(asset.modified) {
+                if row.matches(asset) {
                     plan.summary.unchanged += 1
                     continue
                 }
-                // Changed on disk: if the bytes are the same (a touch, a copy back), only the row's stamp moves.
-                if PhotoAnalyzer.sha256(contentsOf: asset.path) == row.imageHash {
+                // Changed on disk: if the bytes are the same (a touch, a copy back) and the sidecar
+                // did not change, only the row's stamp moves; a changed sidecar is read again.
+                if row.sidecarMatches(asset), PhotoAnalyzer.sha256(contentsOf: asset.path) == row.imageHash {
                     plan.stamps.append((row.id, asset))
                     plan.summary.unchanged += 1
                     continue
@@ -170,8 +169,13 @@ public struct PhotoIndexer: Sendable {
                 continue
             }
             if !vanished.isEmpty, let hash = PhotoAnalyzer.sha256(contentsOf: asset.path), let moved = vanished.removeValue(forKey: hash) {
-                plan.stamps.append((moved.known.id, asset))
-                plan.summary.renamed += 1
+                // Moved with its sidecar as it was: only the row's stamp moves; else it is read again, keeping its id.
+                if moved.known.sidecarMatches(asset) {
+                    plan.stamps.append((moved.known.id, asset))
+                    plan.summary.renamed += 1
+                } else {
+                    plan.work.append((asset, moved.known.id))
+                }
                 continue
             }
             plan.work.append((asset, UUID().uuidString.lowercased()))

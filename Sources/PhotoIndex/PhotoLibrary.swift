@@ -11,13 +11,16 @@ public struct PhotoAsset: Sendable, Hashable, Codable {
     public var modified: Date
     /// An XMP sidecar beside it (`photo.jpg.xmp` or `photo.xmp`), read for its metadata.
     public var sidecarPath: String?
+    /// The sidecar's modification time: a photo whose sidecar changed is indexed again.
+    public var sidecarModified: Date?
 
     /// Creates an asset description.
-    public init(path: String, size: Int64, modified: Date, sidecarPath: String? = nil) {
+    public init(path: String, size: Int64, modified: Date, sidecarPath: String? = nil, sidecarModified: Date? = nil) {
         self.path = path
         self.size = size
         self.modified = modified
         self.sidecarPath = sidecarPath
+        self.sidecarModified = sidecarModified
     }
 }
 
@@ -97,7 +100,9 @@ public struct DirectoryPhotoLibrary: PhotoLibrary {
         var survey = PhotoLibrarySurvey(
             assets: [], unreadable: walk.unreadableFolders.map { RejectedPhoto(path: $0.path, reason: "the folder cannot be read: " + $0.error.reason) },
             unlistedFolders: walk.unreadableFolders.map(\.path))
-        let sidecars = Set(walk.files.map(\.path).filter { $0.lowercased().hasSuffix(".xmp") })
+        let sidecarTimes = Dictionary(walk.files.filter { $0.path.lowercased().hasSuffix(".xmp") }.map { ($0.path, $0.status.modified) },
+                                      uniquingKeysWith: { first, _ in first })
+        let sidecars = Set(sidecarTimes.keys)
         for file in walk.files where !sidecars.contains(file.path) {
             do {
                 guard let format = try FileFormat.sniff(contentsOf: file.path), PhotoFileKind.kind(of: format) != nil else { continue }
@@ -110,7 +115,8 @@ public struct DirectoryPhotoLibrary: PhotoLibrary {
             let sidecar = [path + ".xmp", path + ".XMP", stem + ".xmp", stem + ".XMP"].first(where: sidecars.contains)
             survey.assets.append(PhotoAsset(
                 path: path, size: file.status.size,
-                modified: Date(timeIntervalSince1970: file.status.modified.timeIntervalSince1970), sidecarPath: sidecar))
+                modified: Date(timeIntervalSince1970: file.status.modified.timeIntervalSince1970), sidecarPath: sidecar,
+                sidecarModified: sidecar.flatMap { sidecarTimes[$0] }.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970) }))
         }
         return survey
     }

@@ -136,6 +136,36 @@ struct IndexTests {
         #expect(try library.database.allPhotos().count == 4)
     }
 
+    @Test("a photo whose XMP sidecar changed (or appeared, or went) is read again, keeping its id; an untouched one is not")
+    func sidecarChanges() async throws {
+        let library = try Library()
+        defer { library.remove() }
+        let tagged = try library.photo("tagged.jpg", seed: 1, xmp: sidecarXMP(date: "2019-05-01T10:00:00", city: "Lyon", country: "France", people: ["Ana"], faces: []))
+        let bare = try library.photo("bare.jpg", seed: 2)
+        let other = try library.photo("other.jpg", seed: 3, xmp: sidecarXMP(date: "2018-01-01T10:00:00", city: nil, country: nil, people: [], faces: []))
+        _ = try await library.index()
+        let id = try #require(try library.database.photo(atPath: tagged)?.id)
+        #expect(try library.database.photo(atPath: tagged)?.people == ["Ana"])
+
+        // A photo manager tags Ben instead (a new sidecar, a later time); another photo gets a sidecar; one loses its own.
+        let later = Date().addingTimeInterval(60)
+        try Data(sidecarXMP(date: "2019-05-01T10:00:00", city: "Lyon", country: "France", people: ["Ben"], faces: []).utf8)
+            .write(to: URL(fileURLWithPath: tagged + ".xmp"))
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: tagged + ".xmp")
+        try Data(sidecarXMP(date: nil, city: "Porto", country: "Portugal", people: [], faces: []).utf8).write(to: URL(fileURLWithPath: bare + ".xmp"))
+        try FileManager.default.removeItem(atPath: other + ".xmp")
+        let plan = try PhotoIndexer(database: library.database).check(DirectoryPhotoLibrary(root: library.folder))
+        #expect(plan.indexed == 3 && plan.unchanged == 0, "the dry run sees the same: \(plan)")
+        let summary = try await library.index()
+        #expect(summary.indexed == 3 && summary.unchanged == 0, "\(summary)")
+        #expect(try library.database.photo(atPath: tagged)?.people == ["Ben"])
+        #expect(try library.database.photo(atPath: tagged)?.id == id)
+        #expect(try library.database.photo(atPath: bare)?.place?.contains("Porto") == true)
+        #expect(try library.database.photo(atPath: other)?.dateTrusted == false, "its date came from the sidecar that went")
+        let again = try await library.index()
+        #expect(again.unchanged == 3 && again.indexed == 0, "\(again)")
+    }
+
     @Test("an interrupted run keeps what it finished, and the next run does the rest")
     func resume() async throws {
         let library = try Library()
