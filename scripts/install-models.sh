@@ -235,7 +235,7 @@ ensure_venv() {
     "$PYTHON" -m venv --without-pip "$venv" >"$logs/venv.log" 2>&1 || fail_from_log "creating a virtual environment with $PYTHON -m venv" "$logs/venv.log"
   fi
   say "installing $(grep -cE '^[a-zA-Z]' "$requirements") pinned Python packages into it ($(basename "$requirements"))"
-  if ! PIP_CACHE_DIR="$cache/http" "$PYTHON" -m pip --python "$venv/bin/python" install "${pip_quiet[@]}" \
+  if ! "$PYTHON" -m pip --python "$venv/bin/python" install "${pip_quiet[@]}" \
       --only-binary=:all: -r "$requirements" >"$logs/pip-install.log" 2>&1; then
     fail_from_log "installing the packages of scripts/models/$(basename "$requirements")" "$logs/pip-install.log"
   fi
