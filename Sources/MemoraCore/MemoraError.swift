@@ -225,7 +225,7 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No caption model can run; `reasons` says why for each (with the command that fixes it).
     public static func noModel(_ reasons: [String]) -> MemoraError {
         MemoraError(.noModel, "no caption model can run, so nothing was written: " + reasons.joined(separator: "; ")
-                    + ". Fix one of these, or allow Memora's basic description instead (measured, not written by a model; marked as such in each photo): `memora caption --fallback basic`, or CaptionConfiguration.fallback = .basic")
+                    + ". Fix one of these, or allow Memora's basic description instead (measured, not written by a model; marked as such in each photo) with the fallback option: `--fallback basic` on the command line")
     }
 
     /// A setting is not valid; `message` says which and what is expected.

@@ -39,7 +39,7 @@ struct IndexCommand: AsyncParsableCommand {
             }
             let db = try database.open()
             let summary = try await PhotoIndexer(database: db).index(library) { done, total, path in
-                if !json && !output.quiet { ProgressReporter(title: "index", total: total).update(completed: done, item: (path as NSString).lastPathComponent) }
+                ProgressReporter(title: "index", total: total, silent: json || output.quiet).update(completed: done, item: (path as NSString).lastPathComponent)
             }
             if json { try printJSON(summary); return }
             for item in summary.unreadable { StandardError.write("\(item.path): \(item.reason)\n") }

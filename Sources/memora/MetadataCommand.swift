@@ -54,7 +54,9 @@ struct MetadataCommand: ParsableCommand {
                         print("  ignored \(source.rawValue) boilerplate: \"\(value)\"")
                     }
                     if let date = metadata.dateTaken { print("  taken: \(date.iso8601) (\(date.source))") }
+                    if let place = metadata.place, !place.displayName.isEmpty { print("  place: \(place.displayName)") }
                     if let gps = metadata.gps { print("  GPS: \(gps.latitude), \(gps.longitude)") }
+                    if !metadata.regions.isEmpty { print("  face regions: \(metadata.regions.count)") }
                     if !metadata.people.isEmpty { print("  people: \(metadata.people.joined(separator: ", "))") }
                 }
             }

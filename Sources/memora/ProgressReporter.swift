@@ -2,19 +2,23 @@ import Foundation
 import MemoraSystem
 
 /// Reports progress on standard error: a redrawn bar when stderr is a terminal,
-/// one plain line per step otherwise (for logs and CI). Never writes to stdout.
+/// one plain line per step otherwise (for logs and CI); nothing with `--quiet`. Never writes to stdout.
 struct ProgressReporter {
     let title: String
     let total: Int
+    /// Report nothing (`--quiet`, `--json`).
+    let isSilent: Bool
     private let isTerminal = ProcessEnvironment.standardErrorIsTerminal
 
-    init(title: String, total: Int) {
+    init(title: String, total: Int, silent: Bool = false) {
         self.title = title
         self.total = total
+        self.isSilent = silent
     }
 
     /// Reports that `completed` of `total` steps are done; `item` names the current one.
     func update(completed: Int, item: String) {
+        if isSilent { return }
         if isTerminal {
             let width = 30
             let filled = total > 0 ? width * completed / total : width

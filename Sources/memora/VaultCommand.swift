@@ -227,7 +227,7 @@ struct VaultCommand: ParsableCommand {
             let files = try input.files()
             let vault = try options.open()
             if output.dryRun { return try dryRun(files, vault) }
-            let progress = ProgressReporter(title: "vault add", total: files.count)
+            let progress = ProgressReporter(title: "vault add", total: files.count, silent: output.quiet || json)
             let results = VaultImport(stripsLocation: stripLocation, tags: tag).add(files, to: vault) { completed, file in
                 progress.update(completed: completed, item: file)
             }
