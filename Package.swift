@@ -9,6 +9,7 @@
 //                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem;
 //                                                              VaultCrypto also MemoraDatabase)
+//                   PhotoVision (over ImageKit; dlib through CDlib, ONNX Runtime through CONNXRuntime)
 //   composition     PhotoIndex (MetadataKit, ImageKit; FreeType for a collage's title)
 //                   MemoraCore (everything above)
 //   test support    MemoraTesting (MemoraCore, FlyingFox)
@@ -32,6 +33,7 @@ let package = Package(
         .library(name: "ImageKit", targets: ["ImageKit"]),
         .library(name: "MetadataKit", targets: ["MetadataKit"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
+        .library(name: "PhotoVision", targets: ["PhotoVision"]),
         .library(name: "PhotoIndex", targets: ["PhotoIndex"]),
         .library(name: "MemoraCore", targets: ["MemoraCore"]),
         .library(name: "MemoraTesting", targets: ["MemoraTesting"]),
@@ -113,6 +115,8 @@ let package = Package(
             name: "ImageKit", dependencies: ["MemoraSystem", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CTIFF", "CHeif"],
             swiftSettings: strictSwift),
         .target(name: "MetadataKit", dependencies: ["MemoraSystem", "CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
+        // On-device vision: faces (dlib), scenes (ONNX Runtime, loaded at run time), clustering.
+        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
             dependencies: ["MemoraSystem", "MemoraDatabase", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
@@ -173,6 +177,7 @@ let package = Package(
         .testTarget(name: "ImageKitTests", dependencies: ["TestSupport", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", "PhotoIndex", .product(name: "GRDB", package: "GRDB.swift")],

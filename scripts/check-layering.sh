@@ -6,14 +6,15 @@
 #     and process calls directly: they live in the system layer;
 #   - MemoraDatabase, ImageKit and MetadataKit import none of our other modules but MemoraSystem;
 #     VaultCrypto also MemoraDatabase;
-#   - PhotoIndex may import MemoraDatabase, MetadataKit and ImageKit;
-#   - MemoraCore may import MemoraDatabase, MetadataKit, VaultCrypto, PhotoIndex and ImageKit;
+#   - PhotoVision imports only MemoraSystem and ImageKit;
+#   - PhotoIndex may import MemoraDatabase, MetadataKit, ImageKit and PhotoVision;
+#   - MemoraCore may import MemoraDatabase, MetadataKit, VaultCrypto, PhotoVision, PhotoIndex and ImageKit;
 #   - exactly one Swift file in the package imports each C module.
 # Exits non-zero and names every violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore MemoraTesting)
+ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoVision PhotoIndex MemoraCore MemoraTesting)
 c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CBenchPeers)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
@@ -22,8 +23,9 @@ allowed_for() {
     MemoraSystem) echo "" ;;
     MemoraDatabase|ImageKit|MetadataKit) echo "MemoraSystem" ;;
     VaultCrypto) echo "MemoraSystem MemoraDatabase" ;;
-    PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit" ;;
-    MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoIndex ImageKit" ;;
+    PhotoVision) echo "MemoraSystem ImageKit" ;;
+    PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVision" ;;
+    MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit" ;;
     MemoraTesting) echo "MemoraSystem MemoraCore" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac

@@ -1,0 +1,55 @@
+internal import MemoraSystem
+
+/// The folder the vision models are installed in (`scripts/install-models.sh`, Docs/Models.md):
+/// `$MEMORA_MODELS` when set, else `$XDG_DATA_HOME/memora/models` (`~/.local/share/memora/models`).
+/// Each model is looked up by its path inside the folder; a missing one is a
+/// ``VisionError/Code/modelMissing`` error that names the script, never a crash.
+public struct VisionModels: Sendable, Hashable {
+    /// The models folder.
+    public var folder: String
+
+    /// The dlib HOG detector needs no file; these are the files of the other models.
+    public enum File: String, Sendable, CaseIterable {
+        /// dlib's 5-point landmark model (CC0), for aligning faces.
+        case faceLandmarks = "dlib/shape_predictor_5_face_landmarks.dat"
+        /// dlib's ResNet face embedding model (CC0): 128 floats per face.
+        case faceEmbedding = "dlib/dlib_face_recognition_resnet_model_v1.dat"
+        /// MobileNetV2 (ImageNet, BSD), converted to ONNX: the scene embedding and labels.
+        case sceneModel = "scene/mobilenet_v2.onnx"
+        /// The 1000 ImageNet class names, in the model's order.
+        case sceneLabels = "scene/imagenet-labels.txt"
+        /// ONNX Runtime's shared library (MIT), loaded at run time.
+        case onnxRuntime = "lib/libonnxruntime.so.1.32.0"
+    }
+
+    /// The models in `folder`.
+    public init(folder: String) {
+        self.folder = folder
+    }
+
+    /// The default folder for this process's environment.
+    public static var defaultFolder: String {
+        if let override = ProcessEnvironment.variables["MEMORA_MODELS"], !override.isEmpty { return override }
+        return ApplicationFolders().data + "/models"
+    }
+
+    /// The models in ``defaultFolder``.
+    public static var installed: VisionModels { VisionModels(folder: defaultFolder) }
+
+    /// The path of `file`, which may not exist.
+    public func path(of file: File) -> String {
+        folder + "/" + file.rawValue
+    }
+
+    /// The path of `file`, or ``VisionError/Code/modelMissing`` when it is not installed.
+    public func require(_ file: File) throws(VisionError) -> String {
+        let path = path(of: file)
+        guard FileSystem.statusIfPresent(of: path)?.kind == .regular else { throw .modelMissing(file.rawValue, folder: folder) }
+        return path
+    }
+
+    /// Whether every model file is installed.
+    public var isComplete: Bool {
+        File.allCases.allSatisfy { FileSystem.statusIfPresent(of: path(of: $0))?.kind == .regular }
+    }
+}
