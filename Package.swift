@@ -4,7 +4,8 @@
 //
 // The package is layered (see Docs/Architecture.md):
 //
-//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType (+ SQLite through GRDB)
+//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType
+//                   CONNXRuntime (+ SQLite through GRDB)
 //   system layer    MemoraSystem (over CMemoraSystem): the only importer of a platform module
 //                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem;
@@ -90,6 +91,10 @@ let package = Package(
             name: "CExiv2Library", pkgConfig: "exiv2",
             providers: [.apt(["libexiv2-dev"]), .brew(["exiv2"])]),
         .target(name: "CExiv2", dependencies: ["CExiv2Library"]),
+        // ONNX Runtime's C API (the scene model, Docs/Models.md), declared in our own header: no
+        // link settings, since the library that scripts/install-models.sh installs is opened at
+        // run time with dlopen.
+        .target(name: "CONNXRuntime"),
         // The benchmark's peer: raw libturbojpeg called from C, the limit our
         // Swift decoder is measured against. Used by memora-bench only.
         .target(
