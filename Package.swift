@@ -121,7 +121,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .target(name: "MetadataKit", dependencies: ["MemoraSystem", "CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
         // On-device vision: faces (dlib), scenes (ONNX Runtime, loaded at run time), clustering.
-        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit"], swiftSettings: strictSwift),
+        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "CONNXRuntime"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
             dependencies: ["MemoraSystem", "MemoraDatabase", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
