@@ -4,7 +4,7 @@
 //
 // The package is layered (see Docs/Architecture.md):
 //
-//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType
+//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CDlib CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType
 //                   CONNXRuntime (+ SQLite through GRDB)
 //   system layer    MemoraSystem (over CMemoraSystem): the only importer of a platform module
 //                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom
@@ -95,6 +95,20 @@ let package = Package(
         // link settings, since the library that scripts/install-models.sh installs is opened at
         // run time with dlopen.
         .target(name: "CONNXRuntime"),
+        // dlib (C++) for face detection (HOG), 5-point landmarks and 128-float face embeddings
+        // (a ResNet): the same pattern as CExiv2, a plain `extern "C"` API that catches every
+        // exception. dlib-1.pc lists BLAS, LAPACK, libpng... as absolute paths, which SwiftPM's
+        // pkg-config allowlist drops with a warning; libdlib.so brings those it needs itself, but
+        // dlib's headers call BLAS and LAPACK from our own code, so CDlib links them by name.
+        // scripts/install-deps.sh installs OpenBLAS as the libblas.so.3 that runs (the face
+        // embedding is about 10x slower on the reference BLAS). A debug build compiles dlib's
+        // header templates here at -O0: HOG detection is then about 70x slower than at -O2.
+        .systemLibrary(
+            name: "CDlibLibrary", pkgConfig: "dlib-1",
+            providers: [.apt(["libdlib-dev", "libopenblas-dev"]), .brew(["dlib"])]),
+        .target(
+            name: "CDlib", dependencies: ["CDlibLibrary"],
+            linkerSettings: [.linkedLibrary("blas", .when(platforms: [.linux])), .linkedLibrary("lapack", .when(platforms: [.linux]))]),
         // The benchmark's peer: raw libturbojpeg called from C, the limit our
         // Swift decoder is measured against. Used by memora-bench only.
         .target(
