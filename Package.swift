@@ -97,18 +97,19 @@ let package = Package(
         .target(name: "CONNXRuntime"),
         // dlib (C++) for face detection (HOG), 5-point landmarks and 128-float face embeddings
         // (a ResNet): the same pattern as CExiv2, a plain `extern "C"` API that catches every
-        // exception. dlib-1.pc lists BLAS, LAPACK, libpng... as absolute paths, which SwiftPM's
-        // pkg-config allowlist drops with a warning; libdlib.so brings those it needs itself, but
-        // dlib's headers call BLAS and LAPACK from our own code, so CDlib links them by name.
+        // exception. dlib-1.pc is not used: it lists BLAS, LAPACK, libpng... as absolute paths, which
+        // SwiftPM's pkg-config allowlist refuses with a warning on every build; its headers are in
+        // the default include path and the module map links libdlib. libdlib.so brings what it needs
+        // itself, but dlib's headers call BLAS and LAPACK from our own code, so CDlib links them by name.
         // scripts/install-deps.sh installs OpenBLAS as the libblas.so.3 that runs (the face
         // embedding is about 10x slower on the reference BLAS). A debug build compiles dlib's
         // header templates here at -O0: HOG detection is then about 70x slower than at -O2.
         .systemLibrary(
-            name: "CDlibLibrary", pkgConfig: "dlib-1",
+            name: "CDlibLibrary",
             providers: [.apt(["libdlib-dev", "libopenblas-dev"]), .brew(["dlib"])]),
         .target(
             name: "CDlib", dependencies: ["CDlibLibrary"],
-            linkerSettings: [.linkedLibrary("blas", .when(platforms: [.linux])), .linkedLibrary("lapack", .when(platforms: [.linux]))]),
+            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("blas", .when(platforms: [.linux])), .linkedLibrary("lapack", .when(platforms: [.linux]))]),
         // The benchmark's peer: raw libturbojpeg called from C, the limit our
         // Swift decoder is measured against. Used by memora-bench only.
         .target(
@@ -135,7 +136,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .target(name: "MetadataKit", dependencies: ["MemoraSystem", "CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
         // On-device vision: faces (dlib), scenes (ONNX Runtime, loaded at run time), clustering.
-        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "CONNXRuntime"], swiftSettings: strictSwift),
+        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "CDlib", "CONNXRuntime"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
             dependencies: ["MemoraSystem", "MemoraDatabase", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
