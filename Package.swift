@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "PhotoIndex",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", "CFreeType", .product(name: "GRDB", package: "GRDB.swift"),
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", "PhotoVision", "CFreeType", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
         .target(
@@ -198,7 +198,7 @@ let package = Package(
         .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
-        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", "PhotoIndex", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),

@@ -24,7 +24,19 @@ struct IndexCommand: AsyncParsableCommand {
         @OptionGroup var database: IndexDatabaseOptions
         @Argument(help: "The library's folder.") var folder: String
         @Flag(help: "Print the summary as JSON.") var json = false
+        @Flag(help: "Do not look for faces and scenes in the pixels (faces then come from the photos' metadata only).") var noVision = false
         @OptionGroup var output: WriteOutputOptions
+
+        /// The vision models when installed; without them a note says what is lost and how to get them.
+        func vision() -> IndexVision? {
+            guard !noVision else { return nil }
+            do { return try IndexVision.installed() } catch {
+                if !output.quiet {
+                    StandardError.write("note: faces come from the photos' metadata only and there are no themes: \(error.message)\n")
+                }
+                return nil
+            }
+        }
 
         func run() async throws {
             let library = DirectoryPhotoLibrary(root: folder)
@@ -38,7 +50,7 @@ struct IndexCommand: AsyncParsableCommand {
                 return
             }
             let db = try database.open()
-            let summary = try await PhotoIndexer(database: db).index(library) { done, total, path in
+            let summary = try await PhotoIndexer(database: db, vision: vision()).index(library) { done, total, path in
                 ProgressReporter(title: "index", total: total, silent: json || output.quiet).update(completed: done, item: (path as NSString).lastPathComponent)
             }
             if json { try printJSON(summary); return }

@@ -28,13 +28,16 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
         /// When the faces found in a larger image are all smaller than this many pixels, the image
         /// is scanned again at twice its size for smaller ones (0: never).
         public var smallFace: Int
-        /// Faces whose detector score is below this are left out (HOG's own threshold is 0).
+        /// Faces whose detector score is below this are left out (0: HOG's own threshold). Weak hits
+        /// are where its mistakes are (a round mission patch on the astronaut's suit scores 0.06, 0.12
+        /// in the doubled scan), but real small faces score low too (0.22 for the weakest of the 43
+        /// faces of dlib's sample photos): raise it for fewer false faces at the cost of small ones.
         public var minimumConfidence: Double
         /// Whether to compute each face's embedding (about 10 ms a face with OpenBLAS).
         public var computesEmbeddings: Bool
 
         /// The defaults: 1600 pixels, a doubled scan below 1200 pixels or when every face is under
-        /// 120 pixels, HOG's threshold, embeddings on.
+        /// 120 pixels, HOG's own threshold, embeddings on.
         public init(longestSide: Int = 1600, upsampleBelow: Int = 1200, smallFace: Int = 120, minimumConfidence: Double = 0,
                     computesEmbeddings: Bool = true) {
             self.longestSide = longestSide
