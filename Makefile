@@ -55,7 +55,7 @@ install: release
 ## DocC documentation of the five library products, as static sites under docs/<product>/.
 docs:
 	@mkdir -p docs
-	@for target in ImageKit MetadataKit VaultCrypto PhotoIndex MemoraCore; do \
+	@for target in ImageKit MetadataKit VaultCrypto PhotoVision PhotoIndex MemoraCore; do \
 		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
 			--disable-indexing --transform-for-static-hosting --hosting-base-path $$target --output-path docs/$$target || exit 1; \
 	done
