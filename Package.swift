@@ -152,7 +152,7 @@ let package = Package(
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoIndex", "ImageKit",
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),

@@ -96,6 +96,8 @@ public struct IndexedPhoto: Sendable, Hashable, Codable {
     public var embedding: [Float]?
     /// The scene model's most likely labels, most likely first (ImageNet classes), when it ran.
     public var sceneLabels: [String]? = nil
+    /// The theme those labels name (PhotoVision's `SceneThemes`: "beach", "food"...), when they name one.
+    public var sceneTheme: String? = nil
     /// Why the photo could not be indexed, when it could not (the other fields are then partly empty).
     public var error: String?
 

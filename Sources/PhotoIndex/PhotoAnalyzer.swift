@@ -91,6 +91,7 @@ struct PhotoAnalyzer: Sendable {
                 if let scene = try? vision.scenes?.analyze(image) {
                     photo.embedding = scene.features
                     photo.sceneLabels = scene.labels.map(\.name)
+                    photo.sceneTheme = scene.theme
                 }
             }
             for name in photo.faces.compactMap(\.name) where !photo.people.contains(name) { photo.people.append(name) }

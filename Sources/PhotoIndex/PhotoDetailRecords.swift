@@ -146,10 +146,12 @@ struct FaceRecord: PhotoDetailRecord, Equatable {
     var confidence: Double?
     /// v5: the face's embedding as half floats (NULL for a metadata region).
     var embedding: Data?
+    /// v5: the person the face was clustered into (`persons`), when it was.
+    var personID: Int64?
 
     enum CodingKeys: String, CodingKey {
         case ordinal, name, x, y, confidence, embedding
-        case photoID = "photo_id", width = "w", height = "h"
+        case photoID = "photo_id", width = "w", height = "h", personID = "person_id"
     }
 
     /// The columns ``box(_:from:)`` reads, in its order, of `table` (the table's name or alias in the query).
@@ -176,12 +178,14 @@ struct FaceRecord: PhotoDetailRecord, Equatable {
                 embedding: embedding.map { HalfFloat.decode([UInt8]($0)) })
     }
 
-    /// v5: a face's score and embedding, for faces found in the pixels.
+    /// v5: a face's score, embedding and person, for faces found in the pixels.
     static func addDetection(_ db: Database) throws {
         try db.alter(table: databaseTableName) { table in
             table.add(column: CodingKeys.confidence.rawValue, .double)
             table.add(column: CodingKeys.embedding.rawValue, .blob)
+            table.add(column: CodingKeys.personID.rawValue, .integer).references("persons", onDelete: .setNull)
         }
+        try db.create(index: "idx_faces_person", on: databaseTableName, columns: [CodingKeys.personID.rawValue])
     }
 
     /// The face box in the columns ``boxColumns(of:)`` of `row`, from column `first` (rows read by

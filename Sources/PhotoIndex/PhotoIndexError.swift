@@ -96,6 +96,12 @@ public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertibl
         PhotoIndexError(.vision, path: error.path, reason: error.message, message: error.message)
     }
 
+    /// No person has number `id` (see `memora people`).
+    public static func noSuchPerson(_ id: Int64) -> PhotoIndexError {
+        PhotoIndexError(.invalidRequest, path: nil, reason: "there is no person \(id)",
+                        message: "there is no person \(id); `memora people` lists them with their numbers")
+    }
+
     /// A request that cannot be met; `message` says what to change.
     public static func invalidRequest(_ message: String) -> PhotoIndexError {
         PhotoIndexError(.invalidRequest, path: nil, reason: message, message: message)

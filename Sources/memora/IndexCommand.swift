@@ -16,6 +16,11 @@ struct IndexCommand: AsyncParsableCommand {
         func open() throws -> PhotoIndexDatabase {
             try PhotoIndexDatabase(path: db ?? PhotoIndexDatabase.defaultPath)
         }
+
+        /// The index, which must exist already (`run memora index PHOTOS first` otherwise).
+        func openExisting() throws -> PhotoIndexDatabase {
+            try PhotoIndexDatabase(path: db ?? PhotoIndexDatabase.defaultPath, creatingIfMissing: false)
+        }
     }
 
     struct Build: AsyncParsableCommand {
@@ -50,11 +55,19 @@ struct IndexCommand: AsyncParsableCommand {
                 return
             }
             let db = try database.open()
-            let summary = try await PhotoIndexer(database: db, vision: vision()).index(library) { done, total, path in
+            let vision = vision()
+            let summary = try await PhotoIndexer(database: db, vision: vision).index(library) { done, total, path in
                 ProgressReporter(title: "index", total: total, silent: json || output.quiet).update(completed: done, item: (path as NSString).lastPathComponent)
             }
+            // The faces found join their people (or make new ones).
+            let people = vision == nil ? nil : try PeopleClustering(database: db).update()
+            let themes = vision == nil ? nil : try ThemeClustering(database: db).run()
             if json { try printJSON(summary); return }
             for item in summary.unreadable { StandardError.write("\(item.path): \(item.reason)\n") }
+            if let people { output.say(PeopleCommand.describe(people)) }
+            if let themes {
+                output.say("themes: " + (themes.themes.isEmpty ? "none found" : themes.themes.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
+            }
             output.say("\(summary.total) photos: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.renamed) moved, "
                        + "\(summary.removed) removed, \(summary.failed) unreadable (recorded with their error). Index: \(db.path)")
         }
@@ -72,6 +85,8 @@ struct IndexCommand: AsyncParsableCommand {
             print("\(cache.photos) photos (\(cache.unreadable) unreadable, \(cache.untrustedDates) dated by their file only)")
             print("Years: " + cache.years.map { "\($0.value) (\($0.count))" }.joined(separator: ", "))
             print("Places: " + (cache.places.isEmpty ? "none named" : cache.places.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
+            print("Themes: " + (cache.themes.isEmpty ? "none yet (memora index finds them with the models of scripts/install-models.sh)"
+                                : cache.themes.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
             print("People with \(cache.minimumPhotosPerPerson)+ photos: "
                   + (cache.people.isEmpty ? "none" : cache.people.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
         }

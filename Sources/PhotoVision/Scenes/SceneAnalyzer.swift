@@ -9,6 +9,8 @@ public struct SceneAnalysis: Sendable, Hashable, Codable {
     public struct Label: Sendable, Hashable, Codable {
         /// The class name (an ImageNet class: "seashore", "alp", "golden retriever").
         public var name: String
+        /// The class's index in the model's output (ImageNet's order).
+        public var classIndex: Int
         /// Its probability, 0...1 (softmax over every class).
         public var probability: Float
     }
@@ -17,6 +19,12 @@ public struct SceneAnalysis: Sendable, Hashable, Codable {
     public var features: [Float]
     /// The most likely labels, most likely first.
     public var labels: [Label]
+
+    /// The theme the labels name (``SceneThemes``): the one with the most probability among them,
+    /// when it has at least a fifth of it.
+    public var theme: String? {
+        SceneThemes.theme(of: labels.map { ($0.classIndex, $0.probability) })
+    }
 }
 
 /// Something that sees what a photo shows. ``ONNXSceneAnalyzer`` runs MobileNetV2 with ONNX
@@ -108,6 +116,6 @@ public final class ONNXSceneAnalyzer: SceneAnalyzing, @unchecked Sendable {
         let exponentials = logits.map { Float(exp(Double($0 - largest))) }
         let total = exponentials.reduce(0, +)
         return exponentials.indices.sorted { exponentials[$0] > exponentials[$1] }.prefix(labelCount)
-            .map { SceneAnalysis.Label(name: labelNames[$0], probability: exponentials[$0] / total) }
+            .map { SceneAnalysis.Label(name: labelNames[$0], classIndex: $0, probability: exponentials[$0] / total) }
     }
 }
