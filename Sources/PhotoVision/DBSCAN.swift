@@ -57,14 +57,18 @@ public struct DBSCAN: Sendable, Hashable {
     ///
     /// 1. Two points of the same group are not neighbours: they do not count towards each
     ///    other's `minimumPoints`, and never connect.
-    /// 2. Clusters are grown from the pairs of core neighbours in order of distance (shortest
-    ///    first; ties by the lower point, then the higher), joining two clusters only when
-    ///    they have no group in common: a cluster that plain DBSCAN would form with two points
-    ///    of one group is split where the links are longest.
+    /// 2. A cluster of core points (as plain DBSCAN forms it under rule 1) whose core points
+    ///    include two of one group is split: its core points are linked again through each
+    ///    one's 16 nearest neighbours within epsilon (ties by the lower point), shortest link
+    ///    first (ties by the lower point, then the higher), two pieces joining only when they
+    ///    have no group in common; so the cluster is cut where the links are longest. A cluster
+    ///    without such a pair stays whole.
     /// 3. Border points, in point order, join the first cluster (by lowest core point) that
     ///    has one of their core neighbours and no point of their group; with none, they are noise.
     ///
-    /// With every point in a group of its own, the result is plain DBSCAN's.
+    /// With every point in a group of its own, the result is plain DBSCAN's. Linking through
+    /// nearest neighbours only keeps memory proportional to the points: a dense cluster of
+    /// m faces has about m²/2 pairs within epsilon.
     public func cluster(_ vectors: EmbeddingMatrix, groups: [Int]? = nil) throws(VisionError) -> DBSCANResult {
         try validateSettings()
         if let groups, groups.count != vectors.count {
@@ -75,14 +79,12 @@ public struct DBSCAN: Sendable, Hashable {
             throw .invalidArgument("\(vectors.count) vectors are too many to cluster at once (at most \(UInt32.max - 1))")
         }
         let rows = try PaddedRows(vectors, metric: metric, centre: metric == .euclidean ? PaddedRows.columnMeans(of: vectors) : nil)
-        let pairs = NeighbourPairs.find(
-            in: rows, epsilon: epsilon, groups: groups, recordsDistances: groups != nil, kernel: kernel, threads: maximumThreads)
-        let isCore = pairs.degrees.map { Int($0) + 1 >= minimumPoints }
-        let keys: [Int] = if let groups {
-            Self.constrainedClusters(pairs: pairs, isCore: isCore, groups: groups)
-        } else {
-            Self.clusters(pairs: pairs, isCore: isCore)
+        let search = NeighbourSearch(among: rows, epsilon: epsilon, groups: groups, kernel: kernel)
+        let count = vectors.count, minimumPoints = minimumPoints, keepsNearest = groups != nil
+        let sinks = search.run(threads: maximumThreads) {
+            DensitySink(count: count, minimumPoints: minimumPoints, keepsNearest: keepsNearest)
         }
+        let (keys, isCore) = DensityLabelling.keys(from: sinks, count: count, minimumPoints: minimumPoints, groups: groups)
         return DBSCANResult(keys: keys, isCore: isCore)
     }
 
@@ -125,14 +127,17 @@ public struct DBSCAN: Sendable, Hashable {
             let centre = metric == .euclidean ? PaddedRows.columnMeans(of: newVectors) : nil
             let newRows = try PaddedRows(newVectors, metric: metric, centre: centre)
             let coreRows = try PaddedRows(existingVectors.rows(cores), metric: metric, centre: centre)
-            let pairs = NeighbourPairs.find(
-                between: newRows, and: coreRows, epsilon: epsilon, recordsDistances: true, kernel: kernel, threads: maximumThreads)
-            pairs.forEachWithDistance { point, core, distance in
-                let cluster = existing.labels[cores[core]]
-                if let index = candidates[point].firstIndex(where: { $0.cluster == cluster }) {
-                    candidates[point][index].distance = min(candidates[point][index].distance, distance)
-                } else {
-                    candidates[point].append((distance, cluster))
+            let search = NeighbourSearch(between: newRows, and: coreRows, epsilon: epsilon, kernel: kernel)
+            let coreClusters = cores.map { existing.labels[$0] }, count = newVectors.count
+            for sink in search.run(threads: maximumThreads, makeSink: { NearestClusterSink(count: count, clusters: coreClusters) }) {
+                for (point, found) in sink.nearest.enumerated() {
+                    for candidate in found {
+                        if let index = candidates[point].firstIndex(where: { $0.cluster == candidate.cluster }) {
+                            candidates[point][index].distance = min(candidates[point][index].distance, candidate.distance)
+                        } else {
+                            candidates[point].append(candidate)
+                        }
+                    }
                 }
             }
         }
@@ -185,115 +190,25 @@ public struct DBSCAN: Sendable, Hashable {
             throw .invalidArgument("maximumThreads must be at least 1, not \(maximumThreads)")
         }
     }
+}
 
-    /// Plain DBSCAN: each point's cluster key (its cluster's lowest core point), or -1 for noise.
-    ///
-    /// The clusters are the connected components of the core points over their neighbour
-    /// pairs (union–find, the root always the lower point, so the root is the lowest core
-    /// point whatever the order of the pairs); a border point takes the lowest key among its
-    /// core neighbours, which is the first cluster that reaches it in scikit-learn's expansion.
-    static func clusters(pairs: NeighbourPairs, isCore: [Bool]) -> [Int] {
-        let count = isCore.count
-        var parent = Array(0..<count)
-        var keys = [Int](repeating: -1, count: count)
-        parent.withUnsafeMutableBufferPointer { parent in
-            isCore.withUnsafeBufferPointer { isCore in
-                pairs.forEach { i, j in
-                    guard isCore[i] && isCore[j] else { return }
-                    let rootI = find(i, in: parent), rootJ = find(j, in: parent)
-                    if rootI < rootJ { parent[rootJ] = rootI } else if rootJ < rootI { parent[rootI] = rootJ }
-                }
-                keys.withUnsafeMutableBufferPointer { keys in
-                    for point in 0..<count where isCore[point] { keys[point] = find(point, in: parent) }
-                    pairs.forEach { i, j in
-                        if isCore[i] && !isCore[j] {
-                            if keys[j] < 0 || keys[i] < keys[j] { keys[j] = keys[i] }
-                        } else if isCore[j] && !isCore[i] {
-                            if keys[i] < 0 || keys[j] < keys[i] { keys[i] = keys[j] }
-                        }
-                    }
-                }
-            }
-        }
-        return keys
+/// Per new point, the distance to the nearest core point of each existing cluster within epsilon.
+private struct NearestClusterSink: PairSink, Sendable {
+    let clusters: [Int]
+    var nearest: [[(distance: Float, cluster: Int)]]
+
+    init(count: Int, clusters: [Int]) {
+        self.clusters = clusters
+        nearest = [[(distance: Float, cluster: Int)]](repeating: [], count: count)
     }
 
-    /// DBSCAN under the group rule of ``cluster(_:groups:)``: cluster keys as ``clusters(pairs:isCore:)``.
-    static func constrainedClusters(pairs: NeighbourPairs, isCore: [Bool], groups: [Int]) -> [Int] {
-        let count = isCore.count
-        struct Link: Comparable {
-            var distance: Float
-            var low: UInt32
-            var high: UInt32
-            static func < (a: Link, b: Link) -> Bool { (a.distance, a.low, a.high) < (b.distance, b.low, b.high) }
+    mutating func add(_ i: Int, _ j: Int, distance: Float) {
+        let cluster = clusters[j]
+        if let index = nearest[i].firstIndex(where: { $0.cluster == cluster }) {
+            nearest[i][index].distance = min(nearest[i][index].distance, distance)
+        } else {
+            nearest[i].append((distance, cluster))
         }
-        var links: [Link] = []
-        var borders: [(point: Int, core: Int)] = []
-        pairs.forEachWithDistance { i, j, distance in
-            switch (isCore[i], isCore[j]) {
-            case (true, true): links.append(Link(distance: distance, low: UInt32(min(i, j)), high: UInt32(max(i, j))))
-            case (true, false): borders.append((j, i))
-            case (false, true): borders.append((i, j))
-            case (false, false): break
-            }
-        }
-        links.sort()
-
-        var parent = Array(0..<count)
-        // The groups of each cluster, kept at its root; empty means the root's own group alone.
-        var members = [Set<Int>](repeating: [], count: count)
-        func groupSet(_ root: Int) -> Set<Int> { members[root].isEmpty ? [groups[root]] : members[root] }
-        parent.withUnsafeMutableBufferPointer { parent in
-            for link in links {
-                let rootA = find(Int(link.low), in: parent), rootB = find(Int(link.high), in: parent)
-                guard rootA != rootB else { continue }
-                var setA = groupSet(rootA), setB = groupSet(rootB)
-                guard setA.isDisjoint(with: setB) else { continue }
-                let (root, other) = rootA < rootB ? (rootA, rootB) : (rootB, rootA)
-                parent[other] = root
-                members[rootA] = []
-                members[rootB] = []
-                if setA.count >= setB.count {
-                    setA.formUnion(setB)
-                    members[root] = setA
-                } else {
-                    setB.formUnion(setA)
-                    members[root] = setB
-                }
-            }
-        }
-
-        var keys = [Int](repeating: -1, count: count)
-        parent.withUnsafeMutableBufferPointer { parent in
-            for point in 0..<count where isCore[point] { keys[point] = find(point, in: parent) }
-        }
-        // Border points in order, each to its first cluster without its group.
-        let candidates = borders.map { (point: $0.point, key: keys[$0.core]) }.sorted { ($0.point, $0.key) < ($1.point, $1.key) }
-        var index = 0
-        while index < candidates.count {
-            let point = candidates[index].point
-            while index < candidates.count && candidates[index].point == point {
-                let key = candidates[index].key
-                index += 1
-                guard keys[point] < 0, !groupSet(key).contains(groups[point]) else { continue }
-                keys[point] = key
-                var set = groupSet(key)
-                set.insert(groups[point])
-                members[key] = set
-            }
-        }
-        return keys
-    }
-
-    /// The root of `point`, halving the path on the way.
-    @inline(__always)
-    private static func find(_ point: Int, in parent: UnsafeMutableBufferPointer<Int>) -> Int {
-        var point = point
-        while parent[point] != point {
-            parent[point] = parent[parent[point]]
-            point = parent[point]
-        }
-        return point
     }
 }
 

@@ -150,6 +150,25 @@ struct DBSCANTests {
         }
     }
 
+    @Test("a dense cluster keeps memory proportional to its points: pairs of two certain core points are not kept")
+    func boundedPairs() throws {
+        // 1,500 points within epsilon of each other: 1.1 million pairs.
+        var random = TestRandom(seed: 3)
+        let rows = (0..<1500).map { _ in (0..<8).map { _ in Float(1 + random.uniform() * 0.01) } }
+        let points = try EmbeddingMatrix(rows)
+        let padded = try PaddedRows(points, metric: .euclidean, centre: PaddedRows.columnMeans(of: points))
+        let search = NeighbourSearch(among: padded, epsilon: 1, groups: nil, kernel: .best)
+        let sinks = search.run(threads: 2) { DensitySink(count: 1500, minimumPoints: 5, keepsNearest: true) }
+        let degrees = (0..<1500).map { point in sinks.reduce(0) { $0 + Int($1.degrees[point]) } }
+        #expect(degrees.allSatisfy { $0 == 1499 })
+        let kept = sinks.reduce(0) { $0 + $1.pairs.count / 2 }, forest = sinks.reduce(0) { $0 + $1.forest.count / 2 }
+        #expect(kept <= sinks.count * 1500 * 4, "\(kept) pairs kept")
+        #expect(forest < sinks.count * 1500)
+        #expect(try DBSCAN(epsilon: 1, minimumPoints: 5, metric: .euclidean).cluster(points).labels == Array(repeating: 0, count: 1500))
+        #expect(try DBSCAN(epsilon: 1, minimumPoints: 5, metric: .euclidean).cluster(points, groups: Array(0..<1500)).labels
+                == Array(repeating: 0, count: 1500))
+    }
+
     // MARK: Groups (two faces of one photo are never one person)
 
     @Test("two close points of the same group are not neighbours: without other support both are noise")
@@ -211,16 +230,29 @@ struct DBSCANTests {
             #expect(Set(members.map { shuffled[$0] }).count == members.count, "a cluster holds two points of one group")
         }
         #expect(constrained.clusterCount > 0)
-        // Every core point of a constrained cluster has, within epsilon and in the same cluster, a core neighbour of another group
-        // (or is alone); every border point has a core neighbour in its cluster.
-        for (point, label) in constrained.labels.enumerated() where label >= 0 {
-            let members = constrained.members(of: label)
-            guard members.count > 1 else { continue }
-            let reached = members.contains { other in
-                other != point && constrained.isCore[other] && shuffled[other] != shuffled[point] && data.distance[point, other] <= epsilon
+        // Every border point has a core neighbour (of another group) in its cluster; in a cluster of two or more core points,
+        // every core point has one too; every cluster has a core point.
+        for members in constrained.clusters {
+            let cores = members.filter { constrained.isCore[$0] }
+            #expect(!cores.isEmpty)
+            for point in members where cores.count > 1 || !constrained.isCore[point] {
+                let reached = cores.contains { other in
+                    other != point && shuffled[other] != shuffled[point] && data.distance[point, other] <= epsilon
+                }
+                #expect(reached, "point \(point) is not within epsilon of a core point of its cluster")
             }
-            #expect(reached, "point \(point) is not within epsilon of a core point of its cluster")
         }
+        // Only a cluster with two points of one group is split: give two core points of the largest cluster one group,
+        // and the core points of every other cluster stay together as they were.
+        let largest = plain.clusters.max { $0.count < $1.count }!
+        let twoCores = largest.filter { plain.isCore[$0] }.prefix(2)
+        var oneConflict = Array(0..<700)
+        oneConflict[twoCores.last!] = oneConflict[twoCores.first!]
+        let oneSplit = try dbscan.cluster(data.matrix, groups: oneConflict)
+        func coreSets(_ result: DBSCANResult) -> Set<[Int]> { Set(result.clusters.map { $0.filter { result.isCore[$0] } }) }
+        let others = coreSets(plain).filter { $0 != largest.filter { plain.isCore[$0] } }
+        #expect(others.isSubset(of: coreSets(oneSplit)))
+        #expect(oneSplit.labels[twoCores.first!] != oneSplit.labels[twoCores.last!])
     }
 
     // MARK: Incremental assignment
