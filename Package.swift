@@ -10,7 +10,8 @@
 //                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem;
 //                                                              VaultCrypto also MemoraDatabase)
-//                   PhotoVision (over ImageKit; dlib through CDlib, ONNX Runtime through CONNXRuntime)
+//                   PhotoVision (over ImageKit; dlib through CDlib, ONNX Runtime through CONNXRuntime,
+//                                DBSCAN's AVX kernels in CVisionKernels)
 //   composition     PhotoIndex (MetadataKit, ImageKit; FreeType for a collage's title)
 //                   MemoraCore (everything above)
 //   test support    MemoraTesting (MemoraCore, FlyingFox)
@@ -136,7 +137,10 @@ let package = Package(
             swiftSettings: strictSwift),
         .target(name: "MetadataKit", dependencies: ["MemoraSystem", "CExiv2", "CExif", "CZlib", "CDeflate"], swiftSettings: strictSwift),
         // On-device vision: faces (dlib), scenes (ONNX Runtime, loaded at run time), clustering.
-        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "CDlib", "CONNXRuntime"], swiftSettings: strictSwift),
+        // CVisionKernels: DBSCAN's dot products for AVX2 and AVX-512, chosen at run time (C: Swift
+        // cannot compile one function for a wider instruction set).
+        .target(name: "CVisionKernels"),
+        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "CDlib", "CONNXRuntime", "CVisionKernels"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
             dependencies: ["MemoraSystem", "MemoraDatabase", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
@@ -179,7 +183,8 @@ let package = Package(
         .executableTarget(
             name: "memora-bench",
             dependencies: [
-                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraTesting", "CBenchPeers",
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraTesting",
+                "CBenchPeers",
             ],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),

@@ -21,6 +21,9 @@ public struct VisionError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let inferenceFailed = Code(rawValue: "inference-failed")
         /// An argument is out of range.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
+        /// Embedding vectors that cannot be used: rows of different lengths, an empty row,
+        /// a value that is not finite (NaN, infinity), a zero row under the cosine metric.
+        public static let invalidEmbedding = Code(rawValue: "invalid-embedding")
     }
 
     /// What kind of failure it is.
@@ -71,5 +74,10 @@ public struct VisionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An argument is out of range.
     public static func invalidArgument(_ message: String) -> VisionError {
         VisionError(.invalidArgument, message: message)
+    }
+
+    /// Embedding vectors that cannot be used, for `reason` (which names the row).
+    public static func invalidEmbedding(_ reason: String) -> VisionError {
+        VisionError(.invalidEmbedding, message: "the embeddings cannot be used: \(reason)")
     }
 }
