@@ -66,7 +66,8 @@ struct IndexCommand: AsyncParsableCommand {
             for item in summary.unreadable { StandardError.write("\(item.path): \(item.reason)\n") }
             if let people { output.say(PeopleCommand.describe(people)) }
             if let themes {
-                output.say("themes: " + (themes.themes.isEmpty ? "none found" : themes.themes.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
+                output.say("themes (\(themes.clusters) scene clusters, \(themes.namedClusters) named): "
+                           + (themes.themes.isEmpty ? "none found" : themes.themes.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
             }
             output.say("\(summary.total) photos: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.renamed) moved, "
                        + "\(summary.removed) removed, \(summary.failed) unreadable (recorded with their error). Index: \(db.path)")

@@ -1,6 +1,6 @@
 import Foundation
 internal import MemoraSystem
-import ImageKit
+public import ImageKit
 import MetadataKit
 
 /// The demo's family album: photos across nine years, each with the metadata a phone or a photo
@@ -92,7 +92,8 @@ public enum SampleFamilyAlbum {
         var album = photos
         if face != nil {
             for index in album.indices where album[index].name.hasSuffix("-portrait.jpg") {
-                album[index].faces = [Face(name: "Ana", x: 0.325, y: 0.217, width: 0.35, height: 0.467)]
+                let placement = facePlacement(index)
+                album[index].faces = [Face(name: "Ana", x: placement.x - 0.2, y: 0.23, width: 0.4, height: 0.54)]
             }
             for number in 1...untaggedCount {
                 album.append(Photo(name: "2025-08-untagged-\(number).jpg", taken: "2025-08-0\(number)T11:00:00+02:00", city: "Lyon",
@@ -102,7 +103,10 @@ public enum SampleFamilyAlbum {
         for (index, photo) in album.enumerated() {
             var pixels = try SyntheticPhoto.landscape(width: width, height: height, seed: UInt64(100 + index))
             if let face, photo.name.hasSuffix("-portrait.jpg") || photo.name.contains("-untagged-") {
-                pixels = try paste(face, into: pixels, centre: (width / 2, height * 45 / 100), faceSide: height * 467 / 1000)
+                // Her face moves from photo to photo (the same picture twice would be a near-duplicate).
+                let placement = facePlacement(index)
+                pixels = try paste(face, into: pixels, centre: (Int(placement.x * Double(width)), height / 2), faceSide: height * 54 / 100,
+                                   mirrored: placement.mirrored)
             }
             let jpeg = try ImageEncoder.encode(pixels, as: .jpeg())
             let path = folder + "/" + photo.name
@@ -112,9 +116,14 @@ public enum SampleFamilyAlbum {
         return names
     }
 
+    /// Where the sample face goes in photo `index`: the centre's share of the width, and whether it is mirrored.
+    static func facePlacement(_ index: Int) -> (x: Double, mirrored: Bool) {
+        (0.3 + Double(index * 7 % 5) * 0.1, index % 2 == 1)
+    }
+
     /// `picture` with the square around `face`'s box (1.7 times its side) scaled so the face is
-    /// `faceSide` pixels wide and centred on `centre`.
-    static func paste(_ face: FaceSample, into picture: Image, centre: (x: Int, y: Int), faceSide: Int) throws -> Image {
+    /// `faceSide` pixels wide and centred on `centre`, mirrored left to right when asked.
+    static func paste(_ face: FaceSample, into picture: Image, centre: (x: Int, y: Int), faceSide: Int, mirrored: Bool = false) throws -> Image {
         let side = min(face.image.width, face.image.height, face.box.width * 17 / 10)
         let x = min(max(0, face.box.x + face.box.width / 2 - side / 2), face.image.width - side)
         let y = min(max(0, face.box.y + face.box.height / 2 - side / 2), face.image.height - side)
@@ -125,7 +134,8 @@ public enum SampleFamilyAlbum {
         let channels = crop.pixelFormat.bytesPerPixel
         for row in 0..<target {
             for column in 0..<target {
-                let from = (row * target + column) * channels, to = ((top + row) * picture.width + left + column) * 3
+                let source = mirrored ? target - 1 - column : column
+                let from = (row * target + source) * channels, to = ((top + row) * picture.width + left + column) * 3
                 for channel in 0..<3 { pixels[to + channel] = crop.pixels[from + channel] }
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import PhotoVision
+import PhotoVision
 
 /// One person of the People picker: a cluster of faces found in the pixels (``PeopleClustering``).
 public struct Person: Sendable, Hashable, Codable {
@@ -127,9 +127,8 @@ public struct PeopleClustering: Sendable {
                     labelPeople[label] = previous
                     claimed.insert(previous)
                 } else {
-                    var person = PersonRecord(id: nil, name: nil, namedByUser: false, hidden: false, createdAt: Date())
-                    try person.insert(db)
-                    labelPeople[label] = person.id
+                    try PersonRecord(id: nil, name: nil, namedByUser: false, hidden: false, createdAt: Date()).insert(db)
+                    labelPeople[label] = db.lastInsertedRowID
                     summary.newPeople += 1
                 }
             }

@@ -24,8 +24,6 @@ struct PersonRecord: IndexRecord, Identifiable, Equatable {
         static let hidden = Column(CodingKeys.hidden)
     }
 
-    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-
     /// v5: the table.
     static func create(_ db: Database) throws {
         try db.create(table: databaseTableName) { table in
