@@ -45,7 +45,9 @@ struct FaceAnalyzerTests {
         #expect(faces.dropFirst().allSatisfy { $0.confidence < 0.5 }, "the mission patch on her suit is a weak hit: \(faces)")
         let stricter = try DlibFaceAnalyzer(models: Self.models, options: DlibFaceAnalyzer.Options(minimumConfidence: 0.5, computesEmbeddings: false))
         #expect(try stricter.faces(in: Self.astronaut()).count == 1, "a higher minimum score leaves the patch out")
-        #expect(try analyzer.faces(in: Self.astronaut()) == faces)
+        let again = try analyzer.faces(in: Self.astronaut())
+        #expect(again.map(\.landmarks) == faces.map(\.landmarks) && again.map(\.confidence) == faces.map(\.confidence))
+        #expect(Self.distance(again[0].embedding ?? [], face.embedding ?? []) < 1e-4, "the same (to BLAS's rounding)")
     }
 
     @Test("three copies of one face at three sizes in a larger picture: found where they were put, and the same person (distance under 0.6)")
@@ -83,7 +85,7 @@ struct FaceAnalyzerTests {
         #expect(!faces.isEmpty && faces.allSatisfy { $0.embedding == nil })
     }
 
-    @Test("several threads share one analyzer and get what one thread gets")
+    @Test("several threads share one analyzer and get what one thread gets (embeddings to BLAS's rounding, which depends on its thread count, a process setting other tests change)")
     func concurrent() async throws {
         let analyzer = try #require(Self.analyzer)
         let astronaut = try Self.astronaut()
@@ -92,7 +94,15 @@ struct FaceAnalyzerTests {
             for _ in 0..<4 { group.addTask { try? analyzer.faces(in: astronaut) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(results.count == 4 && results.allSatisfy { $0 == expected })
+        #expect(results.count == 4)
+        for result in results {
+            let faces = try #require(result)
+            #expect(faces.map { [$0.x, $0.y, $0.width, $0.height, $0.confidence] } == expected.map { [$0.x, $0.y, $0.width, $0.height, $0.confidence] })
+            #expect(faces.map(\.landmarks) == expected.map(\.landmarks))
+            for (face, reference) in zip(faces, expected) {
+                #expect(Self.distance(face.embedding ?? [], reference.embedding ?? []) < 1e-4)
+            }
+        }
     }
 
     @Test("missing and damaged models: typed errors that name the file and the script; a 1x1 image has no face")
