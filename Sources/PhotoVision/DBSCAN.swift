@@ -36,6 +36,9 @@ public struct DBSCAN: Sendable, Hashable {
     /// The dot-product kernel: the fastest this CPU runs, unless a test picks another.
     var kernel: DotKernel = .best
 
+    /// The dot-product kernel this CPU runs: "AVX-512", "AVX2" (x86-64, in C) or "Swift SIMD".
+    public static var kernelName: String { DotKernel.best.description }
+
     /// The processors this process may use: the default ``maximumThreads``.
     public static var activeProcessorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
