@@ -4,7 +4,8 @@
 //
 // The package is layered (see Docs/Architecture.md):
 //
-//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType (+ SQLite through GRDB)
+//   C bridges       CSodium CExif CZlib CDeflate CExiv2 CDlib CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType
+//                   CONNXRuntime (+ SQLite through GRDB)
 //   system layer    MemoraSystem (over CMemoraSystem): the only importer of a platform module
 //                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom
 //   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem;
@@ -91,6 +92,25 @@ let package = Package(
             name: "CExiv2Library", pkgConfig: "exiv2",
             providers: [.apt(["libexiv2-dev"]), .brew(["exiv2"])]),
         .target(name: "CExiv2", dependencies: ["CExiv2Library"]),
+        // ONNX Runtime's C API (the scene model, Docs/Models.md), declared in our own header: no
+        // link settings, since the library that scripts/install-models.sh installs is opened at
+        // run time with dlopen.
+        .target(name: "CONNXRuntime"),
+        // dlib (C++) for face detection (HOG), 5-point landmarks and 128-float face embeddings
+        // (a ResNet): the same pattern as CExiv2, a plain `extern "C"` API that catches every
+        // exception. dlib-1.pc is not used: it lists BLAS, LAPACK, libpng... as absolute paths, which
+        // SwiftPM's pkg-config allowlist refuses with a warning on every build; its headers are in
+        // the default include path and the module map links libdlib. libdlib.so brings what it needs
+        // itself, but dlib's headers call BLAS and LAPACK from our own code, so CDlib links them by name.
+        // scripts/install-deps.sh installs OpenBLAS as the libblas.so.3 that runs (the face
+        // embedding is about 10x slower on the reference BLAS). A debug build compiles dlib's
+        // header templates here at -O0: HOG detection is then about 70x slower than at -O2.
+        .systemLibrary(
+            name: "CDlibLibrary",
+            providers: [.apt(["libdlib-dev", "libopenblas-dev"]), .brew(["dlib"])]),
+        .target(
+            name: "CDlib", dependencies: ["CDlibLibrary"],
+            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("blas", .when(platforms: [.linux])), .linkedLibrary("lapack", .when(platforms: [.linux]))]),
         // The benchmark's peer: raw libturbojpeg called from C, the limit our
         // Swift decoder is measured against. Used by memora-bench only.
         .target(
@@ -120,7 +140,7 @@ let package = Package(
         // CVisionKernels: DBSCAN's dot products for AVX2 and AVX-512, chosen at run time (C: Swift
         // cannot compile one function for a wider instruction set).
         .target(name: "CVisionKernels"),
-        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "CVisionKernels"], swiftSettings: strictSwift),
+        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "CDlib", "CONNXRuntime", "CVisionKernels"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
             dependencies: ["MemoraSystem", "MemoraDatabase", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
@@ -130,13 +150,13 @@ let package = Package(
         .target(
             name: "PhotoIndex",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", "CFreeType", .product(name: "GRDB", package: "GRDB.swift"),
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", "PhotoVision", "CFreeType", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoIndex", "ImageKit",
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -183,7 +203,7 @@ let package = Package(
         .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
-        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", "PhotoIndex", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),

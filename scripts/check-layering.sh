@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoVision PhotoIndex MemoraCore MemoraTesting)
-c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CBenchPeers CVisionKernels)
+c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
 allowed_for() {

@@ -23,12 +23,33 @@ packages=(
   libheif-dev         # ImageKit HEIC/AVIF (pulls in the x265 and aom encoders the tests use)
   libfreetype-dev     # PhotoIndex: a collage's title line
   fonts-dejavu-core   # PhotoIndex: the title's font (DejaVu Sans)
+  libdlib-dev         # CDlib: dlib's face detector, landmarks and face embeddings (pulls in OpenCV core,
+                      # X11 and pybind11 headers and libdlib-data's 68-landmark model, never loaded: its
+                      # licence is non-commercial). dlib-1.pc also names libpng, zlib, libjpeg and SQLite (above)
+  libopenblas-dev     # CDlib: the libblas.so and liblapack.so it links, from OpenBLAS
+  libopenblas0-pthread  # CDlib: OpenBLAS as the libblas.so.3 and liblapack.so.3 that run (see check_blas)
   libimage-exiftool-perl  # the MetadataKit tests check what we write with exiftool
   webp                # cwebp makes the WebP fixtures of the MetadataKit tests
 )
 if [ "${1:-}" = "--oracle" ]; then
   packages+=(exiv2)
 fi
+
+# dlib's face embedding runs its matrix products through whichever libblas.so.3 Debian's
+# alternatives select: OpenBLAS (priority 100) wins in auto mode, but a manual choice of the
+# reference BLAS (priority 10) would make it about 10x slower. Warn, never change the choice.
+check_blas() {
+  command -v update-alternatives >/dev/null 2>&1 || return 0
+  local arch name value
+  arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+  for name in libblas.so.3 liblapack.so.3; do
+    value=$(update-alternatives --query "$name-$arch" 2>/dev/null | sed -n 's/^Value: //p')
+    if [ -n "$value" ] && [[ "$value" != *openblas* ]]; then
+      echo "warning: $name is $value, not OpenBLAS: face embeddings will be about 10x slower." >&2
+      echo "  Fix: sudo update-alternatives --auto $name-$arch" >&2
+    fi
+  done
+}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -38,6 +59,7 @@ for package in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
+  check_blas
   exit 0
 fi
 
@@ -52,10 +74,12 @@ if [ "$(id -u)" -eq 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  check_blas
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   echo "Installing with sudo: ${missing[*]}" >&2
   sudo -n env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
   sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  check_blas
 else
   echo "Missing Debian packages: ${missing[*]}" >&2
   echo "Install them with:" >&2

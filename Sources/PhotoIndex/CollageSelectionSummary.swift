@@ -82,6 +82,9 @@ public struct CollageSelectionSummary: Sendable, Hashable, Codable {
         case .area(let latitude, let longitude, let radius):
             let area = String(format: "within %g km of %g,%g", radius, latitude, longitude)
             subject = indexed == 0 ? "no indexed photo was taken \(area)" : "\(Self.photos(indexed)) taken \(area)"
+        case .theme(let theme):
+            subject = indexed == 0 ? "no indexed photo has the theme \"\(theme)\" (`memora index stats` lists the themes)"
+                : "\(Self.photos(indexed)) of the theme \"\(theme)\""
         case .everything:
             subject = indexed == 0 ? "the index has no photos" : Self.photos(indexed)
         }

@@ -1,7 +1,8 @@
 public import Foundation
 
 /// A face (or other named region) in a photo, normalised to 0...1 with the origin at the
-/// top left of the image as stored (MWG regions; a `FaceDetector` can add more later).
+/// top left: a region the photo's metadata declares (MWG), or a face found in its pixels
+/// (``IndexVision``), named by the region it overlaps when there is one.
 public struct FaceBox: Sendable, Hashable, Codable {
     /// The person's name, when known.
     public var name: String?
@@ -13,14 +14,32 @@ public struct FaceBox: Sendable, Hashable, Codable {
     public var width: Double
     /// Height.
     public var height: Double
+    /// The detector's score, for a face found in the pixels (nil for a metadata region).
+    public var confidence: Double?
+    /// The face's embedding (dlib: 128 floats, stored as half floats), for a face found in the pixels.
+    public var embedding: [Float]?
 
     /// Creates a box.
-    public init(name: String?, x: Double, y: Double, width: Double, height: Double) {
+    public init(name: String?, x: Double, y: Double, width: Double, height: Double, confidence: Double? = nil, embedding: [Float]? = nil) {
         self.name = name
         self.x = x
         self.y = y
         self.width = width
         self.height = height
+        self.confidence = confidence
+        self.embedding = embedding
+    }
+
+    /// Whether the face was found in the photo's pixels (rather than declared by its metadata).
+    public var isDetected: Bool { confidence != nil }
+
+    /// The intersection over union of two boxes.
+    public func overlap(_ other: FaceBox) -> Double {
+        let width = max(0, min(x + self.width, other.x + other.width) - max(x, other.x))
+        let height = max(0, min(y + self.height, other.y + other.height) - max(y, other.y))
+        let intersection = width * height
+        let union = area + other.area - intersection
+        return union > 0 ? intersection / union : 0
     }
 
     /// The share of the image the box covers.
@@ -73,8 +92,12 @@ public struct IndexedPhoto: Sendable, Hashable, Codable {
     public var rating: Int?
     /// Whether the photo is a favourite (rated 5).
     public var favorite: Bool
-    /// An optional embedding (stored as half floats).
+    /// The scene embedding (``IndexVision``: MobileNetV2's 1280 pooled features, length 1), stored as half floats.
     public var embedding: [Float]?
+    /// The scene model's most likely labels, most likely first (ImageNet classes), when it ran.
+    public var sceneLabels: [String]? = nil
+    /// The theme those labels name (PhotoVision's `SceneThemes`: "beach", "food"...), when they name one.
+    public var sceneTheme: String? = nil
     /// Why the photo could not be indexed, when it could not (the other fields are then partly empty).
     public var error: String?
 

@@ -35,6 +35,10 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
     var orientation: Int
     /// A JSON array of strings in the column.
     var keywords: [String]
+    /// v5: the scene model's labels, a JSON array (NULL when it did not run).
+    var sceneLabels: [String]?
+    /// v5: the theme the labels name.
+    var sceneTheme: String?
     var quality: Double?
     /// The 64-bit perceptual hash as a signed integer (the same bits).
     var phash: Int64?
@@ -46,7 +50,7 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, path, size, kind, year, latitude, longitude, place, width, height, orientation, keywords, quality, phash, rating, favorite, error
         case modifiedNanoseconds = "modified_ns", imageHash = "image_hash", takenAt = "taken_at", utcOffset = "utc_offset"
-        case sidecarModifiedNanoseconds = "sidecar_modified_ns"
+        case sidecarModifiedNanoseconds = "sidecar_modified_ns", sceneLabels = "scene_labels", sceneTheme = "scene_theme"
         case dateTrusted = "date_trusted", indexedAt = "indexed_at"
     }
 
@@ -73,18 +77,21 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
         }
         (latitude, longitude, place, width, height) = (photo.latitude, photo.longitude, photo.place, photo.width, photo.height)
         (orientation, keywords, quality, phash) = (photo.orientation, photo.keywords, photo.quality, photo.perceptualHash.map { Int64(bitPattern: $0) })
+        (sceneLabels, sceneTheme) = (photo.sceneLabels, photo.sceneTheme)
         (rating, favorite, error, self.indexedAt) = (photo.rating, photo.favorite, photo.error, indexedAt)
     }
 
     /// The public value, with its people, faces and embedding read from their tables.
     func photo(in db: Database) throws -> IndexedPhoto {
-        IndexedPhoto(
+        var photo = IndexedPhoto(
             id: id, path: path, size: size, modified: Date(timeIntervalSince1970: Double(modifiedNanoseconds) / 1_000_000_000),
             imageHash: imageHash, kind: kind.flatMap(PhotoFileKind.init(rawValue:)), takenAt: takenAt, utcOffset: utcOffset,
             dateTrusted: dateTrusted, latitude: latitude, longitude: longitude, place: place, width: width, height: height,
             orientation: orientation, keywords: keywords, people: try PhotoPersonRecord.names(of: id, in: db),
             faces: try FaceRecord.faces(of: id, in: db), quality: quality, perceptualHash: phash.map { UInt64(bitPattern: $0) },
             rating: rating, favorite: favorite, embedding: try EmbeddingRecord.embedding(of: id, in: db), error: error)
+        (photo.sceneLabels, photo.sceneTheme) = (sceneLabels, sceneTheme)
+        return photo
     }
 
     // MARK: Writes
@@ -107,6 +114,14 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
             db, Columns.path.set(to: asset.path), Columns.size.set(to: asset.size),
             Columns.modifiedNanoseconds.set(to: PhotoIndexDatabase.nanoseconds(asset.modified)),
             Columns.sidecarModifiedNanoseconds.set(to: asset.sidecarModified.map(PhotoIndexDatabase.nanoseconds)))
+    }
+
+    /// v5: the scene model's labels.
+    static func addSceneLabels(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: CodingKeys.sceneLabels.rawValue, .text)
+            table.add(column: CodingKeys.sceneTheme.rawValue, .text)
+        }
     }
 
     /// Adds the column of the sidecars' modification times (rows of photos with a sidecar are then indexed once again).
@@ -292,6 +307,9 @@ extension IndexedPhotoRecord {
         case .person(let name):
             join = "JOIN people n ON n.photo_id = p.id AND n.name = ? COLLATE NOCASE"
             arguments.append(name)
+        case .theme(let theme):
+            join = "JOIN themes t ON t.photo_id = p.id AND t.theme = ? COLLATE NOCASE"
+            arguments.append(theme)
         case .everything:
             break
         }

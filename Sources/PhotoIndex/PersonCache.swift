@@ -27,19 +27,22 @@ public struct PersonCache: Sendable, Hashable, Codable {
     public var years: [CountedValue]
     /// Place names, most photos first.
     public var places: [CountedValue]
-    /// People with at least ``minimumPhotosPerPerson`` photos, most photos first.
+    /// People with at least ``minimumPhotosPerPerson`` photos, most photos first (hidden people left out).
     public var people: [CountedValue]
+    /// Themes (``ThemeClustering``), most photos first.
+    public var themes: [CountedValue] = []
 
     /// Reads the counts from `database`.
     public init(database: PhotoIndexDatabase, minimumPhotosPerPerson: Int = PersonCache.defaultMinimumPhotos) throws(PhotoIndexError) {
         self.minimumPhotosPerPerson = max(1, minimumPhotosPerPerson)
         let minimum = self.minimumPhotosPerPerson
-        (photos, unreadable, untrustedDates, years, places, people) = try database.read { db in
+        (photos, unreadable, untrustedDates, years, places, people, themes) = try database.read { db in
             let (photos, unreadable, untrusted) = try IndexedPhotoRecord.counts(db)
             let years = try IndexedPhotoRecord.yearCounts(db)
             let places = try IndexedPhotoRecord.placeCounts(db)
-            let people = try PhotoPersonRecord.counts(minimum: minimum, in: db)
-            return (photos, unreadable, untrusted, years, places, people)
+            let hidden = Set(try String.fetchAll(db, sql: "SELECT name FROM persons WHERE hidden = 1 AND name IS NOT NULL"))
+            let people = try PhotoPersonRecord.counts(minimum: minimum, in: db).filter { !hidden.contains($0.value) }
+            return (photos, unreadable, untrusted, years, places, people, try ThemeClustering.counts(in: db))
         }
     }
 }

@@ -25,6 +25,8 @@ public struct MetadataFaceDetector: FaceDetector {
 /// thumbnail for the quality score and the perceptual hash.
 struct PhotoAnalyzer: Sendable {
     let faceDetector: any FaceDetector
+    /// Faces and scenes from the pixels, when the models are there.
+    var vision: IndexVision?
     static let thumbnailSize = 256
 
     /// The SHA-256 of `bytes`, lower-case hex.
@@ -79,6 +81,19 @@ struct PhotoAnalyzer: Sendable {
             photo.orientation = info.orientation.rawValue
             let thumbnail = try ImageDecoder.thumbnail(bytes, source: asset.path, maxPixelSize: Self.thumbnailSize, options: DecodingOptions(applyOrientation: true))
             photo.faces = faceDetector.faces(regions: metadata?.regions ?? [], thumbnail: thumbnail)
+            if let vision {
+                // One larger decode for the models; a model that fails leaves the photo as metadata describes it.
+                let image = try ImageDecoder.thumbnail(bytes, source: asset.path, maxPixelSize: vision.longestSide,
+                                                       options: DecodingOptions(applyOrientation: true))
+                if let detected = try? vision.faces?.faces(in: image) {
+                    photo.faces = IndexVision.faces(regions: photo.faces, detected: detected)
+                }
+                if let scene = try? vision.scenes?.analyze(image) {
+                    photo.embedding = scene.features
+                    photo.sceneLabels = scene.labels.map(\.name)
+                    photo.sceneTheme = scene.theme
+                }
+            }
             for name in photo.faces.compactMap(\.name) where !photo.people.contains(name) { photo.people.append(name) }
             photo.quality = QualityScore(thumbnail: thumbnail, pixelWidth: info.width, pixelHeight: info.height, faceCount: photo.faces.count).value
             photo.perceptualHash = PerceptualHash.hash(thumbnail)

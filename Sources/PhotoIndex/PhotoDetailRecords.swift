@@ -142,10 +142,16 @@ struct FaceRecord: PhotoDetailRecord, Equatable {
     var y: Double
     var width: Double
     var height: Double
+    /// v5: the detector's score (NULL for a metadata region).
+    var confidence: Double?
+    /// v5: the face's embedding as half floats (NULL for a metadata region).
+    var embedding: Data?
+    /// v5: the person the face was clustered into (`persons`), when it was.
+    var personID: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case ordinal, name, x, y
-        case photoID = "photo_id", width = "w", height = "h"
+        case ordinal, name, x, y, confidence, embedding
+        case photoID = "photo_id", width = "w", height = "h", personID = "person_id"
     }
 
     /// The columns ``box(_:from:)`` reads, in its order, of `table` (the table's name or alias in the query).
@@ -156,7 +162,8 @@ struct FaceRecord: PhotoDetailRecord, Equatable {
     /// The rows of photo `photoID` with `faces`, numbered in their order.
     static func rows(_ photoID: String, faces: [FaceBox]) -> [FaceRecord] {
         faces.enumerated().map { ordinal, face in
-            FaceRecord(photoID: photoID, ordinal: ordinal, name: face.name, x: face.x, y: face.y, width: face.width, height: face.height)
+            FaceRecord(photoID: photoID, ordinal: ordinal, name: face.name, x: face.x, y: face.y, width: face.width, height: face.height,
+                       confidence: face.confidence, embedding: face.embedding.map { Data(HalfFloat.encode($0)) })
         }
     }
 
@@ -166,7 +173,20 @@ struct FaceRecord: PhotoDetailRecord, Equatable {
     }
 
     /// The public value.
-    var box: FaceBox { FaceBox(name: name, x: x, y: y, width: width, height: height) }
+    var box: FaceBox {
+        FaceBox(name: name, x: x, y: y, width: width, height: height, confidence: confidence,
+                embedding: embedding.map { HalfFloat.decode([UInt8]($0)) })
+    }
+
+    /// v5: a face's score, embedding and person, for faces found in the pixels.
+    static func addDetection(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: CodingKeys.confidence.rawValue, .double)
+            table.add(column: CodingKeys.embedding.rawValue, .blob)
+            table.add(column: CodingKeys.personID.rawValue, .integer).references("persons", onDelete: .setNull)
+        }
+        try db.create(index: "idx_faces_person", on: databaseTableName, columns: [CodingKeys.personID.rawValue])
+    }
 
     /// The face box in the columns ``boxColumns(of:)`` of `row`, from column `first` (rows read by
     /// position, where a lookup by name would cost more than the rest of the row).

@@ -54,6 +54,12 @@ public final class PhotoIndexDatabase: Sendable {
         migrator.registerMigration("v2: covering index for year collages") { db in try IndexedPhotoRecord.coverYearCandidates(db) }
         migrator.registerMigration("v3: instants in milliseconds") { db in try IndexedPhotoRecord.storeInstantsInMilliseconds(db) }
         migrator.registerMigration("v4: sidecar modification times") { db in try IndexedPhotoRecord.addSidecarStamp(db) }
+        migrator.registerMigration("v5: faces and scenes from the pixels") { db in
+            try PersonRecord.create(db)
+            try ThemeClustering.create(db)
+            try FaceRecord.addDetection(db)
+            try IndexedPhotoRecord.addSceneLabels(db)
+        }
         return migrator
     }
 

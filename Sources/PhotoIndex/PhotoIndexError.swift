@@ -1,3 +1,4 @@
+public import PhotoVision
 /// Everything that can go wrong in PhotoIndex: a code a program can switch on (an extensible set
 /// of static values, not a frozen enum), the photo, library folder or index database concerned,
 /// a message a person can act on that names it once, the `errno` of a failed system call or
@@ -28,6 +29,8 @@ public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let invalidRequest = Code(rawValue: "invalid-request")
         /// There is no photo index yet (or it holds no photo): run `memora index PHOTOS` first.
         public static let noIndex = Code(rawValue: "no-index")
+        /// The vision models are missing or failed (PhotoVision's ``PhotoVision/VisionError`` says which and what to run).
+        public static let vision = Code(rawValue: "vision")
     }
 
     /// What kind of failure it is.
@@ -86,6 +89,17 @@ public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertibl
         PhotoIndexError(.noIndex, path: path, reason: isEmpty ? "the photo index has no photos yet" : "there is no photo index yet",
                         message: (isEmpty ? "the photo index \(path) has no photos yet" : "there is no photo index at \(path) yet")
                             + ": run `memora index PHOTOS` first (PHOTOS: the folder of your photos)")
+    }
+
+    /// The vision models are missing or failed; the message is PhotoVision's.
+    public static func vision(_ error: VisionError) -> PhotoIndexError {
+        PhotoIndexError(.vision, path: error.path, reason: error.message, message: error.message)
+    }
+
+    /// No person has number `id` (see `memora people`).
+    public static func noSuchPerson(_ id: Int64) -> PhotoIndexError {
+        PhotoIndexError(.invalidRequest, path: nil, reason: "there is no person \(id)",
+                        message: "there is no person \(id); `memora people` lists them with their numbers")
     }
 
     /// A request that cannot be met; `message` says what to change.

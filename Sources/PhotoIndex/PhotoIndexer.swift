@@ -40,10 +40,12 @@ public struct PhotoIndexer: Sendable {
     let concurrency: Int
 
     /// An indexer writing into `database`.
-    public init(database: PhotoIndexDatabase, faceDetector: any FaceDetector = MetadataFaceDetector(),
+    /// With `vision`, faces and the scene are also found in each new or changed photo's pixels
+    /// (``IndexVision``); without it, faces come from the photos' metadata only.
+    public init(database: PhotoIndexDatabase, faceDetector: any FaceDetector = MetadataFaceDetector(), vision: IndexVision? = nil,
                 concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.database = database
-        self.analyzer = PhotoAnalyzer(faceDetector: faceDetector)
+        self.analyzer = PhotoAnalyzer(faceDetector: faceDetector, vision: vision)
         self.concurrency = max(1, concurrency)
     }
 

@@ -111,13 +111,18 @@ public struct DirectoryPhotoLibrary: PhotoLibrary {
                 continue
             }
             let path = file.path
-            let stem = (path as NSString).deletingPathExtension
-            let sidecar = [path + ".xmp", path + ".XMP", stem + ".xmp", stem + ".XMP"].first(where: sidecars.contains)
+            let sidecar = Self.sidecarCandidates(for: path).first(where: sidecars.contains)
             survey.assets.append(PhotoAsset(
                 path: path, size: file.status.size,
                 modified: Date(timeIntervalSince1970: file.status.modified.timeIntervalSince1970), sidecarPath: sidecar,
                 sidecarModified: sidecar.flatMap { sidecarTimes[$0] }.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970) }))
         }
         return survey
+    }
+
+    /// Where a photo's XMP sidecar may be, in the order they are looked for: `photo.jpg.xmp`, then `photo.xmp`.
+    static func sidecarCandidates(for path: String) -> [String] {
+        let stem = (path as NSString).deletingPathExtension
+        return [path + ".xmp", path + ".XMP", stem + ".xmp", stem + ".XMP"]
     }
 }

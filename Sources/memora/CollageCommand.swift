@@ -15,6 +15,7 @@ struct CollageCommand: AsyncParsableCommand {
     @Option(help: "Photos within --radius km of LAT,LON.") var near: String?
     @Option(help: "The radius for --near, in kilometres.") var radius: Double = 25
     @Option(help: "Photos showing this person (their face must cover more than --min-face-share of the photo).") var person: String?
+    @Option(help: "Photos of a theme: beach, mountains, snow, food, dogs, cats, birds, flowers, buildings, cars, boats (see `memora index stats`).") var theme: String?
     @Option(help: ArgumentHelp("With --person: the share of the photo the person's face must exceed (above 0, at most 1).", valueName: "fraction"))
     var minFaceShare = CollageSelector.minimumFaceShare
     @Option(help: "Only photos from: all-time, last-year, last-5-years.") var range = "all-time"
@@ -30,8 +31,8 @@ struct CollageCommand: AsyncParsableCommand {
     @OptionGroup var output: WriteOutputOptions
 
     func validate() throws {
-        let sources = [year != nil, place != nil, near != nil, person != nil].filter { $0 }.count
-        guard sources == 1 else { throw ValidationError("give exactly one of --year, --place, --near or --person") }
+        let sources = [year != nil, place != nil, near != nil, person != nil, theme != nil].filter { $0 }.count
+        guard sources == 1 else { throw ValidationError("give exactly one of --year, --place, --near, --person or --theme") }
         guard DateRangePreset(rawValue: range) != nil else { throw ValidationError("--range is all-time, last-year or last-5-years") }
         guard let collageLayout = CollageLayout(rawValue: layout) else { throw ValidationError("--layout is grid2x3 or dynamic") }
         if collageLayout == .grid2x3 && count > 6 { throw ValidationError("the grid2x3 layout holds 6 photos; use --layout dynamic for up to 10") }
@@ -54,7 +55,9 @@ struct CollageCommand: AsyncParsableCommand {
 
     func run() async throws {
         let source: CollageSource
-        if let year { source = .year(year) } else if let place { source = .place(place) } else if let person { source = .person(person) } else {
+        if let year { source = .year(year) } else if let place { source = .place(place) } else if let person { source = .person(person) } else if let theme {
+            source = .theme(theme)
+        } else {
             guard let coordinates else { throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84") }
             source = .area(latitude: coordinates.latitude, longitude: coordinates.longitude, radiusKilometres: radius)
         }

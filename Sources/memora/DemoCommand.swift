@@ -41,6 +41,13 @@ struct DemoCommand: AsyncParsableCommand {
         print("Index: \(report.index) (\(report.indexed) photos, \(report.indexFailed) unreadable recorded with their error)")
         print("Collage: \(report.collage) (\(report.collageWidth)x\(report.collageHeight), \(report.collagePhotos) photos chosen by quality and date spread, cropped to their 6:5 cells)")
         print("Collage of Ana: \(report.personCollage) (\(report.personCollagePhotos) photos where her face covers more than 15%, with a title line)")
+        if report.visionUsed {
+            print("Faces and scenes found in the pixels (dlib, MobileNetV2): people " + report.people.map { "\($0.name ?? "unnamed") (\($0.photos) photos)" }.joined(separator: ", ")
+                  + "; themes " + (report.themes.isEmpty ? "none" : report.themes.joined(separator: ", ")))
+            if let themeCollage = report.themeCollage { print("Theme collage: \(themeCollage) (\(report.themeCollagePhotos) photos)") }
+        } else {
+            print("(no vision models: faces come from metadata only and there are no themes; run scripts/install-models.sh)")
+        }
         print("Try: memora index stats --db \(report.index); memora collage --db \(report.index) --place Porto --out porto.jpg --explain")
         print("Captions: \(report.captioned) photos captioned through the durable queue (caption database \(report.captionDatabase); XMP, EXIF and, where the format has it, IPTC; each write verified):")
         let shown = 10

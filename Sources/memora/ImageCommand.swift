@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import ImageKit
 import MemoraSystem
+import PhotoIndex
 
 /// `memora image`: inspect and convert pictures with ImageKit.
 struct ImageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "image",
-        abstract: "Inspect images and make thumbnails.",
-        subcommands: [Info.self, Thumbnail.self])
+        abstract: "Inspect images, make thumbnails, and see the faces and the scene in a photo.",
+        subcommands: [Info.self, Thumbnail.self, Look.self])
 
     /// `memora image info FILE...`
     struct Info: ParsableCommand {
@@ -126,6 +127,47 @@ struct ImageCommand: ParsableCommand {
             } else {
                 say.say("\(output): \(result.width)x\(result.height), \(result.bytes) bytes")
             }
+        }
+    }
+}
+
+extension ImageCommand {
+    /// `memora image look FILE...`: the faces and the scene the vision models see, as the index sees them.
+    struct Look: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "look",
+            abstract: "Find the faces in photos (named from their metadata regions) and what the scene shows, with the on-device models.",
+            discussion: "The models are installed by scripts/install-models.sh (MEMORA_MODELS overrides their folder). Boxes are fractions of the upright photo, from its top left.")
+
+        @Argument(help: "The photos.") var files: [String]
+        @Flag(help: "Print the result as JSON (face embeddings included).") var json = false
+
+        func run() throws {
+            let vision: IndexVision
+            do { vision = try IndexVision.installed() } catch { throw PhotoIndexError.vision(error) }
+            var sights: [PhotoSight] = []
+            var failures = 0
+            for file in files {
+                do {
+                    let sight = try vision.look(atPhotoAt: file)
+                    sights.append(sight)
+                    if json { continue }
+                    let detected = sight.faces.filter(\.isDetected)
+                    print("\(file): \(detected.count) face(s) found" + (sight.faces.count > detected.count ? ", \(sight.faces.count - detected.count) more in its metadata" : ""))
+                    for face in sight.faces {
+                        let box = String(format: "x %.3f y %.3f w %.3f h %.3f", face.x, face.y, face.width, face.height)
+                        print("  \(face.name ?? "someone")  \(box)" + (face.confidence.map { String(format: "  score %.2f", $0) } ?? "  (metadata region)"))
+                    }
+                    if let scene = sight.scene {
+                        print("  scene: " + scene.labels.prefix(3).map { String(format: "%@ %.0f%%", $0.name, $0.probability * 100) }.joined(separator: ", "))
+                    }
+                } catch {
+                    failures += 1
+                    StandardError.write("error: \(error)\n")
+                }
+            }
+            if json { try printJSON(sights) }
+            try ExitStatus.check(failed: failures, done: sights.count)
         }
     }
 }

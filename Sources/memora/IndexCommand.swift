@@ -16,6 +16,11 @@ struct IndexCommand: AsyncParsableCommand {
         func open() throws -> PhotoIndexDatabase {
             try PhotoIndexDatabase(path: db ?? PhotoIndexDatabase.defaultPath)
         }
+
+        /// The index, which must exist already (`run memora index PHOTOS first` otherwise).
+        func openExisting() throws -> PhotoIndexDatabase {
+            try PhotoIndexDatabase(path: db ?? PhotoIndexDatabase.defaultPath, creatingIfMissing: false)
+        }
     }
 
     struct Build: AsyncParsableCommand {
@@ -24,7 +29,19 @@ struct IndexCommand: AsyncParsableCommand {
         @OptionGroup var database: IndexDatabaseOptions
         @Argument(help: "The library's folder.") var folder: String
         @Flag(help: "Print the summary as JSON.") var json = false
+        @Flag(help: "Do not look for faces and scenes in the pixels (faces then come from the photos' metadata only).") var noVision = false
         @OptionGroup var output: WriteOutputOptions
+
+        /// The vision models when installed; without them a note says what is lost and how to get them.
+        func vision() -> IndexVision? {
+            guard !noVision else { return nil }
+            do { return try IndexVision.installed() } catch {
+                if !output.quiet {
+                    StandardError.write("note: faces come from the photos' metadata only and there are no themes: \(error.message)\n")
+                }
+                return nil
+            }
+        }
 
         func run() async throws {
             let library = DirectoryPhotoLibrary(root: folder)
@@ -38,11 +55,20 @@ struct IndexCommand: AsyncParsableCommand {
                 return
             }
             let db = try database.open()
-            let summary = try await PhotoIndexer(database: db).index(library) { done, total, path in
+            let vision = vision()
+            let summary = try await PhotoIndexer(database: db, vision: vision).index(library) { done, total, path in
                 ProgressReporter(title: "index", total: total, silent: json || output.quiet).update(completed: done, item: (path as NSString).lastPathComponent)
             }
+            // The faces found join their people (or make new ones).
+            let people = vision == nil ? nil : try PeopleClustering(database: db).update()
+            let themes = vision == nil ? nil : try ThemeClustering(database: db).run()
             if json { try printJSON(summary); return }
             for item in summary.unreadable { StandardError.write("\(item.path): \(item.reason)\n") }
+            if let people { output.say(PeopleCommand.describe(people)) }
+            if let themes {
+                output.say("themes (\(themes.clusters) scene clusters, \(themes.namedClusters) named): "
+                           + (themes.themes.isEmpty ? "none found" : themes.themes.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
+            }
             output.say("\(summary.total) photos: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.renamed) moved, "
                        + "\(summary.removed) removed, \(summary.failed) unreadable (recorded with their error). Index: \(db.path)")
         }
@@ -60,6 +86,8 @@ struct IndexCommand: AsyncParsableCommand {
             print("\(cache.photos) photos (\(cache.unreadable) unreadable, \(cache.untrustedDates) dated by their file only)")
             print("Years: " + cache.years.map { "\($0.value) (\($0.count))" }.joined(separator: ", "))
             print("Places: " + (cache.places.isEmpty ? "none named" : cache.places.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
+            print("Themes: " + (cache.themes.isEmpty ? "none yet (memora index finds them with the models of scripts/install-models.sh)"
+                                : cache.themes.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
             print("People with \(cache.minimumPhotosPerPerson)+ photos: "
                   + (cache.people.isEmpty ? "none" : cache.people.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
         }

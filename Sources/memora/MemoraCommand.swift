@@ -17,7 +17,7 @@ struct MemoraCommand: AsyncParsableCommand {
             """,
         version: MemoraVersion.string,
         subcommands: [
-            CaptionCommand.self, QueueCommand.self, IndexCommand.self, CollageCommand.self, HistoryCommand.self, EditCommand.self, RollbackCommand.self, PrefsCommand.self,
+            CaptionCommand.self, QueueCommand.self, IndexCommand.self, PeopleCommand.self, CollageCommand.self, HistoryCommand.self, EditCommand.self, RollbackCommand.self, PrefsCommand.self,
             ImageCommand.self, MetadataCommand.self, VaultCommand.self, DemoCommand.self,
         ])
 

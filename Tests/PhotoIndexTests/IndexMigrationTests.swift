@@ -80,8 +80,10 @@ struct IndexMigrationTests {
         #expect(photos[2].takenAt == instant(-250) && photos[2].people == ["Ana", "Ben"])
 
         try database.pool.read { db throws in
-            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid").suffix(2)
-                    == ["v3: instants in milliseconds", "v4: sidecar modification times"])
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid").suffix(3)
+                    == ["v3: instants in milliseconds", "v4: sidecar modification times", "v5: faces and scenes from the pixels"])
+            #expect(try Row.fetchAll(db, sql: "SELECT confidence, embedding FROM faces").allSatisfy { $0[0] as Double? == nil && $0[1] as Data? == nil },
+                    "v5 adds empty face columns")
             #expect(try Int64?.fetchAll(db, sql: "SELECT sidecar_modified_ns FROM photos") == [nil, nil, nil], "v4 adds an empty column")
             #expect(try Int64?.fetchAll(db, sql: "SELECT taken_at FROM photos ORDER BY id") == [1_700_000_000_123, nil, -250])
             #expect(try Int64.fetchAll(db, sql: "SELECT indexed_at FROM photos ORDER BY id") == [1_795_529_553_168, 1_795_529_553_175, 1_795_529_553_183])

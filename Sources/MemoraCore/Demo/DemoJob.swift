@@ -3,6 +3,7 @@ internal import MemoraSystem
 import ImageKit
 import MetadataKit
 import PhotoIndex
+import PhotoVision
 import VaultCrypto
 
 /// `memora demo` as a library call: generates a sample photo library with the real encoders
@@ -46,7 +47,10 @@ public struct DemoJob: Sendable {
         let thumbnails = output + "/thumbnails"
         for folder in [library, thumbnails] { try FileSystem.makeFolder(folder) }
         let files = try SampleLibrary.generate(in: library)
-        let album = try SampleFamilyAlbum.generate(in: library + "/family").map { "family/" + $0 }
+        // With the vision models installed: a real face for Ana's portraits, and faces and scenes in the index.
+        let vision = try? IndexVision.installed()
+        let album = try SampleFamilyAlbum.generate(in: library + "/family", face: vision == nil ? nil : Self.faceSample())
+            .map { "family/" + $0 }
         let photos = makeThumbnails(files, library: library, into: thumbnails, onProgress: onProgress)
         let captioning = try await caption(library: library)
 
@@ -54,7 +58,9 @@ public struct DemoJob: Sendable {
         let indexPath = output + "/index.sqlite"
         for suffix in ["", "-wal", "-shm"] { try? FileSystem.remove(indexPath + suffix) }
         let index = try PhotoIndexDatabase(path: indexPath)
-        let indexed = try await PhotoIndexer(database: index).index(DirectoryPhotoLibrary(root: library))
+        let indexed = try await PhotoIndexer(database: index, vision: vision).index(DirectoryPhotoLibrary(root: library))
+        let people = vision == nil ? nil : try PeopleClustering(database: index).update()
+        let themes = vision == nil ? nil : try ThemeClustering(database: index).run()
         let collagePath = output + "/collage.jpg"
         let collage = try await CollageJob(database: index, request: CollageRequest(source: .everything, count: 6, seed: 0)).run(writingTo: collagePath).collage
         // A collage of one person of the family album, with a title line placed off the faces.
@@ -62,14 +68,36 @@ public struct DemoJob: Sendable {
         let personCollagePath = output + "/collage-\(person.lowercased()).jpg"
         let personCollage = try await CollageJob(database: index, request: CollageRequest(source: .person(person), count: 6, seed: 0),
                                                  title: CollageTitle("\(person), 2017–2025")).run(writingTo: personCollagePath).collage
+        // A collage of the library's most common theme.
+        var themeCollage: (path: String, theme: String, photos: Int)?
+        if let theme = themes?.themes.first {
+            let path = output + "/collage-\(theme.value).jpg"
+            let made = try await CollageJob(database: index, request: CollageRequest(source: .theme(theme.value), count: 6, seed: 0),
+                                            title: CollageTitle(theme.value.capitalized)).run(writingTo: path)
+            themeCollage = (path, theme.value, made.collage.cells.count)
+        }
         let vault = try encrypt((files + album).map { library + "/" + $0 }, onProgress: onProgress)
 
         return DemoReport(
             library: library, photos: photos, index: indexPath, indexed: indexed.indexed, indexFailed: indexed.failed,
             collage: collagePath, collageWidth: collage.image.width, collageHeight: collage.image.height, collagePhotos: collage.cells.count,
             albumPhotos: album.count, personCollage: personCollagePath, personCollagePhotos: personCollage.cells.count,
+            visionUsed: vision != nil, people: try index.people().map { DemoReport.Person(name: $0.name, photos: $0.photoCount) },
+            newPeople: people?.newPeople ?? 0, themes: themes?.themes.map { "\($0.value) (\($0.count))" } ?? [],
+            themeCollage: themeCollage?.path, themeCollagePhotos: themeCollage?.photos ?? 0,
             captionDatabase: captioning.database, captioned: captioning.summary.captioned + captioning.summary.recovered,
             captions: captioning.captions, captionModels: captioning.summary.models, vault: vault, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// The astronaut photo the models script installs (NASA, public domain), with the box of her
+    /// face as the detector finds it; nil when the fixture or the models are missing.
+    static func faceSample(models: VisionModels = .installed) -> SampleFamilyAlbum.FaceSample? {
+        guard let image = try? ImageDecoder.decode(contentsOf: models.folder + "/fixtures/astronaut.png"),
+              let analyzer = try? DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(computesEmbeddings: false)),
+              let face = (try? analyzer.faces(in: image))?.first else { return nil }
+        let box = PixelRect(x: Int(face.x * Double(image.width)), y: Int(face.y * Double(image.height)),
+                            width: Int(face.width * Double(image.width)), height: Int(face.height * Double(image.height)))
+        return SampleFamilyAlbum.FaceSample(image: image, box: box)
     }
 
     /// Inspects each sample and writes its upright thumbnail as JPEG; a refused one keeps its reason.

@@ -59,6 +59,25 @@ public struct DemoReport: Sendable, Hashable, Codable {
     public var personCollage: String
     /// How many photos the person's collage shows.
     public var personCollagePhotos: Int
+    /// A person found by face recognition, with their photo count.
+    public struct Person: Sendable, Hashable, Codable {
+        /// The name (from the photos' metadata), when one is known.
+        public var name: String?
+        /// Photos of the person.
+        public var photos: Int
+    }
+    /// Whether the vision models were installed and used (faces in the pixels, people, themes).
+    public var visionUsed: Bool
+    /// The people face recognition found.
+    public var people: [Person]
+    /// People found for the first time.
+    public var newPeople: Int
+    /// The themes found, with their photo counts ("mountains (12)").
+    public var themes: [String]
+    /// A collage of the most common theme, when there is one.
+    public var themeCollage: String?
+    /// How many photos the theme collage shows.
+    public var themeCollagePhotos: Int
     /// The caption database.
     public var captionDatabase: String
     /// Photos captioned (including any finished after an interruption).

@@ -1,6 +1,6 @@
 import Foundation
 internal import MemoraSystem
-import ImageKit
+public import ImageKit
 import MetadataKit
 
 /// The demo's family album: photos across nine years, each with the metadata a phone or a photo
@@ -64,18 +64,82 @@ public enum SampleFamilyAlbum {
         return result
     }
 
-    /// Writes the album into `folder` (created if needed) and returns the file names.
-    public static func generate(in folder: String, width: Int = 1600, height: Int = 1200) throws -> [String] {
+    /// A real face for the album's portraits: a photo and the box of the face in it, in pixels.
+    public struct FaceSample: Sendable {
+        /// The photo (RGB).
+        public var image: Image
+        /// The face's box in the photo's pixels.
+        public var box: PixelRect
+
+        /// A face sample.
+        public init(image: Image, box: PixelRect) {
+            self.image = image
+            self.box = box
+        }
+    }
+
+    /// The photos that show the sample face without naming anyone (`2025-08-untagged-N.jpg`): face
+    /// recognition puts them with Ana.
+    public static let untaggedCount = 3
+
+    /// Writes the album into `folder` (created if needed) and returns the file names. With `face`
+    /// (the demo uses the astronaut photo the models script installs), Ana's portraits show that
+    /// real face where her region says, large enough for her collage, and ``untaggedCount`` more
+    /// photos show it with no name in their metadata, for face recognition to find.
+    public static func generate(in folder: String, width: Int = 1600, height: Int = 1200, face: FaceSample? = nil) throws -> [String] {
         try FileSystem.makeFolder(folder)
         var names: [String] = []
-        for (index, photo) in photos.enumerated() {
-            let pixels = try SyntheticPhoto.landscape(width: width, height: height, seed: UInt64(100 + index))
+        var album = photos
+        if face != nil {
+            for index in album.indices where album[index].name.hasSuffix("-portrait.jpg") {
+                let placement = facePlacement(index)
+                album[index].faces = [Face(name: "Ana", x: placement.x - 0.2, y: 0.23, width: 0.4, height: 0.54)]
+            }
+            for number in 1...untaggedCount {
+                album.append(Photo(name: "2025-08-untagged-\(number).jpg", taken: "2025-08-0\(number)T11:00:00+02:00", city: "Lyon",
+                                   country: "France", sublocation: nil, faces: []))
+            }
+        }
+        for (index, photo) in album.enumerated() {
+            var pixels = try SyntheticPhoto.landscape(width: width, height: height, seed: UInt64(100 + index))
+            if let face, photo.name.hasSuffix("-portrait.jpg") || photo.name.contains("-untagged-") {
+                // Her face moves from photo to photo (the same picture twice would be a near-duplicate).
+                let placement = facePlacement(index)
+                pixels = try paste(face, into: pixels, centre: (Int(placement.x * Double(width)), height / 2), faceSide: height * 54 / 100,
+                                   mirrored: placement.mirrored)
+            }
             let jpeg = try ImageEncoder.encode(pixels, as: .jpeg())
             let path = folder + "/" + photo.name
             try AtomicFileWriter.write(try SampleXMP.embedding(packet(for: photo), inJPEG: jpeg, source: path), to: path)
             names.append(photo.name)
         }
         return names
+    }
+
+    /// Where the sample face goes in photo `index`: the centre's share of the width, and whether it is mirrored.
+    static func facePlacement(_ index: Int) -> (x: Double, mirrored: Bool) {
+        (0.3 + Double(index * 7 % 5) * 0.1, index % 2 == 1)
+    }
+
+    /// `picture` with the square around `face`'s box (1.7 times its side) scaled so the face is
+    /// `faceSide` pixels wide and centred on `centre`, mirrored left to right when asked.
+    static func paste(_ face: FaceSample, into picture: Image, centre: (x: Int, y: Int), faceSide: Int, mirrored: Bool = false) throws -> Image {
+        let side = min(face.image.width, face.image.height, face.box.width * 17 / 10)
+        let x = min(max(0, face.box.x + face.box.width / 2 - side / 2), face.image.width - side)
+        let y = min(max(0, face.box.y + face.box.height / 2 - side / 2), face.image.height - side)
+        let target = min(picture.width, picture.height, faceSide * side / max(1, face.box.width))
+        let crop = try face.image.resized(from: PixelRect(x: x, y: y, width: side, height: side), width: target, height: target)
+        var pixels = picture.pixels
+        let left = max(0, min(picture.width - target, centre.x - target / 2)), top = max(0, min(picture.height - target, centre.y - target / 2))
+        let channels = crop.pixelFormat.bytesPerPixel
+        for row in 0..<target {
+            for column in 0..<target {
+                let source = mirrored ? target - 1 - column : column
+                let from = (row * target + source) * channels, to = ((top + row) * picture.width + left + column) * 3
+                for channel in 0..<3 { pixels[to + channel] = crop.pixels[from + channel] }
+            }
+        }
+        return try Image(width: picture.width, height: picture.height, pixelFormat: .rgb8, pixels: pixels)
     }
 
     /// The XMP packet of `photo`.

@@ -1,0 +1,94 @@
+import ImageKit
+internal import MemoraSystem
+import MetadataKit
+public import PhotoVision
+
+/// What the indexer sees in a photo's pixels (issue 18): faces with their embeddings, and the
+/// scene. Without it (or without the models) the index keeps working as before: faces come from
+/// the photo's metadata only, and there are no themes.
+public struct IndexVision: Sendable {
+    /// Finds faces (and their embeddings); nil: faces from metadata only.
+    public var faces: (any FaceAnalyzing)?
+    /// Sees the scene (features and labels); nil: no themes.
+    public var scenes: (any SceneAnalyzing)?
+    /// The longest side of the decode the models see (faces keep their share of the photo).
+    public var longestSide: Int
+
+    /// Vision with these analyzers.
+    public init(faces: (any FaceAnalyzing)?, scenes: (any SceneAnalyzing)?, longestSide: Int = 1600) {
+        self.faces = faces
+        self.scenes = scenes
+        self.longestSide = longestSide
+    }
+
+    /// dlib's faces and MobileNetV2's scenes from the installed models (Docs/Models.md), each model
+    /// run on one thread (the indexer runs one photo per core). Throws what is missing, with the
+    /// command that installs it.
+    public static func installed(models: VisionModels = .installed) throws(VisionError) -> IndexVision {
+        DlibFaceAnalyzer.setMatrixThreads(1)
+        return IndexVision(faces: try DlibFaceAnalyzer(models: models), scenes: try ONNXSceneAnalyzer(models: models, threads: 1))
+    }
+
+    /// The faces of a photo: those found in `image`, each named by the metadata region it overlaps
+    /// (intersection over union at least 0.3, or the region's centre inside it), then the regions
+    /// that overlap no face found (a face the detector missed, a profile, a pet) as they are.
+    static func faces(regions: [FaceBox], detected: [DetectedFace]) -> [FaceBox] {
+        var unused = regions
+        var faces: [FaceBox] = []
+        for face in detected {
+            var box = FaceBox(name: nil, x: face.x, y: face.y, width: face.width, height: face.height,
+                              confidence: face.confidence, embedding: face.embedding)
+            let match = unused.indices.filter { index in
+                let region = unused[index]
+                let centreX = region.x + region.width / 2, centreY = region.y + region.height / 2
+                return box.overlap(region) >= 0.3
+                    || (centreX > box.x && centreX < box.x + box.width && centreY > box.y && centreY < box.y + box.height)
+            }.max { box.overlap(unused[$0]) < box.overlap(unused[$1]) }
+            if let match {
+                box.name = unused[match].name
+                unused.remove(at: match)
+            }
+            faces.append(box)
+        }
+        return faces + unused
+    }
+}
+
+/// What the models see in one photo (``IndexVision/look(atPhotoAt:)``): its faces, named from
+/// its metadata where a region overlaps them, and its scene.
+public struct PhotoSight: Sendable, Hashable, Codable {
+    /// The photo's path.
+    public var path: String
+    /// The faces found in the pixels (named where a metadata region overlaps them), then the
+    /// metadata regions no face was found in.
+    public var faces: [FaceBox]
+    /// The scene, when a scene model ran.
+    public var scene: SceneAnalysis?
+}
+
+extension IndexVision {
+    /// Looks at the photo at `path` as the indexer does (`memora image faces`): the upright photo
+    /// decoded at ``longestSide``, its faces found and named from its metadata's regions, its scene seen.
+    public func look(atPhotoAt path: String) throws(PhotoIndexError) -> PhotoSight {
+        let image: Image
+        do {
+            image = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: longestSide, options: DecodingOptions(applyOrientation: true))
+        } catch {
+            throw .unreadable(path: path, reason: error.reason)
+        }
+        // The photo's regions, completed by its XMP sidecar's, as the indexer reads them.
+        var metadata = try? MetadataReader.read(contentsOf: path)
+        if let sidecar = DirectoryPhotoLibrary.sidecarCandidates(for: path).first(where: { FileSystem.statusIfPresent(of: $0)?.kind == .regular }),
+           let extra = try? MetadataReader.read(contentsOf: sidecar) {
+            metadata = metadata.map { PhotoAnalyzer.merge($0, sidecar: extra) } ?? extra
+        }
+        let regions = MetadataFaceDetector().faces(regions: metadata?.regions ?? [], thumbnail: image)
+        do {
+            let detected = try faces?.faces(in: image)
+            return PhotoSight(path: path, faces: detected.map { Self.faces(regions: regions, detected: $0) } ?? regions,
+                              scene: try scenes?.analyze(image))
+        } catch {
+            throw .vision(error)
+        }
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import GRDB
+import PhotoVision
+
+/// One person of the People picker: a cluster of faces found in the pixels (``PeopleClustering``).
+public struct Person: Sendable, Hashable, Codable {
+    /// A number that stays the person's (`memora people name 3 "Grandma"`).
+    public var id: Int64
+    /// The person's name: the one a person gave, else the name most of the faces' metadata
+    /// regions give; nil until one of them does.
+    public var name: String?
+    /// Whether a person typed the name (metadata never replaces it).
+    public var isNamedByUser: Bool
+    /// Whether the person is hidden from the picker.
+    public var isHidden: Bool
+    /// Faces of the person in the index.
+    public var faceCount: Int
+    /// Photos of the person (readable ones).
+    public var photoCount: Int
+}
+
+/// Groups the faces found in the pixels into people, as the People albums of Immich and Apple
+/// Photos do, with two rules those get wrong: two faces of one photo are never the same person,
+/// and a name from a photo's metadata (a named MWG region over the face) names the person its
+/// face lands in.
+///
+/// The clustering is DBSCAN (PhotoVision's) on the faces' dlib embeddings (Euclidean; two faces
+/// of one person are usually within 0.6): ``distance`` 0.5 and ``minimumFaces`` 3 by default.
+/// ``update()`` is incremental: faces already in a person stay there; new faces (photos indexed
+/// since, or indexed again) join the person of the nearest face within ``distance``, and the rest
+/// are clustered among themselves into new people. ``rebuild()`` clusters every face again and
+/// gives each new cluster the id and name of the old person most of its faces came from, so names
+/// survive. A person's name reaches their faces and photos (the `faces` and `people` rows), which
+/// is what the picker counts and `memora collage --person` selects by.
+public struct PeopleClustering: Sendable {
+    /// The index.
+    public var database: PhotoIndexDatabase
+    /// The largest Euclidean distance between two neighbouring faces of one person.
+    public var distance: Double
+    /// The fewest faces that make a person.
+    public var minimumFaces: Int
+
+    /// What a run did.
+    public struct Summary: Sendable, Hashable, Codable {
+        /// Faces that joined a person already known.
+        public var joined = 0
+        /// People found for the first time.
+        public var newPeople = 0
+        /// Faces that belong to nobody yet (too few like them).
+        public var unassigned = 0
+        /// People in the index after the run.
+        public var people = 0
+    }
+
+    /// A clustering of `database`'s faces.
+    public init(database: PhotoIndexDatabase, distance: Double = 0.5, minimumFaces: Int = 3) {
+        self.database = database
+        self.distance = distance
+        self.minimumFaces = minimumFaces
+    }
+
+    /// A face with an embedding, as the clustering reads it.
+    struct FaceRow {
+        var photoID: String
+        var ordinal: Int
+        var name: String?
+        var personID: Int64?
+        var embedding: [Float]
+    }
+
+    /// Puts the faces that belong to nobody yet into people (see the type's description).
+    public func update() throws(PhotoIndexError) -> Summary {
+        try run(rebuilding: false)
+    }
+
+    /// Clusters every face again; people keep their ids and names where most of their faces stay together.
+    public func rebuild() throws(PhotoIndexError) -> Summary {
+        try run(rebuilding: true)
+    }
+
+    private func run(rebuilding: Bool) throws(PhotoIndexError) -> Summary {
+        let faces = try database.read { db in try Self.faces(db) }
+        var summary = Summary()
+        let known = rebuilding ? [] : faces.filter { $0.personID != nil }
+        let fresh = rebuilding ? faces : faces.filter { $0.personID == nil }
+        let dbscan = DBSCAN(epsilon: distance, minimumPoints: minimumFaces, metric: .euclidean)
+        var photoGroups: [String: Int] = [:]
+        func group(_ face: FaceRow) -> Int {
+            if let group = photoGroups[face.photoID] { return group }
+            photoGroups[face.photoID] = photoGroups.count
+            return photoGroups.count - 1
+        }
+        var assignments: [(face: FaceRow, label: Int)] = []
+        var existingPeople: [Int64] = []
+        do {
+            if fresh.isEmpty {
+                // Nothing new: only names may have to be settled.
+            } else if known.isEmpty {
+                let result = try dbscan.cluster(EmbeddingMatrix(fresh.map(\.embedding)), groups: fresh.map(group))
+                assignments = zip(fresh, result.labels).map { ($0, $1) }
+            } else {
+                existingPeople = Array(Set(known.compactMap(\.personID))).sorted()
+                let index = Dictionary(uniqueKeysWithValues: existingPeople.enumerated().map { ($1, $0) })
+                let existing = DBSCANResult(labels: known.map { index[$0.personID!]! }, clusterCount: existingPeople.count,
+                                            isCore: Array(repeating: true, count: known.count))
+                let result = try dbscan.assign(EmbeddingMatrix(fresh.map(\.embedding)), groups: fresh.map(group),
+                                               to: EmbeddingMatrix(known.map(\.embedding)), clustering: existing,
+                                               existingGroups: known.map(group))
+                assignments = zip(fresh, result.labels).map { ($0, $1) }
+            }
+        } catch {
+            throw .vision(error)
+        }
+        let existingCount = existingPeople.count
+        try database.write { db in
+            // The people of new clusters: with a rebuild, the old person most of a cluster's faces came from.
+            var labelPeople: [Int: Int64] = [:]
+            for (label, person) in existingPeople.enumerated() { labelPeople[label] = person }
+            let newLabels = Set(assignments.map(\.label).filter { $0 >= existingCount })
+            var claimed = Set<Int64>()
+            for label in newLabels.sorted() {
+                let members = assignments.filter { $0.label == label }.map(\.face)
+                let previous = Dictionary(grouping: members.compactMap(\.personID), by: { $0 }).max {
+                    ($0.value.count, $1.key) < ($1.value.count, $0.key)
+                }?.key
+                if rebuilding, let previous, !claimed.contains(previous) {
+                    labelPeople[label] = previous
+                    claimed.insert(previous)
+                } else {
+                    try PersonRecord(id: nil, name: nil, namedByUser: false, hidden: false, createdAt: Date()).insert(db)
+                    labelPeople[label] = db.lastInsertedRowID
+                    summary.newPeople += 1
+                }
+            }
+            for (face, label) in assignments {
+                let person = label == DBSCANResult.noise ? nil : labelPeople[label]
+                if person != nil, label < existingCount { summary.joined += 1 }
+                if person == nil { summary.unassigned += 1 }
+                try db.execute(sql: "UPDATE faces SET person_id = ? WHERE photo_id = ? AND ordinal = ?",
+                               arguments: [person, face.photoID, face.ordinal])
+            }
+            if rebuilding {
+                // People no face belongs to any more (and nobody named) go.
+                try db.execute(sql: "DELETE FROM persons WHERE named_by_user = 0 AND id NOT IN (SELECT person_id FROM faces WHERE person_id IS NOT NULL)")
+            }
+            try Self.settleNames(db)
+            summary.people = try PersonRecord.fetchCount(db)
+        }
+        return summary
+    }
+
+    /// Every face with an embedding, in a stable order.
+    static func faces(_ db: Database) throws -> [FaceRow] {
+        try Row.fetchAll(db, sql: """
+            SELECT photo_id, ordinal, name, person_id, embedding FROM faces WHERE embedding IS NOT NULL ORDER BY photo_id, ordinal
+            """).map { row in
+            FaceRow(photoID: row["photo_id"], ordinal: row["ordinal"], name: row["name"], personID: row["person_id"],
+                    embedding: HalfFloat.decode([UInt8](row["embedding"] as Data)))
+        }
+    }
+
+    /// Names each person not named by a user after the name most of its faces carry, then gives
+    /// every person's name to its unnamed faces and to its photos (the picker's `people` rows).
+    static func settleNames(_ db: Database) throws {
+        let persons = try PersonRecord.fetchAll(db)
+        for var person in persons {
+            guard let id = person.id else { continue }
+            if !person.namedByUser {
+                let votes = try Row.fetchAll(db, sql: """
+                    SELECT name, COUNT(*) AS n FROM faces WHERE person_id = ? AND name IS NOT NULL GROUP BY name ORDER BY n DESC, name LIMIT 1
+                    """, arguments: [id])
+                let name: String? = votes.first?["name"]
+                if name != person.name {
+                    person.name = name
+                    try person.update(db)
+                }
+            }
+            guard let name = person.name else { continue }
+            try db.execute(sql: "UPDATE faces SET name = ? WHERE person_id = ? AND name IS NULL", arguments: [name, id])
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO people (photo_id, name) SELECT DISTINCT photo_id, ? FROM faces WHERE person_id = ?
+                """, arguments: [name, id])
+        }
+    }
+}
+
+extension PhotoIndexDatabase {
+    /// The people of the picker (``PeopleClustering``), most photos first; hidden ones only when asked.
+    public func people(includingHidden: Bool = false) throws(PhotoIndexError) -> [Person] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT persons.id, persons.name, persons.named_by_user, persons.hidden, COUNT(faces.ordinal) AS faces,
+                       COUNT(DISTINCT faces.photo_id) AS photos
+                FROM persons LEFT JOIN faces ON faces.person_id = persons.id
+                \(includingHidden ? "" : "WHERE persons.hidden = 0")
+                GROUP BY persons.id ORDER BY photos DESC, persons.id
+                """).map { row in
+                Person(id: row["id"], name: row["name"], isNamedByUser: row["named_by_user"], isHidden: row["hidden"],
+                       faceCount: row["faces"], photoCount: row["photos"])
+            }
+        }
+    }
+
+    /// Names person `id` `name` (it then never changes by itself); their faces and photos take the
+    /// name, in place of the one they had from the person.
+    public func name(person id: Int64, _ name: String) throws(PhotoIndexError) {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidRequest("a person's name is one line of text")
+        }
+        try write { db in
+            guard var person = try PersonRecord.fetchOne(db, key: id) else { throw PhotoIndexError.noSuchPerson(id) }
+            if let old = person.name {
+                try db.execute(sql: "UPDATE faces SET name = NULL WHERE person_id = ? AND name = ?", arguments: [id, old])
+                try db.execute(sql: """
+                    DELETE FROM people WHERE name = ? AND photo_id IN (SELECT photo_id FROM faces WHERE person_id = ?)
+                    """, arguments: [old, id])
+            }
+            person.name = name
+            person.namedByUser = true
+            try person.update(db)
+            try PeopleClustering.settleNames(db)
+        }
+    }
+
+    /// Moves every face of person `id` to person `target` and removes `id` (two clusters that are one person).
+    public func merge(person id: Int64, into target: Int64) throws(PhotoIndexError) {
+        guard id != target else { throw .invalidRequest("a person cannot be merged into itself") }
+        try write { db in
+            guard let person = try PersonRecord.fetchOne(db, key: id) else { throw PhotoIndexError.noSuchPerson(id) }
+            guard try PersonRecord.exists(db, key: target) else { throw PhotoIndexError.noSuchPerson(target) }
+            if let old = person.name {
+                try db.execute(sql: "UPDATE faces SET name = NULL WHERE person_id = ? AND name = ?", arguments: [id, old])
+            }
+            try db.execute(sql: "UPDATE faces SET person_id = ? WHERE person_id = ?", arguments: [target, id])
+            _ = try PersonRecord.deleteOne(db, key: id)
+            try PeopleClustering.settleNames(db)
+        }
+    }
+
+    /// Hides person `id` from the picker (or shows them again).
+    public func setHidden(person id: Int64, _ hidden: Bool) throws(PhotoIndexError) {
+        try write { db in
+            guard var person = try PersonRecord.fetchOne(db, key: id) else { throw PhotoIndexError.noSuchPerson(id) }
+            person.hidden = hidden
+            try person.update(db)
+        }
+    }
+}

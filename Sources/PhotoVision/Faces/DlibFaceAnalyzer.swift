@@ -1,0 +1,137 @@
+import Foundation
+public import ImageKit
+
+/// Something that finds faces in a photo's pixels (and, where it can, says who looks like whom).
+/// ``DlibFaceAnalyzer`` runs dlib on the CPU; an Apple front end may plug in Vision instead.
+public protocol FaceAnalyzing: Sendable {
+    /// The faces in `image` (upright pixels), most certain first, in normalised coordinates.
+    func faces(in image: Image) throws(VisionError) -> [DetectedFace]
+}
+
+/// dlib's pipeline, as its face recognition example runs it: the HOG frontal face detector
+/// (compiled into dlib, no weights), five landmarks per face
+/// (`shape_predictor_5_face_landmarks.dat`), and each face aligned into a 150x150 chip and run
+/// through dlib's ResNet (`dlib_face_recognition_resnet_model_v1.dat`) for a 128-float embedding.
+///
+/// The image is reduced to ``Options/longestSide`` first; HOG finds faces of about 80 pixels and
+/// more, so a small image (``Options/upsampleBelow``), or one whose faces are all small, is scanned
+/// once more at twice its size, which finds faces down to about 40 pixels. One analyzer may be used
+/// from several threads: each thread takes its own detector and network from a pool.
+public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
+    /// How faces are looked for.
+    public struct Options: Sendable, Hashable {
+        /// The image is reduced to this longest side before detection (faces keep their share of it).
+        public var longestSide: Int
+        /// Images whose longest side (after the reduction) is at most this are scanned at twice
+        /// their size only (faces down to about 40 pixels instead of 80).
+        public var upsampleBelow: Int
+        /// When the faces found in a larger image are all smaller than this many pixels, the image
+        /// is scanned again at twice its size for smaller ones (0: never).
+        public var smallFace: Int
+        /// Faces whose detector score is below this are left out (0: HOG's own threshold). Weak hits
+        /// are where its mistakes are (a round mission patch on the astronaut's suit scores 0.06, 0.12
+        /// in the doubled scan), but real small faces score low too (0.22 for the weakest of the 43
+        /// faces of dlib's sample photos): raise it for fewer false faces at the cost of small ones.
+        public var minimumConfidence: Double
+        /// Whether to compute each face's embedding (about 10 ms a face with OpenBLAS).
+        public var computesEmbeddings: Bool
+
+        /// The defaults: 1600 pixels, a doubled scan below 1200 pixels or when every face is under
+        /// 120 pixels, HOG's own threshold, embeddings on.
+        public init(longestSide: Int = 1600, upsampleBelow: Int = 1200, smallFace: Int = 120, minimumConfidence: Double = 0,
+                    computesEmbeddings: Bool = true) {
+            self.longestSide = longestSide
+            self.upsampleBelow = upsampleBelow
+            self.smallFace = smallFace
+            self.minimumConfidence = minimumConfidence
+            self.computesEmbeddings = computesEmbeddings
+        }
+    }
+
+    /// How faces are looked for.
+    public let options: Options
+    private let predictor: Dlib.ShapePredictor
+    private let encoderPath: String?
+    /// Detectors and networks not in use, taken by one call at a time.
+    private var idle: [(detector: Dlib.Detector, encoder: Dlib.Encoder?)] = []
+    private let lock = NSLock()
+
+    /// Loads the models from `models` (the landmark model always; the embedding network when
+    /// ``Options/computesEmbeddings``), failing with ``VisionError/Code/modelMissing`` or
+    /// ``VisionError/Code/modelUnreadable`` before any photo is looked at.
+    public init(models: VisionModels = .installed, options: Options = Options()) throws(VisionError) {
+        guard options.longestSide >= 64 else { throw .invalidArgument("the longest side must be at least 64 pixels, not \(options.longestSide)") }
+        self.options = options
+        predictor = try Dlib.ShapePredictor(path: try models.require(.faceLandmarks))
+        encoderPath = options.computesEmbeddings ? try models.require(.faceEmbedding) : nil
+        // One worker made now checks the network file as early as the landmark model.
+        idle = [try makeWorker()]
+    }
+
+    /// Makes OpenBLAS use `count` threads inside each matrix product of the embedding network
+    /// (1 when photos are analysed on every core at once: more oversubscribes the cores). It is a
+    /// setting of the process; false when the BLAS in use is not OpenBLAS.
+    @discardableResult
+    public static func setMatrixThreads(_ count: Int) -> Bool {
+        Dlib.setBLASThreads(max(1, count))
+    }
+
+    public func faces(in image: Image) throws(VisionError) -> [DetectedFace] {
+        let scanned: Image
+        do { scanned = try image.resized(fittingLongSide: options.longestSide) } catch { throw .invalidImage(error.reason) }
+        let worker = try takeWorker()
+        defer { putBack(worker) }
+        let longest = max(scanned.width, scanned.height)
+        var boxes = try worker.detector.detect(scanned, upsample: longest <= options.upsampleBelow ? 1 : 0, adjustThreshold: options.minimumConfidence)
+        if longest > options.upsampleBelow, options.smallFace > 0, !boxes.isEmpty,
+           boxes.allSatisfy({ Int($0.right - $0.left + 1) < options.smallFace }) {
+            // Small faces found: smaller ones may be there too.
+            let more = try worker.detector.detect(scanned, upsample: 1, adjustThreshold: options.minimumConfidence)
+            boxes = Self.merged(boxes, more)
+        }
+        let landmarks = try boxes.map { (box: Dlib.Box) throws(VisionError) -> [Int32] in try predictor.landmarks(scanned, box: box) }
+        let embeddings = try worker.encoder?.embeddings(scanned, landmarks: landmarks)
+        let width = Double(scanned.width), height = Double(scanned.height)
+        return boxes.indices.map { index in
+            let box = boxes[index]
+            let points = landmarks[index]
+            return DetectedFace(
+                x: Double(box.left) / width, y: Double(box.top) / height,
+                width: Double(box.right - box.left + 1) / width, height: Double(box.bottom - box.top + 1) / height,
+                confidence: box.confidence,
+                landmarks: stride(from: 0, to: points.count, by: 2).map { FacePoint(x: Double(points[$0]) / width, y: Double(points[$0 + 1]) / height) },
+                embedding: embeddings?[index])
+        }
+    }
+
+    /// `first` and the boxes of `second` that overlap none of them (IoU below 0.3), best first.
+    static func merged(_ first: [Dlib.Box], _ second: [Dlib.Box]) -> [Dlib.Box] {
+        func overlap(_ a: Dlib.Box, _ b: Dlib.Box) -> Double {
+            let width = Double(max(0, min(a.right, b.right) - max(a.left, b.left) + 1))
+            let height = Double(max(0, min(a.bottom, b.bottom) - max(a.top, b.top) + 1))
+            let area = { (box: Dlib.Box) in Double(box.right - box.left + 1) * Double(box.bottom - box.top + 1) }
+            let intersection = width * height
+            return intersection / (area(a) + area(b) - intersection)
+        }
+        let added = second.filter { candidate in first.allSatisfy { overlap($0, candidate) < 0.3 } }
+        return (first + added).sorted { $0.confidence > $1.confidence }
+    }
+
+    private func makeWorker() throws(VisionError) -> (detector: Dlib.Detector, encoder: Dlib.Encoder?) {
+        (try Dlib.Detector(), try encoderPath.map { (path: String) throws(VisionError) -> Dlib.Encoder in try Dlib.Encoder(path: path) })
+    }
+
+    private func takeWorker() throws(VisionError) -> (detector: Dlib.Detector, encoder: Dlib.Encoder?) {
+        lock.lock()
+        let worker = idle.popLast()
+        lock.unlock()
+        if let worker { return worker }
+        return try makeWorker()
+    }
+
+    private func putBack(_ worker: (detector: Dlib.Detector, encoder: Dlib.Encoder?)) {
+        lock.lock()
+        idle.append(worker)
+        lock.unlock()
+    }
+}

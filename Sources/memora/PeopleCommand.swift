@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import PhotoIndex
+
+/// `memora people`: the people the index found by grouping faces (PeopleClustering).
+struct PeopleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "people",
+        abstract: "List, name, merge and hide the people found in the photos' faces (`memora index` groups them).",
+        discussion: "Faces are found in the pixels by `memora index` (with the models of scripts/install-models.sh) and grouped into people: two faces of one photo are never one person, and a name from a photo's metadata names the person its face is in. A name you give stays.",
+        subcommands: [List.self, Name.self, Merge.self, Hide.self, Show.self, Cluster.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The people, most photos first, with their numbers.")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Flag(help: "Include hidden people.") var all = false
+        @Flag(help: "Print as JSON.") var json = false
+
+        func run() throws {
+            let people = try database.openExisting().people(includingHidden: all)
+            if json { try printJSON(people); return }
+            guard !people.isEmpty else {
+                print("No people yet: `memora index PHOTOS` finds faces with the models of scripts/install-models.sh and groups them.")
+                return
+            }
+            for person in people {
+                let name = person.name.map { "\($0)\(person.isNamedByUser ? "" : " (from the photos' metadata)")" } ?? "(no name: memora people name \(person.id) NAME)"
+                print("\(person.id)  \(name)  \(person.photoCount) photos, \(person.faceCount) faces\(person.isHidden ? "  hidden" : "")")
+            }
+        }
+    }
+
+    struct Name: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Name a person (their faces and photos take the name; it stays).")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Argument(help: "The person's number (see `memora people`).") var id: Int64
+        @Argument(help: "The name.") var name: String
+        @OptionGroup var output: WriteOutputOptions
+
+        func run() throws {
+            let index = try database.openExisting()
+            if output.dryRun {
+                guard let person = try index.people(includingHidden: true).first(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
+                output.say("would name person \(id) (\(person.photoCount) photos) \"\(name)\"; nothing written")
+                return
+            }
+            try index.name(person: id, name)
+            output.say("person \(id) is \"\(name.trimmingCharacters(in: .whitespacesAndNewlines))\"")
+        }
+    }
+
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Merge one person into another (two groups that are the same person).")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Argument(help: "The person to merge (it goes).") var id: Int64
+        @Argument(help: "The person to merge into (it stays).") var into: Int64
+        @OptionGroup var output: WriteOutputOptions
+
+        func run() throws {
+            let index = try database.openExisting()
+            let people = try index.people(includingHidden: true)
+            guard let from = people.first(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
+            guard people.contains(where: { $0.id == into }) else { throw PhotoIndexError.noSuchPerson(into) }
+            if output.dryRun {
+                output.say("would move the \(from.faceCount) faces of person \(id) to person \(into); nothing written")
+                return
+            }
+            try index.merge(person: id, into: into)
+            output.say("person \(id) merged into person \(into)")
+        }
+    }
+
+    struct Hide: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Hide a person from the list and the picker.")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Argument(help: "The person's number.") var id: Int64
+
+        func run() throws {
+            try database.openExisting().setHidden(person: id, true)
+            print("person \(id) hidden (memora people show \(id) shows them again)")
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a hidden person again.")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Argument(help: "The person's number.") var id: Int64
+
+        func run() throws {
+            try database.openExisting().setHidden(person: id, false)
+            print("person \(id) shown")
+        }
+    }
+
+    struct Cluster: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Group the faces not in a person yet (`memora index` does it after indexing), or, with --rebuild, every face again.")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Flag(help: "Group every face again (people keep their numbers and names where most of their faces stay together).") var rebuild = false
+        @Option(help: "The largest distance between two neighbouring faces of one person (dlib embeddings).") var distance = 0.5
+        @Option(help: "The fewest faces that make a person.") var minimumFaces = 3
+        @Flag(help: "Print as JSON.") var json = false
+
+        func validate() throws {
+            guard distance > 0 && distance < 2 else { throw ValidationError("--distance is between 0 and 2 (0.5 by default)") }
+            guard minimumFaces >= 1 else { throw ValidationError("--minimum-faces is at least 1") }
+        }
+
+        func run() throws {
+            let clustering = PeopleClustering(database: try database.openExisting(), distance: distance, minimumFaces: minimumFaces)
+            let summary = rebuild ? try clustering.rebuild() : try clustering.update()
+            if json { try printJSON(summary); return }
+            print(PeopleCommand.describe(summary))
+        }
+    }
+
+    /// One line for a clustering's summary.
+    static func describe(_ summary: PeopleClustering.Summary) -> String {
+        "\(summary.people) people (\(summary.newPeople) new); \(summary.joined) faces joined a known person, \(summary.unassigned) belong to nobody yet"
+    }
+}
