@@ -8,6 +8,11 @@ if ! "$PYTHON" -c 'import PIL' 2>/dev/null; then
   echo "Installing Pillow for the benchmark peer..." >&2
   "$PYTHON" -m pip install --quiet Pillow >&2 || "$PYTHON" -m pip install --quiet --break-system-packages Pillow >&2
 fi
+# The DBSCAN scenario's peer is scikit-learn (with NumPy), installed with pip when missing.
+if ! "$PYTHON" -c 'import sklearn, numpy' 2>/dev/null; then
+  echo "Installing scikit-learn for the benchmark peer..." >&2
+  "$PYTHON" -m pip install --quiet scikit-learn >&2 || "$PYTHON" -m pip install --quiet --break-system-packages scikit-learn >&2
+fi
 # The vault scenario's peer is Debian's `age`; installed when we can, skipped otherwise.
 if ! command -v age >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing age for the benchmark peer..." >&2

@@ -22,6 +22,8 @@ struct Bench {
         var captionFiles = 1000
         var indexFiles = 2000
         var indexRows = 100_000
+        var dbscanPoints = 20_000
+        var facePoints = 50_000
     }
 
     static func main() async {
@@ -37,6 +39,10 @@ struct Bench {
         let arguments = CommandLine.arguments
         if arguments.count == 2 && arguments[1] == "--model-server" {
             try await CaptionBench.serveModel()
+            return
+        }
+        if arguments.count == 4 && arguments[1] == "--dbscan-faces" {
+            try DBSCANBench.facesChild(count: Int(arguments[2]) ?? 50_000, withGroups: arguments[3] == "groups")
             return
         }
         let settings = try parse(arguments.dropFirst())
@@ -63,6 +69,9 @@ struct Bench {
         }
         if settings.only == nil || settings.only == "memory" {
             try MemoryBench.run()
+        }
+        if settings.only == nil || settings.only == "dbscan" {
+            try DBSCANBench.run(settings)
         }
     }
 
@@ -217,7 +226,9 @@ struct Bench {
             case "--caption-files": settings.captionFiles = Int(value) ?? settings.captionFiles
             case "--index-files": settings.indexFiles = Int(value) ?? settings.indexFiles
             case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows")
+            case "--dbscan-points": settings.dbscanPoints = Int(value) ?? settings.dbscanPoints
+            case "--face-points": settings.facePoints = Int(value) ?? settings.facePoints
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points")
             }
         }
         return settings

@@ -36,6 +36,9 @@ public struct DBSCAN: Sendable, Hashable {
     /// The dot-product kernel: the fastest this CPU runs, unless a test picks another.
     var kernel: DotKernel = .best
 
+    /// The dot-product kernel this CPU runs: "AVX-512", "AVX2" (x86-64, in C) or "Swift SIMD".
+    public static var kernelName: String { DotKernel.best.description }
+
     /// The processors this process may use: the default ``maximumThreads``.
     public static var activeProcessorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
@@ -75,8 +78,8 @@ public struct DBSCAN: Sendable, Hashable {
             throw .invalidArgument("there are \(groups.count) groups for \(vectors.count) vectors; give one group per vector")
         }
         guard vectors.count > 0 else { return DBSCANResult(labels: [], clusterCount: 0, isCore: []) }
-        guard vectors.count < Int(UInt32.max) else {
-            throw .invalidArgument("\(vectors.count) vectors are too many to cluster at once (at most \(UInt32.max - 1))")
+        guard vectors.count < Int(Int32.max) else {
+            throw .invalidArgument("\(vectors.count) vectors are too many to cluster at once (at most \(Int32.max - 1))")
         }
         let rows = try PaddedRows(vectors, metric: metric, centre: metric == .euclidean ? PaddedRows.columnMeans(of: vectors) : nil)
         let search = NeighbourSearch(among: rows, epsilon: epsilon, groups: groups, kernel: kernel)
@@ -108,6 +111,9 @@ public struct DBSCAN: Sendable, Hashable {
         try validateSettings()
         guard existing.labels.count == existingVectors.count, existing.isCore.count == existingVectors.count else {
             throw .invalidArgument("the clustering has \(existing.labels.count) labels for \(existingVectors.count) existing vectors")
+        }
+        guard existing.clusterCount >= 0, existing.labels.allSatisfy({ $0 >= -1 && $0 < existing.clusterCount }) else {
+            throw .invalidArgument("the clustering has labels outside -1..<\(existing.clusterCount)")
         }
         if let groups, groups.count != newVectors.count {
             throw .invalidArgument("there are \(groups.count) groups for \(newVectors.count) new vectors; give one group per vector")

@@ -68,32 +68,42 @@ struct NearestNeighbours: Sendable {
     private var neighbours: [UInt32]
     private var distances: [Float]
     private var counts: [UInt8]
+    /// Where the farthest of a full list is, so that most offers are turned down in one comparison.
+    private var farthest: [UInt8]
 
     init(count: Int) {
         neighbours = [UInt32](repeating: 0, count: count * Self.linksPerPoint)
         distances = [Float](repeating: 0, count: count * Self.linksPerPoint)
         counts = [UInt8](repeating: 0, count: count)
+        farthest = [UInt8](repeating: 0, count: count)
     }
 
     /// Keeps `neighbour` among the nearest of `point` if it is one of them.
     mutating func offer(_ neighbour: Int, to point: Int, distance: Float) {
         let start = point * Self.linksPerPoint, count = Int(counts[point])
+        let candidate = UInt32(truncatingIfNeeded: neighbour)
         if count < Self.linksPerPoint {
-            neighbours[start + count] = UInt32(truncatingIfNeeded: neighbour)
+            neighbours[start + count] = candidate
             distances[start + count] = distance
             counts[point] += 1
+            if count + 1 == Self.linksPerPoint { findFarthest(of: point) }
             return
         }
-        // Replace the farthest when the new one is nearer.
+        let worst = start + Int(farthest[point])
+        guard (distance, candidate) < (distances[worst], neighbours[worst]) else { return }
+        neighbours[worst] = candidate
+        distances[worst] = distance
+        findFarthest(of: point)
+    }
+
+    private mutating func findFarthest(of point: Int) {
+        let start = point * Self.linksPerPoint
         var worst = start
         for slot in start + 1 ..< start + Self.linksPerPoint
         where (distances[slot], neighbours[slot]) > (distances[worst], neighbours[worst]) {
             worst = slot
         }
-        if (distance, UInt32(truncatingIfNeeded: neighbour)) < (distances[worst], neighbours[worst]) {
-            neighbours[worst] = UInt32(truncatingIfNeeded: neighbour)
-            distances[worst] = distance
-        }
+        farthest[point] = UInt8(worst - start)
     }
 
     /// The nearest neighbours of `point` with their distances, in no order.

@@ -365,6 +365,9 @@ struct DBSCANTests {
         #expect(code { _ = try DBSCAN(epsilon: 0.5, minimumPoints: 1).assign(points, to: other, clustering: clustering) }?.0 == .invalidArgument)
         #expect(code { _ = try DBSCAN(epsilon: 0.5, minimumPoints: 1).assign(points, groups: [1], to: points, clustering: clustering) }?.0
                 == .invalidArgument)
+        let inconsistent = DBSCANResult(labels: [0, 2], clusterCount: 2, isCore: [true, true])
+        #expect(code { _ = try DBSCAN(epsilon: 0.5, minimumPoints: 1).assign(points, to: points, clustering: inconsistent) }?.0
+                == .invalidArgument)
     }
 
     @Test("half floats widen exactly: normal, subnormal, signed zero, the largest finite value")
