@@ -73,6 +73,9 @@ struct Bench {
         if settings.only == nil || settings.only == "dbscan" {
             try DBSCANBench.run(settings)
         }
+        if settings.only == nil || settings.only == "vision" {
+            try await VisionBench.run(settings)
+        }
     }
 
     static func imageScenarios(_ settings: Settings) throws {
@@ -228,7 +231,7 @@ struct Bench {
             case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
             case "--dbscan-points": settings.dbscanPoints = Int(value) ?? settings.dbscanPoints
             case "--face-points": settings.facePoints = Int(value) ?? settings.facePoints
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points")
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|vision, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points")
             }
         }
         return settings

@@ -29,7 +29,7 @@ public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let invalidRequest = Code(rawValue: "invalid-request")
         /// There is no photo index yet (or it holds no photo): run `memora index PHOTOS` first.
         public static let noIndex = Code(rawValue: "no-index")
-        /// The vision models are missing or failed (PhotoVision's ``PhotoVision/VisionError`` says which and what to run).
+        /// The vision models are missing or failed (PhotoVision's `VisionError` says which and what to run).
         public static let vision = Code(rawValue: "vision")
     }
 

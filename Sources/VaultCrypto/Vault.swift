@@ -55,9 +55,7 @@ public final class Vault: Sendable {
     ) throws(VaultCryptoError) -> Vault {
         let identifier = identifier ?? UUID().uuidString.lowercased()
         let cataloguePath = folder + "/" + catalogueName
-        guard !VaultFiles.exists(cataloguePath) else { throw .vaultExists(path: folder) }
-        // Never a folder of the user's files: it would be made private (0700) and hold both.
-        guard VaultFiles.names(in: folder).isEmpty else { throw .folderNotEmpty(path: folder) }
+        try checkCreate(at: folder)
         try makeFolder(folder)
         try makeFolder(folder + "/Photos")
         try makeFolder(folder + "/Thumbnails")
@@ -75,6 +73,14 @@ public final class Vault: Sendable {
         return Vault(
             folder: folder, identifier: identifier, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey,
             catalogueKey: catalogueKey, cipher: try cipher.orDefault())
+    }
+
+    /// A dry run of ``create(at:keyStore:identifier:cipher:)``'s checks on `folder`: no vault there
+    /// already (`vaultExists`), and no file of the user's (`folderNotEmpty`: it would be made private
+    /// and hold both). Nothing is written.
+    public static func checkCreate(at folder: String) throws(VaultCryptoError) {
+        guard !VaultFiles.exists(folder + "/" + catalogueName) else { throw .vaultExists(path: folder) }
+        guard VaultFiles.names(in: folder).isEmpty else { throw .folderNotEmpty(path: folder) }
     }
 
     /// The identifier of the vault in `folder`, readable without its key.

@@ -233,10 +233,16 @@ struct QueueCommand: ParsableCommand {
     struct RetryFailed: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "retry-failed", abstract: "Put failed photos back in the queue.")
         @OptionGroup var database: DatabaseOptions
+        @OptionGroup var output: WriteOutputOptions
 
         func run() throws {
-            let count = try ProcessingQueue(database: database.open()).retryFailed()
-            print("\(count) photo(s) back to pending; run `memora caption` to process them.")
+            let queue = ProcessingQueue(database: try database.open())
+            if output.dryRun {
+                output.say("\(try queue.counts()[.failed] ?? 0) failed photo(s) would go back to pending; nothing written")
+                return
+            }
+            let count = try queue.retryFailed()
+            output.say("\(count) photo(s) back to pending; run `memora caption` to process them.")
         }
     }
 }
@@ -370,11 +376,16 @@ struct PrefsCommand: ParsableCommand {
         @OptionGroup var database: DatabaseOptions
         @Argument(help: ArgumentHelp(stringLiteral: "The key: " + CaptionPreferences.keys.joined(separator: ", ") + ".")) var key: String
         @Argument(help: "The value.") var value: String
+        @OptionGroup var output: WriteOutputOptions
 
         func run() throws {
             let db = try database.open()
+            if output.dryRun {
+                output.say("would set \(key) = \(try db.checkPreference(key, to: value)); nothing written")
+                return
+            }
             try db.setPreference(key, to: value)
-            print("\(key) = \(try db.preferences().value(of: key) ?? value)")
+            output.say("\(key) = \(try db.preferences().value(of: key) ?? value)")
         }
     }
 }

@@ -74,10 +74,17 @@ struct PeopleCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Hide a person from the list and the picker.")
         @OptionGroup var database: IndexCommand.IndexDatabaseOptions
         @Argument(help: "The person's number.") var id: Int64
+        @OptionGroup var output: WriteOutputOptions
 
         func run() throws {
-            try database.openExisting().setHidden(person: id, true)
-            print("person \(id) hidden (memora people show \(id) shows them again)")
+            let index = try database.openExisting()
+            if output.dryRun {
+                guard try index.people(includingHidden: true).contains(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
+                output.say("would hide person \(id); nothing written")
+                return
+            }
+            try index.setHidden(person: id, true)
+            output.say("person \(id) hidden (memora people show \(id) shows them again)")
         }
     }
 
@@ -85,10 +92,17 @@ struct PeopleCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a hidden person again.")
         @OptionGroup var database: IndexCommand.IndexDatabaseOptions
         @Argument(help: "The person's number.") var id: Int64
+        @OptionGroup var output: WriteOutputOptions
 
         func run() throws {
-            try database.openExisting().setHidden(person: id, false)
-            print("person \(id) shown")
+            let index = try database.openExisting()
+            if output.dryRun {
+                guard try index.people(includingHidden: true).contains(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
+                output.say("would show person \(id); nothing written")
+                return
+            }
+            try index.setHidden(person: id, false)
+            output.say("person \(id) shown")
         }
     }
 

@@ -177,8 +177,15 @@ struct VaultCommand: ParsableCommand {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a vault (and a master key if the key file does not exist).")
         @OptionGroup var options: VaultOptions
+        @OptionGroup var output: WriteOutputOptions
 
         func run() throws {
+            if output.dryRun {
+                try Vault.checkCreate(at: options.vault)
+                output.say("would create the vault \(options.vault) with a new master key in " + (options.keyFile ?? VaultCommand.configurationFolder + "/keys/")
+                           + "; nothing written")
+                return
+            }
             let identifier = UUID().uuidString.lowercased()
             let path = options.keyPath(forVault: identifier)
             var passphrase = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
@@ -349,9 +356,14 @@ struct VaultCommand: ParsableCommand {
             commandName: "rotate-key",
             abstract: "Replace the master key and re-wrap every photo key (photo files are not rewritten).")
         @OptionGroup var options: VaultOptions
+        @OptionGroup var output: WriteOutputOptions
 
         func run() throws {
             let vault = try options.open()
+            if output.dryRun {
+                output.say("would make a new master key for \(options.vault) and re-wrap \(try vault.photos(includeHidden: true).count) photo keys; nothing written")
+                return
+            }
             try vault.rotateMasterKey()
             print("Rotated the master key of \(options.vault); \(try vault.photos(includeHidden: true).count) photo keys re-wrapped")
         }

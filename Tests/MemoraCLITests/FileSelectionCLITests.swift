@@ -196,4 +196,31 @@ struct DryRunCLITests {
         let after = try cli.run(["vault", "list", "--json"] + options)
         #expect((try JSONSerialization.jsonObject(with: Data(after.out.utf8)) as? [Any])?.count == 2, "a.jpg still there, b.jpg added: \(after.out)")
     }
+
+    @Test("prefs set, queue retry-failed, vault init and rotate-key, people hide with --dry-run: checked, nothing written")
+    func settingsDryRuns() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let db = cli.folder + "/memora.sqlite"
+        let set = try cli.run("prefs", "set", "--dry-run", "--db", db, "ai_mode", "gemini")
+        #expect(set.status == 0 && set.out.contains("would set ai_mode = gemini"), "\(set)")
+        #expect(try cli.run("prefs", "show", "--db", db).out.contains("ai_mode = on-device"), "not written")
+        #expect(try cli.run("prefs", "set", "--dry-run", "--db", db, "wifi_only", "maybe").status == 2, "a bad value is refused as set refuses it")
+        let retry = try cli.run("queue", "retry-failed", "--dry-run", "--db", db)
+        #expect(retry.status == 0 && retry.out.contains("0 failed photo(s) would go back"), "\(retry)")
+
+        let vault = cli.folder + "/vault", key = cli.folder + "/vault.key"
+        let plan = try cli.run("vault", "init", "--dry-run", "--vault", vault, "--key-file", key)
+        #expect(plan.status == 0 && plan.out.contains("would create the vault") && !FileSystem.exists(vault) && !FileSystem.exists(key), "\(plan)")
+        _ = try cli.photo("photos/a.jpg")
+        #expect(try cli.run("vault", "init", "--dry-run", "--vault", cli.folder + "/photos", "--key-file", key).status == 2, "a folder of photos is refused")
+        #expect(try cli.run("vault", "init", "--vault", vault, "--key-file", key).status == 0)
+        let keyBytes = try SystemFile(key).readAll()
+        let rotate = try cli.run("vault", "rotate-key", "--dry-run", "--vault", vault, "--key-file", key)
+        let keyAfter = try SystemFile(key).readAll()
+        #expect(rotate.status == 0 && rotate.out.contains("re-wrap 0 photo keys") && keyAfter == keyBytes, "\(rotate)")
+        #expect(try cli.run("vault", "init", "--dry-run", "--vault", vault, "--key-file", key).status == 2, "a vault there already is refused")
+
+        #expect(try cli.run("people", "hide", "--dry-run", "--db", cli.folder + "/index.sqlite", "3").status == 2, "no index: refused")
+    }
 }

@@ -47,6 +47,23 @@ extension CaptionDatabase {
 
     /// Sets one preference from text (`true`/`false`/`1`/`0`/`yes`/`no`, or a mode for `ai_mode`).
     public func setPreference(_ key: String, to text: String) throws(MemoraError) {
+        let value = try Self.preferenceValue(key, text)
+        try write { db in
+            // `key` is one of the fixed column names checked above.
+            _ = try PreferencesRecord.filter(id: 1).updateAll(db, Column(key).set(to: value), Column("updated_at").set(to: Instant.milliseconds(Date())))
+        }
+    }
+
+    /// A dry run of ``setPreference(_:to:)``: the value as it would be shown (`gemini`, `true`),
+    /// after the same checks; nothing is written.
+    public func checkPreference(_ key: String, to text: String) throws(MemoraError) -> String {
+        let value = try Self.preferenceValue(key, text)
+        if let flag = value as? Int { return flag == 1 ? "true" : "false" }
+        return "\(value)"
+    }
+
+    /// The stored value of preference `key` given as `text`, or why it cannot be.
+    private static func preferenceValue(_ key: String, _ text: String) throws(MemoraError) -> any DatabaseValueConvertible {
         guard CaptionPreferences.keys.contains(key) else {
             throw .invalidPreference(key: key, reason: "unknown key; known keys: " + CaptionPreferences.keys.joined(separator: ", "))
         }
@@ -63,9 +80,6 @@ extension CaptionDatabase {
             default: throw .invalidPreference(key: key, reason: "'\(text)' is not true or false")
             }
         }
-        try write { db in
-            // `key` is one of the fixed column names checked above.
-            _ = try PreferencesRecord.filter(id: 1).updateAll(db, Column(key).set(to: value), Column("updated_at").set(to: Instant.milliseconds(Date())))
-        }
+        return value
     }
 }

@@ -3,7 +3,7 @@ internal import MemoraSystem
 import ImageKit
 import MetadataKit
 import PhotoIndex
-import PhotoVision
+public import PhotoVision
 import VaultCrypto
 
 /// `memora demo` as a library call: generates a sample photo library with the real encoders
@@ -91,7 +91,7 @@ public struct DemoJob: Sendable {
 
     /// The astronaut photo the models script installs (NASA, public domain), with the box of her
     /// face as the detector finds it; nil when the fixture or the models are missing.
-    static func faceSample(models: VisionModels = .installed) -> SampleFamilyAlbum.FaceSample? {
+    public static func faceSample(models: VisionModels = .installed) -> SampleFamilyAlbum.FaceSample? {
         guard let image = try? ImageDecoder.decode(contentsOf: models.folder + "/fixtures/astronaut.png"),
               let analyzer = try? DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(computesEmbeddings: false)),
               let face = (try? analyzer.faces(in: image))?.first else { return nil }
