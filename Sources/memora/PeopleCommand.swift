@@ -72,37 +72,37 @@ struct PeopleCommand: ParsableCommand {
 
     struct Hide: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Hide a person from the list and the picker.")
-        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
-        @Argument(help: "The person's number.") var id: Int64
-        @OptionGroup var output: WriteOutputOptions
+        @OptionGroup var visibility: Visibility
 
         func run() throws {
-            let index = try database.openExisting()
-            if output.dryRun {
-                guard try index.people(includingHidden: true).contains(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
-                output.say("would hide person \(id); nothing written")
-                return
-            }
-            try index.setHidden(person: id, true)
-            output.say("person \(id) hidden (memora people show \(id) shows them again)")
+            try visibility.set(hidden: true, done: "hidden (memora people show \(visibility.id) shows them again)")
         }
     }
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a hidden person again.")
+        @OptionGroup var visibility: Visibility
+
+        func run() throws {
+            try visibility.set(hidden: false, done: "shown")
+        }
+    }
+
+    /// What `hide` and `show` take, and what they do.
+    struct Visibility: ParsableArguments {
         @OptionGroup var database: IndexCommand.IndexDatabaseOptions
         @Argument(help: "The person's number.") var id: Int64
         @OptionGroup var output: WriteOutputOptions
 
-        func run() throws {
+        func set(hidden: Bool, done: String) throws {
             let index = try database.openExisting()
             if output.dryRun {
                 guard try index.people(includingHidden: true).contains(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
-                output.say("would show person \(id); nothing written")
+                output.say("would \(hidden ? "hide" : "show") person \(id); nothing written")
                 return
             }
-            try index.setHidden(person: id, false)
-            output.say("person \(id) shown")
+            try index.setHidden(person: id, hidden)
+            output.say("person \(id) \(done)")
         }
     }
 
