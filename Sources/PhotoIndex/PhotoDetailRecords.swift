@@ -156,7 +156,7 @@ struct FaceRecord: PhotoDetailRecord, Equatable {
 
     /// The columns ``box(_:from:)`` reads, in its order, of `table` (the table's name or alias in the query).
     static func boxColumns(of table: String) -> String {
-        ["name", "x", "y", "w", "h"].map { table + "." + $0 }.joined(separator: ", ")
+        ["name", "x", "y", "w", "h", "confidence"].map { table + "." + $0 }.joined(separator: ", ")
     }
 
     /// The rows of photo `photoID` with `faces`, numbered in their order.
@@ -191,7 +191,7 @@ struct FaceRecord: PhotoDetailRecord, Equatable {
     /// The face box in the columns ``boxColumns(of:)`` of `row`, from column `first` (rows read by
     /// position, where a lookup by name would cost more than the rest of the row).
     static func box(_ row: Row, from first: Int) -> FaceBox {
-        FaceBox(name: row[first], x: row[first + 1], y: row[first + 2], width: row[first + 3], height: row[first + 4])
+        FaceBox(name: row[first], x: row[first + 1], y: row[first + 2], width: row[first + 3], height: row[first + 4], confidence: row[first + 5])
     }
 
     /// Created by migration v1, unchanged since.

@@ -83,7 +83,7 @@ struct CollageCommand: AsyncParsableCommand {
             for failure in rendered.failed { StandardError.write("could not load \(failure.path): \(failure.reason)\n") }
         }
         if explain && !output.quiet {
-            for photo in selection.photos { print("  chosen \(photo.path): \(photo.reason)") }
+            for photo in selection.photos { print("  chosen \(photo.path): \(photo.reason); \(CollageCommand.cropReason(photo.faces))") }
             for photo in selection.extras { print("  backup \(photo.path)") }
             for photo in selection.rejected.prefix(20) { print("  not chosen \(photo.path): \(photo.reason)") }
             if let summary = selection.summary {
@@ -92,5 +92,14 @@ struct CollageCommand: AsyncParsableCommand {
                 if let advice = summary.faceShareAdvice, !selection.notes.contains(advice) { print("  \(advice)") }
             }
         }
+    }
+
+    /// What decided a photo's crop: the faces it is centred on, and where each came from.
+    static func cropReason(_ faces: [FaceBox]) -> String {
+        let usable = faces.filter { $0.width > 0 && $0.height > 0 }
+        guard !usable.isEmpty else { return "centre crop (no face)" }
+        return "cropped around " + usable.map { face in
+            (face.name ?? "a face") + (face.isDetected ? " (found in the pixels)" : " (a region in its metadata)")
+        }.joined(separator: ", ")
     }
 }

@@ -114,6 +114,7 @@ struct CollageCLITests {
         #expect(made.status == 0, "\(made.err)")
         #expect(made.out.contains("6 photos") && FileSystem.exists(out), "\(made.out)")
         #expect(made.out.contains("in all: Ana is in 21 indexed photos: 6 chosen, 4 kept as backups; left out: 11 ranked below"), "\(made.out)")
+        #expect(made.out.components(separatedBy: "; cropped around Ana (a region in its metadata)").count == 7, "--explain names the face each crop is centred on: \(made.out)")
 
         // Too few: at 0.05 only the 3 larger faces pass; the collage has 3 photos, and --explain prints every group left out.
         let few = try cli.run("collage", "--db", database, "--person", "Ana", "--min-face-share", "0.05", "--out", out, "--explain")
