@@ -60,5 +60,56 @@ enum VisionBench {
         print(String(format: "   one core: the models alone %.1f ms a photo; indexing adds %.1f ms a photo for vision (the 1600-px decode included): %.2fx the models (target <= 1.15x)",
                      models.min()! * 1000 / Double(count), visionPart * 1000 / Double(count), visionPart / models.min()!))
         print(String(format: "   peak memory of this process (models loaded, indexing on every core): %.0f MiB", DBSCANBench.memory("VmHWM")))
+        try facesAgainstPython(images, folder: folder, settings: settings)
+    }
+
+    /// 17. faces (detection, landmarks, embeddings) on the same decoded pixels: our DlibFaceAnalyzer
+    /// against dlib's Python binding running the same pipeline (scripts/bench-dlib-peer.py), one
+    /// photo at a time on each side, BLAS on every core on each side; target: ours at least 1.5x faster.
+    static func facesAgainstPython(_ images: [Image], folder: String, settings: Bench.Settings) throws {
+        print("\n17. faces on the same decoded pixels (\(images.count) photos of 1600x1200): ours against dlib's Python binding")
+        let script = (settings.peerScript as NSString).deletingLastPathComponent + "/bench-dlib-peer.py"
+        var arguments = [VisionModels.installed.folder, "0"]
+        for (index, image) in images.enumerated() {
+            let path = folder + "/pixels-\(index).rgb"
+            try Data(image.pixels).write(to: URL(fileURLWithPath: path))
+            arguments += [path, "\(image.width)", "\(image.height)"]
+        }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = [settings.python, "-c", "import dlib"]
+        probe.standardError = FileHandle.nullDevice
+        try probe.run()
+        probe.waitUntilExit()
+        guard probe.terminationStatus == 0 else {
+            print("   skipped: \(settings.python) has no dlib (pip install dlib==19.24.2 builds it from source; then --python that interpreter)")
+            return
+        }
+        DlibFaceAnalyzer.setMatrixThreads(ProcessInfo.processInfo.activeProcessorCount)
+        let analyzer = try DlibFaceAnalyzer(options: DlibFaceAnalyzer.Options(upsampleBelow: 0, smallFace: 0))
+        _ = try analyzer.faces(in: images[0])  // warm-up, as the peer does
+        var ours: [Double] = [], peer: [Double] = []
+        var ourCounts: [Int] = [], peerCounts: [Int] = []
+        for _ in 0..<max(1, settings.rounds) {
+            ours.append(try Bench.seconds { ourCounts = try images.map { try analyzer.faces(in: $0).count } })
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [settings.python, script] + arguments
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            process.waitUntilExit()
+            guard process.terminationStatus == 0, let seconds = lines.first.flatMap({ Double($0) }) else {
+                throw BenchError("the dlib peer failed (exit \(process.terminationStatus))")
+            }
+            peer.append(seconds)
+            peerCounts = lines.dropFirst().compactMap { Int($0) }
+        }
+        let ratio = Bench.median(peer) / Bench.median(ours)
+        Bench.report(title: "", ours: ours, oursName: "DlibFaceAnalyzer (HOG, 5 landmarks, ResNet embeddings)", peer: peer,
+                     peerName: "dlib's Python binding, the same models and steps", count: images.count,
+                     ratioName: "speed-up (peer time / ours)", ratio: ratio, target: "target >= 1.5", passed: ratio >= 1.5)
+        print("   faces found: ours \(ourCounts.reduce(0, +)), peer \(peerCounts.reduce(0, +))\(ourCounts == peerCounts ? " (the same in every photo)" : " (DIFFERENT)")")
     }
 }
