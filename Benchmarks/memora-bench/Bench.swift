@@ -169,20 +169,29 @@ struct Bench {
     }
 
     /// Runs a Python peer script that prints the seconds it measured.
-    static func runPython(_ script: String, _ arguments: [String], settings: Settings) throws -> Double {
+    static func runPython(_ script: String, _ arguments: [String], settings: Settings,
+                          missing: String = "is Pillow installed for the Python of --python?") throws -> Double {
+        let lines = try python([script] + arguments, settings: settings)
+        guard let lines, let value = lines.first.flatMap({ Double($0) }) else {
+            throw BenchError("the peer \(script) failed; \(missing) (\(settings.python))")
+        }
+        return value
+    }
+
+    /// The lines `settings.python` prints when run with `arguments`, or nil when it fails: every
+    /// Python peer and probe of the bench runs through here. A probe (`quiet`) discards its errors.
+    static func python(_ arguments: [String], settings: Settings, quiet: Bool = false) throws -> [String]? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [settings.python, script] + arguments
+        process.arguments = [settings.python] + arguments
         let output = Pipe()
         process.standardOutput = output
+        if quiet { process.standardError = FileHandle.nullDevice }
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let value = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw BenchError("the Pillow peer failed (exit \(process.terminationStatus)); is Pillow installed for \(settings.python)?")
-        }
-        return value
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     static func report(

@@ -74,31 +74,12 @@ enum DBSCANBench {
     }
 
     static func runScikitLearn(_ dataPath: String, epsilon: Double, minimumPoints: Int, labels: String, settings: Bench.Settings) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [settings.python, "scripts/bench-dbscan.py", dataPath, String(epsilon), String(minimumPoints), labels]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let value = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw BenchError("the scikit-learn peer failed (exit \(process.terminationStatus)); is scikit-learn installed for \(settings.python)? (pip install scikit-learn)")
-        }
-        return value
+        try Bench.runPython("scripts/bench-dbscan.py", [dataPath, String(epsilon), String(minimumPoints), labels], settings: settings,
+                            missing: "is scikit-learn installed? (pip install scikit-learn)")
     }
 
     static func scikitLearnVersion(_ settings: Bench.Settings) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [settings.python, "-c", "import sklearn; print(sklearn.__version__)"]
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return "?" }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        ((try? Bench.python(["-c", "import sklearn; print(sklearn.__version__)"], settings: settings, quiet: true)) ?? nil)?.first ?? "?"
     }
 
     // MARK: Scenario 15

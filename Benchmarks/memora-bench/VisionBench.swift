@@ -75,13 +75,7 @@ enum VisionBench {
             try Data(image.pixels).write(to: URL(fileURLWithPath: path))
             arguments += [path, "\(image.width)", "\(image.height)"]
         }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = [settings.python, "-c", "import dlib"]
-        probe.standardError = FileHandle.nullDevice
-        try probe.run()
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else {
+        guard try Bench.python(["-c", "import dlib"], settings: settings, quiet: true) != nil else {
             print("   skipped: \(settings.python) has no dlib (pip install dlib==19.24.2 builds it from source; then --python that interpreter)")
             return
         }
@@ -92,16 +86,8 @@ enum VisionBench {
         var ourCounts: [Int] = [], peerCounts: [Int] = []
         for _ in 0..<max(1, settings.rounds) {
             ours.append(try Bench.seconds { ourCounts = try images.map { try analyzer.faces(in: $0).count } })
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [settings.python, script] + arguments
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-            process.waitUntilExit()
-            guard process.terminationStatus == 0, let seconds = lines.first.flatMap({ Double($0) }) else {
-                throw BenchError("the dlib peer failed (exit \(process.terminationStatus))")
+            guard let lines = try Bench.python([script] + arguments, settings: settings), let seconds = lines.first.flatMap({ Double($0) }) else {
+                throw BenchError("the dlib peer \(script) failed (\(settings.python))")
             }
             peer.append(seconds)
             peerCounts = lines.dropFirst().compactMap { Int($0) }

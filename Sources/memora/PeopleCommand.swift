@@ -40,8 +40,7 @@ struct PeopleCommand: ParsableCommand {
         func run() throws {
             let index = try database.openExisting()
             if output.dryRun {
-                guard let person = try index.people(includingHidden: true).first(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
-                output.say("would name person \(id) (\(person.photoCount) photos) \"\(name)\"; nothing written")
+                output.say("would name person \(id) (\(try index.person(id).photoCount) photos) \"\(name)\"; nothing written")
                 return
             }
             try index.name(person: id, name)
@@ -58,10 +57,8 @@ struct PeopleCommand: ParsableCommand {
 
         func run() throws {
             let index = try database.openExisting()
-            let people = try index.people(includingHidden: true)
-            guard let from = people.first(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
-            guard people.contains(where: { $0.id == into }) else { throw PhotoIndexError.noSuchPerson(into) }
             if output.dryRun {
+                let from = try index.checkMerge(person: id, into: into)
                 output.say("would move the \(from.faceCount) faces of person \(id) to person \(into); nothing written")
                 return
             }
@@ -97,7 +94,7 @@ struct PeopleCommand: ParsableCommand {
         func set(hidden: Bool, done: String) throws {
             let index = try database.openExisting()
             if output.dryRun {
-                guard try index.people(includingHidden: true).contains(where: { $0.id == id }) else { throw PhotoIndexError.noSuchPerson(id) }
+                _ = try index.person(id)
                 output.say("would \(hidden ? "hide" : "show") person \(id); nothing written")
                 return
             }

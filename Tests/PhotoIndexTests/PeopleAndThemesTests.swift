@@ -90,6 +90,8 @@ struct PeopleAndThemesTests {
         #expect(try !PersonCache(database: library.database, minimumPhotosPerPerson: 1).people.contains { $0.value == "Eileen Collins" })
         #expect(throws: PhotoIndexError.self) { try library.database.name(person: 999, "Nobody") }
         #expect(throws: PhotoIndexError.self) { try library.database.merge(person: eileen.id, into: eileen.id) }
+        #expect(throws: PhotoIndexError.self) { try library.database.checkMerge(person: 999, into: eileen.id) }
+        #expect(try library.database.person(eileen.id).name == "Eileen Collins", "a hidden person is still found by number")
     }
 
     @Test("themes: photos clustered by scene, each cluster named after most of its photos; a photo in no cluster keeps its own; a collage of a theme")

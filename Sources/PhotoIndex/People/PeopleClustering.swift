@@ -201,6 +201,12 @@ extension PhotoIndexDatabase {
         }
     }
 
+    /// Person `id` (hidden or not), or ``PhotoIndexError/noSuchPerson(_:)``.
+    public func person(_ id: Int64) throws(PhotoIndexError) -> Person {
+        guard let person = try people(includingHidden: true).first(where: { $0.id == id }) else { throw .noSuchPerson(id) }
+        return person
+    }
+
     /// Names person `id` `name` (it then never changes by itself); their faces and photos take the
     /// name, in place of the one they had from the person.
     public func name(person id: Int64, _ name: String) throws(PhotoIndexError) {
@@ -223,10 +229,18 @@ extension PhotoIndexDatabase {
         }
     }
 
+    /// A dry run of ``merge(person:into:)``: person `id` as it is, after the merge's checks.
+    public func checkMerge(person id: Int64, into target: Int64) throws(PhotoIndexError) -> Person {
+        guard id != target else { throw .invalidRequest("a person cannot be merged into itself") }
+        _ = try person(target)
+        return try person(id)
+    }
+
     /// Moves every face of person `id` to person `target` and removes `id` (two clusters that are one person).
     public func merge(person id: Int64, into target: Int64) throws(PhotoIndexError) {
-        guard id != target else { throw .invalidRequest("a person cannot be merged into itself") }
+        _ = try checkMerge(person: id, into: target)
         try write { db in
+            // Checked again in the transaction: another process may have changed the people since.
             guard let person = try PersonRecord.fetchOne(db, key: id) else { throw PhotoIndexError.noSuchPerson(id) }
             guard try PersonRecord.exists(db, key: target) else { throw PhotoIndexError.noSuchPerson(target) }
             if let old = person.name {
