@@ -38,8 +38,11 @@ let package = Package(
         .library(name: "PhotoVision", targets: ["PhotoVision"]),
         .library(name: "PhotoIndex", targets: ["PhotoIndex"]),
         .library(name: "MemoraCore", targets: ["MemoraCore"]),
+        .library(name: "MemoraSync", targets: ["MemoraSync"]),
+        .library(name: "MemoraServer", targets: ["MemoraServer"]),
         .library(name: "MemoraTesting", targets: ["MemoraTesting"]),
         .executable(name: "memora", targets: ["memora"]),
+        .executable(name: "memora-server", targets: ["memora-server"]),
         .executable(name: "memora-bench", targets: ["memora-bench"]),
         .executable(name: "loca-memory-probe", targets: ["loca-memory-probe"]),
     ],
@@ -47,6 +50,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // memora-server (Docs/Sync.md): HTTP on SwiftNIO.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // `make docs` (DocC): a command plugin only; nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -146,6 +151,13 @@ let package = Package(
             dependencies: ["MemoraSystem", "MemoraDatabase", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
 
+        // Sync (Docs/Sync.md): the wire protocol, the collections' schema and validation, and the
+        // offline-first client (outbox, replica, push and pull) that MemoraCore and any app use.
+        .target(
+            name: "MemoraSync",
+            dependencies: ["MemoraSystem", "MemoraDatabase", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift),
+
         // MARK: Composition.
         .target(
             name: "PhotoIndex",
@@ -172,7 +184,23 @@ let package = Package(
             ],
             swiftSettings: strictSwift),
 
+        // The sync server's library (routes, authentication, rate limits, storage); memora-server runs it.
+        .target(
+            name: "MemoraServer",
+            dependencies: [
+                "MemoraSystem", "MemoraDatabase", "MemoraSync", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSwift),
+
         // MARK: Front ends.
+        .executableTarget(
+            name: "memora-server",
+            dependencies: [
+                "MemoraServer", "MemoraSync", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSwift),
         .executableTarget(
             name: "memora",
             dependencies: [
@@ -206,6 +234,10 @@ let package = Package(
         .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", "PhotoIndex", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "MemoraSyncTests",
+            dependencies: ["TestSupport", "MemoraSync", "MemoraServer", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(

@@ -5,16 +5,17 @@
 #     imports a platform module (Glibc, Darwin, Musl, WinSDK, ...) or calls libc's file
 #     and process calls directly: they live in the system layer;
 #   - MemoraDatabase, ImageKit and MetadataKit import none of our other modules but MemoraSystem;
-#     VaultCrypto also MemoraDatabase;
+#     VaultCrypto and MemoraSync also MemoraDatabase;
+#   - MemoraServer (the sync server's library) imports MemoraSystem, MemoraDatabase and MemoraSync;
 #   - PhotoVision imports only MemoraSystem and ImageKit;
 #   - PhotoIndex may import MemoraDatabase, MetadataKit, ImageKit and PhotoVision;
-#   - MemoraCore may import MemoraDatabase, MetadataKit, VaultCrypto, PhotoVision, PhotoIndex and ImageKit;
+#   - MemoraCore may import MemoraDatabase, MetadataKit, VaultCrypto, PhotoVision, PhotoIndex, ImageKit and MemoraSync;
 #   - exactly one Swift file in the package imports each C module.
 # Exits non-zero and names every violation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoVision PhotoIndex MemoraCore MemoraTesting)
+ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync PhotoIndex MemoraCore MemoraServer MemoraTesting)
 c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
@@ -22,10 +23,11 @@ allowed_for() {
   case "$1" in
     MemoraSystem) echo "" ;;
     MemoraDatabase|ImageKit|MetadataKit) echo "MemoraSystem" ;;
-    VaultCrypto) echo "MemoraSystem MemoraDatabase" ;;
+    VaultCrypto|MemoraSync) echo "MemoraSystem MemoraDatabase" ;;
+    MemoraServer) echo "MemoraSystem MemoraDatabase MemoraSync" ;;
     PhotoVision) echo "MemoraSystem ImageKit" ;;
     PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVision" ;;
-    MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit" ;;
+    MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit MemoraSync" ;;
     MemoraTesting) echo "MemoraSystem MemoraCore" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac

@@ -105,3 +105,31 @@ package enum ByteSearch {
         }
     }
 }
+
+/// SHA-256 for a stream whose pieces arrive in an asynchronous loop, where a non-copyable
+/// ``SHA256Digest`` cannot be kept across suspension points: the same computation in a class.
+package final class StreamingSHA256: @unchecked Sendable {
+    private var state = memora_sha256_state()
+
+    package init() {
+        let status = memora_sha256_init(&state)
+        precondition(status == 0, "SHA-256 could not start (the crypto library failed to initialise)")
+    }
+
+    deinit {
+        memora_sha256_free(&state)
+    }
+
+    /// Adds `bytes`.
+    package func update(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        _ = bytes.withUnsafeBytes { memora_sha256_update(&state, $0.baseAddress, $0.count) }
+    }
+
+    /// The digest in 64 lower-case hex digits; call once, at the end.
+    package func finalizeHex() -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = digest.withUnsafeMutableBufferPointer { memora_sha256_final(&state, $0.baseAddress!) }
+        return digest.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+    }
+}

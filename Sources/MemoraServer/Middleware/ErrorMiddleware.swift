@@ -1,0 +1,43 @@
+internal import Hummingbird
+internal import Foundation
+internal import MemoraSync
+
+/// Turns every failure into the one JSON error shape (``APIErrorBody``) with its status, adds
+/// `Retry-After` to a `429`, and logs the route and status (never a token, a caption or a body).
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+
+    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as ServerError {
+            context.logger.info("refused", metadata: ["path": "\(request.uri.path)", "status": "\(error.status)", "code": "\(error.apiError.code)"])
+            return Self.response(for: error)
+        } catch let error as any HTTPResponseError {
+            let status = Int(error.status.code)
+            let code = status == 404 ? "not_found" : status == 413 ? "too_large" : status == 405 ? "method_not_allowed" : "http_\(status)"
+            let message = status == 404 ? "no such route: the API is described in Docs/openapi.yaml"
+                : status == 413 ? "the body is too large" : "the request failed with HTTP \(status)"
+            return Self.json(APIErrorBody(error: APIError(code: code, message: message)), status: error.status)
+        } catch {
+            context.logger.error("internal error", metadata: ["path": "\(request.uri.path)", "error": "\(type(of: error))"])
+            return Self.json(APIErrorBody(error: APIError(code: "internal", message: "the server failed; its log says more")), status: .internalServerError)
+        }
+    }
+
+    static func response(for error: ServerError) -> Response {
+        var response = json(APIErrorBody(error: error.apiError), status: HTTPResponse.Status(code: error.status))
+        if case .rateLimited(let seconds) = error { response.headers[.retryAfter] = String(seconds) }
+        if case .unauthorized = error { response.headers[.wwwAuthenticate] = "Bearer" }
+        return response
+    }
+
+    /// A JSON response.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,35 @@
+internal import Synchronization
+
+/// Token buckets by key (an IP address, a device): each holds up to `burst` requests and refills at
+/// `perSecond`. A request that finds its bucket empty is told how long to wait (`429`, `Retry-After`).
+final class TokenBucketLimiter: Sendable {
+    struct Bucket { var tokens: Double; var updated: Double }
+
+    let burst: Double
+    let perSecond: Double
+    let buckets = Mutex<[String: Bucket]>([:])
+
+    init(burst: Int, perSecond: Double) {
+        self.burst = Double(burst)
+        self.perSecond = perSecond
+    }
+
+    /// Takes a token from `key`'s bucket at `now` (seconds); nil when allowed, otherwise the whole
+    /// seconds to wait.
+    func take(_ key: String, now: Double) -> Int? {
+        buckets.withLock { (table: inout [String: Bucket]) -> Int? in
+            if table.count > 100_000 { table = table.filter { now - $0.value.updated < 600 } }
+            var bucket = table[key] ?? Bucket(tokens: burst, updated: now)
+            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * perSecond)
+            bucket.updated = now
+            var wait: Int?
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+            } else {
+                wait = max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+            }
+            table[key] = bucket
+            return wait
+        }
+    }
+}

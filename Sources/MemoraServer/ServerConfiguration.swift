@@ -1,0 +1,30 @@
+/// How a Memora server runs: where it listens, its limits, its join code.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on (`127.0.0.1` by default; `0.0.0.0` for the home network).
+    public var host: String = "127.0.0.1"
+    /// The port (`0` picks a free one).
+    public var port: Int = 8787
+    /// The code a device gives to register. Secret: printed once by `memora-server`, never logged.
+    public var joinCode: String
+    /// How long a device token lasts before the device must refresh it.
+    public var tokenLifetimeSeconds: Int64 = 90 * 24 * 3600
+    /// The largest JSON body a route reads.
+    public var maxJSONBytes: Int = 4 * 1024 * 1024
+    /// The largest object (photo) upload.
+    public var maxObjectBytes: Int64 = 200 * 1024 * 1024
+    /// Requests each IP address may make at once, and per second after that (before authentication).
+    public var ipBurst: Int = 120
+    /// See ``ipBurst``.
+    public var ipPerSecond: Double = 60
+    /// Requests each device may make at once, and per second after that (after authentication).
+    public var deviceBurst: Int = 60
+    /// See ``deviceBurst``.
+    public var devicePerSecond: Double = 20
+    /// How long tombstones are kept before devices that have not synced since get a reset.
+    public var tombstoneRetentionSeconds: Int64 = 180 * 24 * 3600
+
+    /// Creates a configuration with this join code and the defaults above.
+    public init(joinCode: String) {
+        self.joinCode = joinCode
+    }
+}

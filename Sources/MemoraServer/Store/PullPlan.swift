@@ -1,0 +1,41 @@
+internal import MemoraSync
+
+/// Where a page of a pull ends, decided the same way for every store (Docs/Sync.md, "Pull"): after
+/// `limit` records, extended to the end of that record's version, so a page never splits a commit.
+struct PullPlan: Sendable, Hashable {
+    /// Changes with a version above this are in the page.
+    var after: Int64
+    /// Changes with a version up to this are in the page.
+    var through: Int64
+    /// Whether more changes follow.
+    var hasMore: Bool
+    /// Whether tombstones are sent (not to a device that starts from nothing).
+    var includesTombstones: Bool
+
+    /// Plans a page.
+    /// - Parameters:
+    ///   - after: the cursor's version.
+    ///   - limit: the page's size in records.
+    ///   - versions: for each pulled collection, the versions of its first `limit` changes after the cursor.
+    ///   - newestPulled: the newest version of any pulled collection's record.
+    ///   - latest: the newest version the store assigned (the cursor moves there when nothing is left).
+    init(after: Int64, limit: Int, versions: [[Int64]], newestPulled: Int64, latest: Int64) {
+        self.after = after
+        includesTombstones = after > 0
+        let merged = versions.joined().sorted()
+        if merged.count <= limit {
+            through = latest
+            hasMore = false
+        } else {
+            through = merged[limit - 1]
+            hasMore = through < newestPulled
+        }
+        if !hasMore { through = max(through, latest) }
+    }
+
+    /// The answer when a device's cursor cannot be served: from another database, from the future, or
+    /// older than the retention horizon.
+    static func needsReset(_ cursor: SyncCursor, epoch: String, horizon: Int64, latest: Int64) -> Bool {
+        cursor.epoch != epoch || cursor.version < horizon || cursor.version > latest
+    }
+}

@@ -1,0 +1,93 @@
+internal import Foundation
+public import Hummingbird
+internal import Logging
+internal import MemoraSync
+
+/// The Memora sync server: its routes (Docs/Sync.md, Docs/openapi.yaml) over a ``SyncStore``.
+///
+/// ```swift
+/// let store = try SQLiteSyncStore(path: folder + "/memora-server.sqlite")
+/// let server = SyncServer(configuration: ServerConfiguration(joinCode: code), store: store, objects: objects)
+/// try await server.run { port in print("listening on \(port)") }
+/// ```
+public struct SyncServer: Sendable {
+    /// The version `GET /api/health` reports.
+    public static let version = "1.0.0"
+
+    let configuration: ServerConfiguration
+    let store: any SyncStore
+    let objects: ObjectStore
+
+    /// Creates a server over `store`, keeping uploaded objects in `objects`.
+    public init(configuration: ServerConfiguration, store: any SyncStore, objects: ObjectStore) {
+        self.configuration = configuration
+        self.store = store
+        self.objects = objects
+    }
+
+    /// Builds the router: every route, the rate limits, authentication and the error shape.
+    public func router() -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: IPRateLimitMiddleware(limiter: TokenBucketLimiter(burst: configuration.ipBurst, perSecond: configuration.ipPerSecond)))
+        let routes = SyncRoutes(configuration: configuration, store: store, objects: objects)
+        router.get("/api/health") { _, _ in
+            ErrorMiddleware.json(HealthResponse(status: "ok", version: Self.version, storage: store.kind))
+        }
+        router.post("/api/devices/register") { request, context in try await routes.register(request, context: context) }
+        let authenticated = router.group("api")
+            .add(middleware: DeviceAuthMiddleware(store: store, limiter: TokenBucketLimiter(burst: configuration.deviceBurst, perSecond: configuration.devicePerSecond)))
+        authenticated.post("devices/refresh") { request, context in try await routes.refresh(request, context: context) }
+        authenticated.post("sync/push") { request, context in try await routes.push(request, context: context) }
+        authenticated.post("sync/pull") { request, context in try await routes.pull(request, context: context) }
+        authenticated.get("preferences") { request, context in try await routes.preferences(request, context: context) }
+        authenticated.put("preferences") { request, context in try await routes.putPreferences(request, context: context) }
+        authenticated.post("errors/log") { request, context in try await routes.logError(request, context: context) }
+        authenticated.put("objects/:sha256") { request, context in try await routes.putObject(request, context: context) }
+        authenticated.head("objects/:sha256") { request, context in try await routes.headObject(request, context: context) }
+        return router
+    }
+
+    /// Runs the server until the task is cancelled or the process gets SIGINT/SIGTERM; `onReady`
+    /// gets the port it listens on.
+    public func run(gracefulShutdown: Bool = true, onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        var logger = Logger(label: "memora-server")
+        logger.logLevel = .notice
+        let app = Application(
+            router: router(),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "memora-server"),
+            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        let maintenance = Task {
+            while !Task.isCancelled {
+                _ = try? await maintain(now: Int64(Date().timeIntervalSince1970 * 1000))
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
+        defer { maintenance.cancel() }
+        if gracefulShutdown {
+            try await app.runService()
+        } else {
+            try await app.runService(gracefulShutdownSignals: [])
+        }
+    }
+}
+
+extension SyncServer {
+    /// What one maintenance pass removed.
+    public struct Maintenance: Sendable, Hashable {
+        /// Tombstones past the retention period.
+        public var tombstones: Int
+        /// Uploaded objects no record referenced a day after their upload.
+        public var orphanObjects: Int
+    }
+
+    /// Removes tombstones older than the retention period (moving the horizon) and objects no record
+    /// references a day after upload. The server runs it every hour.
+    public func maintain(now: Int64) async throws(ServerError) -> Maintenance {
+        let tombstones = try await store.purgeTombstones(before: now - configuration.tombstoneRetentionSeconds * 1000)
+        let orphans = try await store.removeOrphanObjects(before: now - 24 * 3600 * 1000)
+        for hash in orphans { objects.remove(hash) }
+        return Maintenance(tombstones: tombstones, orphanObjects: orphans.count)
+    }
+}

@@ -1,0 +1,160 @@
+public import Foundation
+
+/// What one sync did.
+public struct SyncReport: Sendable, Hashable {
+    /// Local changes the server applied.
+    public var pushed = 0
+    /// Local changes the server refused for good (see ``SyncReplica/rejections()``).
+    public var rejected = 0
+    /// Records pulled (changes and tombstones).
+    public var pulled = 0
+    /// Whether the server told the device to start over (its cursor was too old).
+    public var reset = false
+    /// Whether the device registered during this sync.
+    public var registered = false
+}
+
+/// Syncs a ``SyncReplica`` with a Memora server: registers if needed, pushes the outbox, then pulls
+/// until nothing is left (Docs/Sync.md, "Client"). A failure at any point leaves every unpushed
+/// change queued; the next sync goes on from there.
+public struct SyncClient: Sendable {
+    /// The replica synced.
+    public let replica: SyncReplica
+    /// Where the device's credentials are cached.
+    public let credentials: SyncCredentialFile
+    /// The transport.
+    public let transport: any SyncTransport
+    /// The platform the device registers as.
+    public let platform: String
+    /// The records asked for in each pull.
+    public var pageSize = 500
+
+    /// Creates a client.
+    public init(replica: SyncReplica, credentials: SyncCredentialFile, transport: any SyncTransport = URLSessionSyncTransport(), platform: String = "linux") {
+        self.replica = replica
+        self.credentials = credentials
+        self.transport = transport
+        self.platform = platform
+    }
+
+    private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    /// Pushes, then pulls, with `server`; `joinCode` registers a device that has no token yet (or
+    /// whose token the server no longer takes).
+    public func sync(server: URL, joinCode: String? = nil) async throws(SyncError) -> SyncReport {
+        var report = SyncReport()
+        var session = try await authenticate(server: server, joinCode: joinCode, report: &report)
+        do {
+            try await pushAll(&session, report: &report)
+            try await pullAll(&session, report: &report)
+        } catch SyncError.unauthorized(let message) {
+            guard let joinCode else { throw SyncError.unauthorized(message) }
+            session = try await register(server: server, deviceID: session.deviceID, joinCode: joinCode)
+            report.registered = true
+            try await pushAll(&session, report: &report)
+            try await pullAll(&session, report: &report)
+        }
+        return report
+    }
+
+    // MARK: Authentication
+
+    private func authenticate(server: URL, joinCode: String?, report: inout SyncReport) async throws(SyncError) -> SyncCredentials {
+        var saved = try credentials.load()
+        if let current = saved, current.server != server { saved = SyncCredentials(server: server, deviceID: current.deviceID) }
+        let deviceID = saved?.deviceID ?? SyncCredentials.newDeviceID()
+        guard let current = saved, current.token != nil else {
+            guard let joinCode else { throw SyncError.notRegistered(server: server.absoluteString) }
+            report.registered = true
+            return try await register(server: server, deviceID: deviceID, joinCode: joinCode)
+        }
+        // Refresh a token that expires within a week, while it still works.
+        if let expires = current.expiresAt, expires - now < 7 * 24 * 3600 * 1000 {
+            if let token: DeviceToken = try? await call("POST", "api/devices/refresh", body: Optional<PullRequest>.none, session: current) {
+                let refreshed = SyncCredentials(server: server, deviceID: token.deviceId, token: token.token, expiresAt: token.expiresAt)
+                try credentials.save(refreshed)
+                return refreshed
+            }
+        }
+        return current
+    }
+
+    private func register(server: URL, deviceID: String, joinCode: String) async throws(SyncError) -> SyncCredentials {
+        let anonymous = SyncCredentials(server: server, deviceID: deviceID)
+        let token: DeviceToken = try await call("POST", "api/devices/register",
+                                                body: RegisterRequest(deviceId: deviceID, platform: platform, joinCode: joinCode), session: anonymous)
+        let registered = SyncCredentials(server: server, deviceID: token.deviceId, token: token.token, expiresAt: token.expiresAt)
+        try credentials.save(registered)
+        return registered
+    }
+
+    // MARK: Push and pull
+
+    private func pushAll(_ session: inout SyncCredentials, report: inout SyncReport) async throws(SyncError) {
+        var gaps = 0
+        while true {
+            let batch = try replica.pending()
+            guard !batch.isEmpty else { return }
+            let response: PushResponse
+            do {
+                response = try await call("POST", "api/sync/push", body: PushRequest(mutations: batch), session: session)
+            } catch SyncError.server(409, let error) where error.code == "mutation_gap" {
+                // The server lost acknowledged mutations (a restored backup): learn where it is, number ours from there.
+                gaps += 1
+                guard gaps < 3 else { throw SyncError.server(status: 409, error) }
+                let page: PullResponse = try await call("POST", "api/sync/pull", body: PullRequest(cursor: try replica.cursor(), limit: 1), session: session)
+                try replica.renumberPending(from: page.lastMutationId + 1)
+                continue
+            }
+            guard response.results.count == batch.count else {
+                throw SyncError.malformedResponse("a push of \(batch.count) mutations was answered with \(response.results.count) results")
+            }
+            let applied = response.results.filter { $0.id <= response.lastMutationId }
+            report.pushed += applied.filter { $0.status == .applied }.count
+            report.rejected += applied.filter { $0.status == .rejected }.count
+            try replica.acknowledge(response.lastMutationId, results: response.results, now: now)
+            guard response.lastMutationId >= batch[batch.count - 1].id else {
+                throw SyncError.malformedResponse("the server processed up to \(response.lastMutationId) of a push up to \(batch[batch.count - 1].id)")
+            }
+        }
+    }
+
+    private func pullAll(_ session: inout SyncCredentials, report: inout SyncReport) async throws(SyncError) {
+        for _ in 0..<1_000_000 {
+            let page: PullResponse = try await call("POST", "api/sync/pull", body: PullRequest(cursor: try replica.cursor(), limit: pageSize), session: session)
+            try replica.apply(page, now: now)
+            report.pulled += page.changes.count
+            report.reset = report.reset || page.reset
+            if !page.hasMore { return }
+        }
+    }
+
+    // MARK: HTTP
+
+    private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body?, session: SyncCredentials) async throws(SyncError) -> Answer {
+        var headers = ["Content-Type": "application/json", "Accept": "application/json"]
+        if let token = session.token { headers["Authorization"] = "Bearer \(token)" }
+        let data: Data
+        do {
+            data = try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8)
+        } catch {
+            throw .malformedResponse("cannot encode the request: \(error)")
+        }
+        let response = try await transport.send(SyncHTTPRequest(method: method, url: session.server.appendingPathComponent(path), headers: headers, body: data))
+        guard (200..<300).contains(response.status) else {
+            let error = (try? JSONDecoder().decode(APIErrorBody.self, from: response.body))?.error
+                ?? APIError(code: "http_\(response.status)", message: "HTTP \(response.status) without Memora's error body")
+            switch response.status {
+            case 401: throw .unauthorized(error.message)
+            case 403 where error.code == "revoked": throw .revoked
+            case 429: throw .rateLimited(retryAfter: Int(response.headers["retry-after"] ?? "") ?? 1)
+            default: throw .server(status: response.status, error)
+            }
+        }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: response.body)
+        } catch {
+            throw .malformedResponse("\(method) /\(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// The checks behind ``SyncField/Kind``: one function per kind, each returning what is wrong or nil.
+package enum SyncValueCheck {
+    package static func problem(with value: JSONValue, for kind: SyncField.Kind) -> String? {
+        switch kind {
+        case .text(let maxLength):
+            guard case .string(let text) = value else { return "expected text, got \(value.typeName)" }
+            return textProblem(text, maxLength: maxLength)
+        case .identifier:
+            guard case .string(let text) = value, isUUID(text) else {
+                return "expected a lower-case UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e"
+            }
+            return nil
+        case .deviceID:
+            guard case .string(let text) = value, isDeviceID(text) else {
+                return "expected a device id: 16 to 128 letters, digits, '-' or '_'"
+            }
+            return nil
+        case .sha256:
+            guard case .string(let text) = value, isSHA256(text) else { return "expected a SHA-256: 64 lower-case hex digits" }
+            return nil
+        case .choice(let words):
+            guard case .string(let text) = value, words.contains(text) else {
+                return "expected one of \(words.joined(separator: ", "))"
+            }
+            return nil
+        case .integer(let range):
+            guard case .integer(let number) = value else { return "expected an integer, got \(value.typeName)" }
+            return range.contains(number) ? nil : "must be between \(range.lowerBound) and \(range.upperBound)"
+        case .real(let range):
+            let number: Double
+            switch value {
+            case .integer(let whole): number = Double(whole)
+            case .number(let real): number = real
+            default: return "expected a number, got \(value.typeName)"
+            }
+            guard number.isFinite, range.contains(number) else {
+                return "must be between \(range.lowerBound) and \(range.upperBound)"
+            }
+            return nil
+        case .boolean:
+            guard case .bool = value else { return "expected true or false, got \(value.typeName)" }
+            return nil
+        case .timestamp:
+            guard case .integer(let number) = value else { return "expected milliseconds since 1970 (an integer)" }
+            return (0...253_402_300_799_999).contains(number) ? nil : "must be between 0 and 253402300799999 (year 9999)"
+        case .jsonObject(let maxBytes):
+            guard case .object = value else { return "expected an object, got \(value.typeName)" }
+            let size = value.jsonText.utf8.count
+            return size <= maxBytes ? nil : "is \(size) bytes of JSON; at most \(maxBytes)"
+        case .objectList(let maxCount):
+            guard case .array(let items) = value else { return "expected an array of SHA-256 values" }
+            if items.count > maxCount { return "has \(items.count) items; at most \(maxCount)" }
+            for (index, item) in items.enumerated() {
+                guard case .string(let text) = item, isSHA256(text) else {
+                    return "item \(index): expected a SHA-256: 64 lower-case hex digits"
+                }
+            }
+            return Set(items).count == items.count ? nil : "lists the same object twice"
+        }
+    }
+
+    package static func textProblem(_ text: String, maxLength: Int) -> String? {
+        if text.count > maxLength { return "is \(text.count) characters; at most \(maxLength)" }
+        for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t" {
+            return "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
+        }
+        return nil
+    }
+
+    package static func isSHA256(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    package static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                if byte != UInt8(ascii: "-") { return false }
+            } else if !((48...57).contains(byte) || (97...102).contains(byte)) {
+                return false
+            }
+        }
+        return true
+    }
+
+    package static func isDeviceID(_ text: String) -> Bool {
+        (16...128).contains(text.utf8.count) && text.utf8.allSatisfy {
+            (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+        }
+    }
+}

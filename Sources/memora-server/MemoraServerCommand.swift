@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import MemoraServer
+
+/// `memora-server`: the Memora sync server (Docs/Sync.md).
+@main
+struct MemoraServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "memora-server",
+        abstract: "The Memora sync server: devices push and pull captions, history, preferences and places.",
+        subcommands: [Run.self, Devices.self, Revoke.self, JoinCode.self],
+        defaultSubcommand: Run.self)
+}
+
+/// Options every subcommand shares: where the server keeps its data.
+struct DataOptions: ParsableArguments {
+    @Option(name: .long, help: "The server's folder: its SQLite database, uploaded photos and join code.")
+    var data: String = ServerData.defaultFolder
+}
+
+extension MemoraServerCommand {
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Runs the server (the default).")
+        @OptionGroup var options: DataOptions
+        @Option(help: "The address to listen on; 0.0.0.0 for every network.") var host = "127.0.0.1"
+        @Option(help: "The port; 0 picks a free one.") var port = 8787
+
+        func run() async throws {
+            let data = try ServerData.open(options.data)
+            var configuration = ServerConfiguration(joinCode: data.joinCode)
+            configuration.host = host
+            configuration.port = port
+            let server = SyncServer(configuration: configuration, store: data.store, objects: data.objects)
+            let host = self.host
+            let folder = options.data
+            try await server.run { port in
+                // Written unbuffered: a script waiting for this line sees it at once, even through a pipe.
+                let text = "memora-server listening on http://\(host):\(port) (SQLite: \(data.store.path))\n"
+                    + "devices join with the code that `memora-server join-code --data \(folder)` prints\n"
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        }
+    }
+
+    struct Devices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists the registered devices.")
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            let data = try ServerData.open(options.data)
+            let devices = try await data.store.devices()
+            if devices.isEmpty { print("no devices yet") }
+            for device in devices {
+                let state = device.revokedAt == nil ? "active" : "revoked"
+                print("\(device.deviceID)  \(device.platform)  \(state)  last mutation \(device.lastMutationID)")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revokes a device's token for good.")
+        @OptionGroup var options: DataOptions
+        @Argument(help: "The device's id (memora-server devices lists them).") var device: String
+
+        func run() async throws {
+            let data = try ServerData.open(options.data)
+            guard try await data.store.revoke(deviceID: device, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
+                throw ValidationError("no device \(device): memora-server devices lists them")
+            }
+            print("revoked \(device)")
+        }
+    }
+
+    struct JoinCode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Prints the code devices give to join this server.")
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            print(try ServerData.open(options.data).joinCode)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import MemoraServer
+import MemoraSync
+import Testing
+import TestSupport
+
+/// The routes against a real server on loopback: authentication, validation, the error shape, objects.
+@Suite("Sync server routes")
+struct ServerRouteTests {
+    @Test("health answers without a token; every other route answers 401 without one")
+    func authentication() async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-routes"))
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let health = try await client.send("GET", "api/health")
+        #expect(health.status == 200)
+        #expect(try JSONDecoder().decode(HealthResponse.self, from: health.body).storage == "sqlite")
+        for (method, path) in [("POST", "api/sync/pull"), ("POST", "api/sync/push"), ("GET", "api/preferences"), ("PUT", "api/preferences"),
+                               ("POST", "api/errors/log"), ("POST", "api/devices/refresh")] {
+            let response = try await client.send(method, path, json: "{}")
+            #expect(response.status == 401, "\(method) \(path)")
+            #expect(RawClient.error(response)?.code == "unauthorized")
+            let wrong = try await client.send(method, path, token: "not-a-token", json: "{}")
+            #expect(wrong.status == 401, "\(method) \(path) with a wrong token")
+        }
+        // A wrong join code registers nothing.
+        let refused = try await client.send("POST", "api/devices/register", json: #"{"deviceId":"device-aaaaaaaaaaaa","platform":"linux","joinCode":"nope"}"#)
+        #expect(refused.status == 401)
+        let token = try await client.register("device-aaaaaaaaaaaa", joinCode: server.joinCode)
+        #expect(try await client.send("POST", "api/sync/pull", token: token, json: "{}").status == 200)
+        // Revoked: the token stops working and the device cannot register again.
+        #expect(try await server.store().revoke(deviceID: "device-aaaaaaaaaaaa", now: 1))
+        #expect(try await client.send("POST", "api/sync/pull", token: token, json: "{}").status == 401)
+        let again = try await client.send("POST", "api/devices/register", json: #"{"deviceId":"device-aaaaaaaaaaaa","platform":"linux","joinCode":"\#(server.joinCode)"}"#)
+        #expect(again.status == 403)
+        #expect(RawClient.error(again)?.code == "revoked")
+    }
+
+    @Test("bad input gets a 400 with the fields at fault, in the one error shape")
+    func validation() async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-validation"))
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let register = try await client.send("POST", "api/devices/register", json: #"{"deviceId":"short","platform":"beos","joinCode":"x"}"#)
+        #expect(register.status == 400)
+        #expect(Set(RawClient.error(register)?.fields?.map(\.field) ?? []) == ["deviceId", "platform"])
+        let token = try await client.register("device-bbbbbbbbbbbb", joinCode: server.joinCode)
+        let notJSON = try await client.send("POST", "api/sync/pull", token: token, json: "{nope")
+        #expect(notJSON.status == 400)
+        #expect(RawClient.error(notJSON)?.code == "invalid_request")
+        let wrongType = try await client.send("POST", "api/sync/pull", token: token, json: #"{"limit":"ten"}"#)
+        #expect(RawClient.error(wrongType)?.fields?.first?.field == "limit")
+        let badLimit = try await client.send("POST", "api/sync/pull", token: token, json: #"{"limit":5000}"#)
+        #expect(badLimit.status == 400)
+        let badCursor = try await client.send("POST", "api/sync/pull", token: token, json: #"{"cursor":"yesterday"}"#)
+        #expect(RawClient.error(badCursor)?.fields?.first?.field == "cursor")
+        let invalidUTF8 = try await client.send("POST", "api/sync/pull", token: token, body: Data([0x7B, 0xFF, 0xFE, 0x7D]))
+        #expect(invalidUTF8.status == 400)
+        let huge = try await client.send("POST", "api/sync/push", token: token, body: Data(repeating: 0x20, count: 5 * 1024 * 1024))
+        #expect(huge.status == 413)
+        #expect(RawClient.error(huge)?.code == "too_large")
+        let unnumbered = try await client.push(token, [SyncMutation(id: 1, collection: "places", op: .put, fields: Records.place(1, name: "a")),
+                                                       SyncMutation(id: 3, collection: "places", op: .put, fields: Records.place(2, name: "b"))])
+        #expect(RawClient.error(unnumbered)?.fields?.first?.field == "mutations[1].id")
+        // Preferences: field-level problems, then a good write read back.
+        let badPreferences = try await client.send("PUT", "api/preferences", token: token, json: #"{"wifi_only":"yes","ai_mode":"magic","colour":1}"#)
+        #expect(badPreferences.status == 400)
+        #expect(Set(RawClient.error(badPreferences)?.fields?.map(\.field) ?? []) == ["body.wifi_only", "body.ai_mode", "body.colour"])
+        #expect(try await client.send("GET", "api/preferences", token: token).status == 404)
+        #expect(try await client.send("PUT", "api/preferences", token: token, json: #"{"wifi_only":false,"ai_mode":"gemini"}"#).status == 200)
+        let preferences = try await client.send("GET", "api/preferences", token: token)
+        let values = try JSONDecoder().decode([String: JSONValue].self, from: preferences.body)
+        #expect(values["wifi_only"] == .bool(false))
+        #expect(values["ai_mode"] == .string("gemini"))
+        // Error reports: validated, stored, never pulled.
+        let report = try await client.send("POST", "api/errors/log", token: token, json: #"{"error_type":"model_timeout","context":{"seconds":60}}"#)
+        #expect(report.status == 201)
+        let badReport = try await client.send("POST", "api/errors/log", token: token, json: #"{"error_type":"\#(String(repeating: "x", count: 51))"}"#)
+        #expect(RawClient.error(badReport)?.fields?.first?.field == "body.error_type")
+        let page = try await client.pull(token, cursor: nil)
+        #expect(page.changes.map(\.collection) == ["preferences"])
+    }
+
+    @Test("an unknown route and a wrong method answer in the same error shape")
+    func unknownRoutes() async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-404"))
+        defer { Task { await server.stop() } }
+        let response = try await RawClient(base: server.url).send("GET", "api/nothing-here")
+        #expect(response.status == 404)
+        #expect(RawClient.error(response)?.code == "not_found")
+    }
+
+    @Test("objects: uploaded by SHA-256, verified, deduplicated, size-limited; places reference only uploaded ones")
+    func objects() async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-objects"))
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let token = try await client.register("device-cccccccccccc", joinCode: server.joinCode)
+        let photo = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let hash = SHA256Hex.of(photo)
+        var place = Records.place(1, name: "Grandma's house")
+        place["photos"] = .array([.string(hash)])
+        let early = try await client.push(token, [SyncMutation(id: 1, collection: "places", op: .put, fields: place)])
+        let earlyAnswer = try JSONDecoder().decode(PushResponse.self, from: early.body)
+        #expect(earlyAnswer.results.first?.error?.code == "missing_object")
+        #expect(try await client.send("HEAD", "api/objects/\(hash)", token: token).status == 404)
+        let wrong = try await client.send("PUT", "api/objects/\(hash)", token: token, body: photo.dropLast())
+        #expect(wrong.status == 400)
+        #expect(try await client.send("HEAD", "api/objects/\(hash)", token: token).status == 404)
+        #expect(try await client.send("PUT", "api/objects/\(hash)", token: token, body: photo).status == 201)
+        #expect(try await client.send("PUT", "api/objects/\(hash)", token: token, body: photo).status == 200)
+        #expect(try await client.send("HEAD", "api/objects/\(hash)", token: token).status == 200)
+        #expect(try await client.send("PUT", "api/objects/NOT-A-HASH", token: token, body: photo).status == 400)
+        let late = try await client.push(token, [SyncMutation(id: 2, collection: "places", op: .put, fields: place)])
+        #expect(try JSONDecoder().decode(PushResponse.self, from: late.body).results.first?.status == .applied)
+        let stored = try Data(contentsOf: URL(fileURLWithPath: server.folder + "/objects/" + hash.prefix(2) + "/" + hash))
+        #expect(stored == photo)
+    }
+}
+
+/// SHA-256 in hex, for the tests (through the server's own object check).
+enum SHA256Hex {
+    static func of(_ data: Data) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try? process.run()
+        input.fileHandleForWriting.write(data)
+        try? input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(text.prefix(64))
+    }
+}
