@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable {
     /// How long tombstones are kept before devices that have not synced since get a reset.
     public var tombstoneRetentionSeconds: Int64 = 180 * 24 * 3600
 
+    /// How much the server logs: `notice` by default (starts, registrations); `info` adds every refusal.
+    public var logLevel: String = "notice"
+
     /// Creates a configuration with this join code and the defaults above.
     public init(joinCode: String) {
         self.joinCode = joinCode

@@ -52,7 +52,7 @@ public struct SyncServer: Sendable {
     /// gets the port it listens on.
     public func run(gracefulShutdown: Bool = true, onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var logger = Logger(label: "memora-server")
-        logger.logLevel = .notice
+        logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .notice
         let app = Application(
             router: router(),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "memora-server"),

@@ -22,6 +22,7 @@ final class TestServer: Sendable {
         let data = try ServerData.open(folder)
         var configuration = ServerConfiguration(joinCode: joinCode)
         configuration.port = port
+        configuration.logLevel = "critical"  // stopping by cancellation logs errors of its own
         configuration.ipBurst = 100_000
         configuration.ipPerSecond = 100_000
         configuration.deviceBurst = 100_000

@@ -16,7 +16,7 @@ struct PullPlan: Sendable, Hashable {
     /// - Parameters:
     ///   - after: the cursor's version.
     ///   - limit: the page's size in records.
-    ///   - versions: for each pulled collection, the versions of its first `limit` changes after the cursor.
+    ///   - versions: for each pulled collection, the versions of its first `limit + 1` changes after the cursor.
     ///   - newestPulled: the newest version of any pulled collection's record.
     ///   - latest: the newest version the store assigned (the cursor moves there when nothing is left).
     init(after: Int64, limit: Int, versions: [[Int64]], newestPulled: Int64, latest: Int64) {
@@ -33,9 +33,9 @@ struct PullPlan: Sendable, Hashable {
         if !hasMore { through = max(through, latest) }
     }
 
-    /// The answer when a device's cursor cannot be served: from another database, from the future, or
-    /// older than the retention horizon.
+    /// Whether a device's cursor cannot be served: from another database, from the future, or older
+    /// than the retention horizon (version 0, the start, is always served: it needs no tombstones).
     static func needsReset(_ cursor: SyncCursor, epoch: String, horizon: Int64, latest: Int64) -> Bool {
-        cursor.epoch != epoch || cursor.version < horizon || cursor.version > latest
+        cursor.epoch != epoch || (cursor.version > 0 && cursor.version < horizon) || cursor.version > latest
     }
 }

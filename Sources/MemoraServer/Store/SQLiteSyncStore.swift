@@ -217,7 +217,7 @@ public final class SQLiteSyncStore: SyncStore {
             var newest: Int64 = 0
             for collection in pulled {
                 versions.append(try Int64.fetchAll(db, sql: "SELECT version FROM \(collection.name) WHERE version > ?\(liveOnly) ORDER BY version LIMIT ?",
-                                                   arguments: [after, limit]))
+                                                   arguments: [after, limit + 1]))
                 newest = max(newest, try Int64.fetchOne(db, sql: "SELECT MAX(version) FROM \(collection.name)") ?? 0)
             }
             let plan = PullPlan(after: after, limit: limit, versions: versions, newestPulled: newest, latest: latest)

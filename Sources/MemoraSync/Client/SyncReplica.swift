@@ -43,6 +43,7 @@ public final class SyncReplica: Sendable {
                     collection TEXT NOT NULL,
                     key TEXT NOT NULL,
                     version INTEGER NOT NULL,
+                    deleted INTEGER NOT NULL DEFAULT 0,
                     fields TEXT NOT NULL,
                     PRIMARY KEY (collection, key)
                 );
@@ -132,7 +133,7 @@ public final class SyncReplica: Sendable {
     public func records(in collection: SyncCollection) throws(SyncError) -> [String: [String: JSONValue]] {
         try read { db in
             var records: [String: [String: JSONValue]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT key, fields FROM sync_rows WHERE collection = ?", arguments: [collection.name]) {
+            for row in try Row.fetchAll(db, sql: "SELECT key, fields FROM sync_rows WHERE collection = ? AND deleted = 0", arguments: [collection.name]) {
                 if case .object(let fields)? = JSONValue(jsonText: row["fields"]) { records[row["key"]] = fields }
             }
             for row in try Row.fetchAll(db, sql: "SELECT key, op, fields FROM sync_outbox WHERE collection = ? ORDER BY mutation_id", arguments: [collection.name]) {
@@ -150,7 +151,7 @@ public final class SyncReplica: Sendable {
     /// The server's records of a collection as last pulled, with their versions (no local changes).
     public func confirmedRecords(in collection: SyncCollection) throws(SyncError) -> [String: (version: Int64, fields: [String: JSONValue])] {
         let rows = try read { db in
-            try Row.fetchAll(db, sql: "SELECT key, version, fields FROM sync_rows WHERE collection = ?", arguments: [collection.name])
+            try Row.fetchAll(db, sql: "SELECT key, version, fields FROM sync_rows WHERE collection = ? AND deleted = 0", arguments: [collection.name])
                 .map { (key: $0["key"] as String, version: $0["version"] as Int64, fields: $0["fields"] as String) }
         }
         var records: [String: (version: Int64, fields: [String: JSONValue])] = [:]
@@ -238,16 +239,15 @@ public final class SyncReplica: Sendable {
                       oldCursor.epoch == newCursor.epoch, newCursor.version < oldCursor.version {
                 throw SyncError.malformedResponse("the server's cursor went backwards (\(newCursor.version) after \(oldCursor.version))")
             }
+            // Tombstones are kept (fields empty): a record the device deletes and creates again is
+            // based on the deletion's version, which the server takes as "seen the delete".
             for change in page.changes {
-                if change.deleted {
-                    try db.execute(sql: "DELETE FROM sync_rows WHERE collection = ? AND key = ?", arguments: [change.collection, change.key])
-                } else {
-                    try db.execute(sql: """
-                        INSERT INTO sync_rows (collection, key, version, fields) VALUES (?, ?, ?, ?)
-                        ON CONFLICT(collection, key) DO UPDATE SET version = excluded.version, fields = excluded.fields
-                        WHERE excluded.version >= sync_rows.version
-                        """, arguments: [change.collection, change.key, change.version, JSONValue.object(change.fields).jsonText])
-                }
+                try db.execute(sql: """
+                    INSERT INTO sync_rows (collection, key, version, deleted, fields) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(collection, key) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, fields = excluded.fields
+                    WHERE excluded.version >= sync_rows.version
+                    """, arguments: [change.collection, change.key, change.version, change.deleted,
+                                     change.deleted ? "{}" : JSONValue.object(change.fields).jsonText])
             }
             try Self.dropAcknowledged(page.lastMutationId, in: db)
             try db.execute(sql: "UPDATE sync_client SET cursor = ?, last_pull_at = ? WHERE id = 1", arguments: [page.cursor, now])

@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+internal import FoundationNetworking
 #endif
 
 /// An HTTP exchange of the sync client.
@@ -64,7 +64,7 @@ public struct URLSessionSyncTransport: SyncTransport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        if !request.body.isEmpty { urlRequest.httpBody = request.body }
+        if !request.body.isEmpty, request.method != "GET", request.method != "HEAD" { urlRequest.httpBody = request.body }
         let server = "\(request.url.scheme ?? "http")://\(request.url.host ?? "?")\(request.url.port.map { ":\($0)" } ?? "")"
         do {
             let (data, response) = try await session.data(for: urlRequest)
