@@ -173,6 +173,17 @@ public struct PeopleClustering: Sendable {
         return summary
     }
 
+    /// The person of each face found in the pixels (nil: nobody yet), by photo id, in the faces'
+    /// order in the photo: how memora-bench checks a clustering against the people it planted.
+    package func personOfEachFace() throws(PhotoIndexError) -> [String: [Int64?]] {
+        try database.read { db in
+            var people: [String: [Int64?]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, person_id FROM faces WHERE embedding IS NOT NULL ORDER BY photo_id, ordinal")
+            while let row = try rows.next() { people[row[0], default: []].append(row[1]) }
+            return people
+        }
+    }
+
     /// A person and a photo they are pinned in.
     private struct PinnedPhoto: Hashable {
         var person: Int64
