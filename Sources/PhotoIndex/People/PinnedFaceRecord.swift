@@ -40,16 +40,17 @@ struct PinnedFaceRecord: IndexRecord, Equatable {
     /// The pinned box.
     var box: FaceBox { FaceBox(name: nil, x: x, y: y, width: width, height: height) }
 
-    /// v6: the table.
+    /// v6: the table (literal SQL: a migration never changes).
     static func create(_ db: Database) throws {
-        try db.create(table: databaseTableName) { table in
-            table.column(CodingKeys.photoID.rawValue, .text).notNull().indexed()
-            table.column(CodingKeys.personID.rawValue, .integer).notNull().indexed().references("persons", onDelete: .cascade)
-            table.column(CodingKeys.x.rawValue, .double).notNull()
-            table.column(CodingKeys.y.rawValue, .double).notNull()
-            table.column(CodingKeys.width.rawValue, .double).notNull()
-            table.column(CodingKeys.height.rawValue, .double).notNull()
-        }
+        try db.execute(sql: """
+            CREATE TABLE pinned_faces (
+                photo_id TEXT NOT NULL,
+                person_id INTEGER NOT NULL REFERENCES persons(id) ON DELETE CASCADE,
+                x REAL NOT NULL, y REAL NOT NULL, w REAL NOT NULL, h REAL NOT NULL
+            );
+            CREATE INDEX idx_pinned_faces_photo ON pinned_faces(photo_id);
+            CREATE INDEX idx_pinned_faces_person ON pinned_faces(person_id);
+            """)
     }
 
     /// Removes the pins of photos no longer in the index.
