@@ -45,6 +45,10 @@ struct Bench {
             try DBSCANBench.facesChild(count: Int(arguments[2]) ?? 50_000, withGroups: arguments[3] == "groups")
             return
         }
+        if arguments.count == 3 && arguments[1] == "--people-cluster" {
+            try PeopleBench.clusterChild(path: arguments[2])
+            return
+        }
         let settings = try parse(arguments.dropFirst())
         if settings.only == nil || settings.only == "image" {
             try imageScenarios(settings)
@@ -75,6 +79,9 @@ struct Bench {
         }
         if settings.only == nil || settings.only == "vision" {
             try await VisionBench.run(settings)
+        }
+        if settings.only == nil || settings.only == "people" {
+            try PeopleBench.run(settings)
         }
     }
 
@@ -240,7 +247,7 @@ struct Bench {
             case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
             case "--dbscan-points": settings.dbscanPoints = Int(value) ?? settings.dbscanPoints
             case "--face-points": settings.facePoints = Int(value) ?? settings.facePoints
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|vision, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points")
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points")
             }
         }
         return settings

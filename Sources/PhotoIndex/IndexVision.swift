@@ -38,12 +38,7 @@ public struct IndexVision: Sendable {
         for face in detected {
             var box = FaceBox(name: nil, x: face.x, y: face.y, width: face.width, height: face.height,
                               confidence: face.confidence, embedding: face.embedding)
-            let match = unused.indices.filter { index in
-                let region = unused[index]
-                let centreX = region.x + region.width / 2, centreY = region.y + region.height / 2
-                return box.overlap(region) >= 0.3
-                    || (centreX > box.x && centreX < box.x + box.width && centreY > box.y && centreY < box.y + box.height)
-            }.max { box.overlap(unused[$0]) < box.overlap(unused[$1]) }
+            let match = unused.indices.filter { box.isMarked(by: unused[$0]) }.max { box.overlap(unused[$0]) < box.overlap(unused[$1]) }
             if let match {
                 box.name = unused[match].name
                 unused.remove(at: match)

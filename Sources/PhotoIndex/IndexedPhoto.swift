@@ -44,6 +44,13 @@ public struct FaceBox: Sendable, Hashable, Codable {
 
     /// The share of the image the box covers.
     public var area: Double { max(0, width) * max(0, height) }
+
+    /// Whether `region` (a metadata region, a user's pin) marks this face: an intersection over
+    /// union of at least 0.3, or the region's centre inside the face.
+    func isMarked(by region: FaceBox) -> Bool {
+        let centreX = region.x + region.width / 2, centreY = region.y + region.height / 2
+        return overlap(region) >= 0.3 || (centreX > x && centreX < x + width && centreY > y && centreY < y + height)
+    }
 }
 
 /// One photo in the index.

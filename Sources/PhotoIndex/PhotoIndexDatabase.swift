@@ -60,6 +60,7 @@ public final class PhotoIndexDatabase: Sendable {
             try FaceRecord.addDetection(db)
             try IndexedPhotoRecord.addSceneLabels(db)
         }
+        migrator.registerMigration("v6: faces pinned to a person by a user") { db in try PinnedFaceRecord.create(db) }
         return migrator
     }
 

@@ -6,9 +6,9 @@ import PhotoIndex
 struct PeopleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "people",
-        abstract: "List, name, merge and hide the people found in the photos' faces (`memora index` groups them).",
-        discussion: "Faces are found in the pixels by `memora index` (with the models of scripts/install-models.sh) and grouped into people: two faces of one photo are never one person, and a name from a photo's metadata names the person its face is in. A name you give stays.",
-        subcommands: [List.self, Name.self, Merge.self, Hide.self, Show.self, Cluster.self], defaultSubcommand: List.self)
+        abstract: "List, name, merge, split and hide the people found in the photos' faces (`memora index` groups them).",
+        discussion: "Faces are found in the pixels by `memora index` (with the models of scripts/install-models.sh) and grouped into people: two faces of one photo are never one person, and a name from a photo's metadata names the person its face is in. A name you give stays, and so do the faces you split off.",
+        subcommands: [List.self, Name.self, Merge.self, Split.self, Hide.self, Show.self, Cluster.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The people, most photos first, with their numbers.")
@@ -64,6 +64,36 @@ struct PeopleCommand: ParsableCommand {
             }
             try index.merge(person: id, into: into)
             output.say("person \(id) merged into person \(into)")
+        }
+    }
+
+    struct Split: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move a person's faces in some photos to another person (a group that holds two people).",
+            discussion: "The faces go to a new person, or with --name to the person already called NAME (else a new person called NAME). They stay there when the photos are indexed again and when the people are grouped again (`memora people cluster`, with --rebuild too).")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Argument(help: "The person to split (see `memora people`).") var id: Int64
+        @Argument(help: ArgumentHelp("The photos whose face of that person is someone else (paths as indexed, or from here).", valueName: "photo"))
+        var photos: [String] = []
+        @Option(help: "The name of the person the faces go to (the person already called so, else a new one).") var name: String?
+        @Flag(help: "Print as JSON.") var json = false
+        @OptionGroup var output: WriteOutputOptions
+
+        func validate() throws {
+            guard !photos.isEmpty else { throw ValidationError("give the photos whose face of person \(id) is someone else") }
+        }
+
+        func run() throws {
+            let index = try database.openExisting()
+            let split = output.dryRun ? try index.checkSplit(person: id, photos: photos, name: name) : try index.split(person: id, photos: photos, name: name)
+            if json { try printJSON(split); return }
+            let target = split.target.map { "person \($0)\(split.name.map { " (\($0))" } ?? "")" } ?? "a new person\(split.name.map { " called \($0)" } ?? "")"
+            let faces = "\(split.faceCount) face\(split.faceCount == 1 ? "" : "s") of person \(id) in \(split.photos.count) photo\(split.photos.count == 1 ? "" : "s")"
+            if output.dryRun {
+                output.say("would move the \(faces) to \(target); nothing written")
+                return
+            }
+            output.say("moved the \(faces) to \(target)" + (split.joinsExistingPerson || split.name != nil ? "" : " (memora people name \(split.target ?? 0) NAME names them)"))
         }
     }
 

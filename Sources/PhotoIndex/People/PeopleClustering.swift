@@ -31,7 +31,9 @@ public struct Person: Sendable, Hashable, Codable {
 /// are clustered among themselves into new people. ``rebuild()`` clusters every face again and
 /// gives each new cluster the id and name of the old person most of its faces came from, so names
 /// survive. A person's name reaches their faces and photos (the `faces` and `people` rows), which
-/// is what the picker counts and `memora collage --person` selects by.
+/// is what the picker counts and `memora collage --person` selects by. A face a user moved to a
+/// person (``PhotoIndexDatabase/split(person:photos:name:)``) is pinned there: both runs put it
+/// in that person, whatever the distances say, and no other face of its photo joins that person.
 public struct PeopleClustering: Sendable {
     /// The index.
     public var database: PhotoIndexDatabase
@@ -66,6 +68,10 @@ public struct PeopleClustering: Sendable {
         var name: String?
         var personID: Int64?
         var embedding: [Float]
+        /// Where the face is (for the pins).
+        var box: FaceBox
+        /// The person a user pinned the face to (``PinnedFaceRecord``), if any.
+        var pinnedPersonID: Int64?
     }
 
     /// Puts the faces that belong to nobody yet into people (see the type's description).
@@ -79,7 +85,12 @@ public struct PeopleClustering: Sendable {
     }
 
     private func run(rebuilding: Bool) throws(PhotoIndexError) -> Summary {
-        let faces = try database.read { db in try Self.faces(db) }
+        // A pinned face is in its pin's person before anything else is decided.
+        let faces = try database.read { db in try Self.faces(db) }.map { face in
+            var face = face
+            face.personID = face.pinnedPersonID ?? face.personID
+            return face
+        }
         var summary = Summary()
         let known = rebuilding ? [] : faces.filter { $0.personID != nil }
         let fresh = rebuilding ? faces : faces.filter { $0.personID == nil }
@@ -119,7 +130,9 @@ public struct PeopleClustering: Sendable {
             let newLabels = Set(assignments.map(\.label).filter { $0 >= existingCount })
             var claimed = Set<Int64>()
             for label in newLabels.sorted() {
-                let members = assignments.filter { $0.label == label }.map(\.face)
+                // Pinned faces go to their pins' people whatever their cluster; the others decide the cluster's person.
+                let members = assignments.filter { $0.label == label && $0.face.pinnedPersonID == nil }.map(\.face)
+                guard !members.isEmpty else { continue }
                 let previous = Dictionary(grouping: members.compactMap(\.personID), by: { $0 }).max {
                     ($0.value.count, $1.key) < ($1.value.count, $0.key)
                 }?.key
@@ -132,13 +145,24 @@ public struct PeopleClustering: Sendable {
                     summary.newPeople += 1
                 }
             }
+            // A person pinned in a photo takes no other face of it (a rebuild's cluster may hold one).
+            let pinnedPhotos = Set(faces.compactMap { face in face.pinnedPersonID.map { PinnedPhoto(person: $0, photo: face.photoID) } })
             for (face, label) in assignments {
-                let person = label == DBSCANResult.noise ? nil : labelPeople[label]
+                var person = face.pinnedPersonID ?? (label == DBSCANResult.noise ? nil : labelPeople[label])
+                if face.pinnedPersonID == nil, let found = person, pinnedPhotos.contains(PinnedPhoto(person: found, photo: face.photoID)) {
+                    person = nil
+                }
                 if person != nil, label < existingCount { summary.joined += 1 }
                 if person == nil { summary.unassigned += 1 }
-                try db.execute(sql: "UPDATE faces SET person_id = ? WHERE photo_id = ? AND ordinal = ?",
-                               arguments: [person, face.photoID, face.ordinal])
+                try Self.setPerson(person, of: face, in: db)
             }
+            if !rebuilding {
+                // Faces of photos indexed again lost their person; their pins give it back.
+                for face in known where face.pinnedPersonID != nil {
+                    try Self.setPerson(face.pinnedPersonID, of: face, in: db)
+                }
+            }
+            try PinnedFaceRecord.deleteOrphans(db)
             if rebuilding {
                 // People no face belongs to any more (and nobody named) go.
                 try db.execute(sql: "DELETE FROM persons WHERE named_by_user = 0 AND id NOT IN (SELECT person_id FROM faces WHERE person_id IS NOT NULL)")
@@ -149,14 +173,39 @@ public struct PeopleClustering: Sendable {
         return summary
     }
 
-    /// Every face with an embedding, in a stable order.
+    /// The person of each face found in the pixels (nil: nobody yet), by photo id, in the faces'
+    /// order in the photo: how memora-bench checks a clustering against the people it planted.
+    package func personOfEachFace() throws(PhotoIndexError) -> [String: [Int64?]] {
+        try database.read { db in
+            var people: [String: [Int64?]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, person_id FROM faces WHERE embedding IS NOT NULL ORDER BY photo_id, ordinal")
+            while let row = try rows.next() { people[row[0], default: []].append(row[1]) }
+            return people
+        }
+    }
+
+    /// A person and a photo they are pinned in.
+    private struct PinnedPhoto: Hashable {
+        var person: Int64
+        var photo: String
+    }
+
+    /// Puts `face` in `person` (nil: nobody).
+    private static func setPerson(_ person: Int64?, of face: FaceRow, in db: Database) throws {
+        try db.execute(sql: "UPDATE faces SET person_id = ? WHERE photo_id = ? AND ordinal = ?", arguments: [person, face.photoID, face.ordinal])
+    }
+
+    /// Every face with an embedding, in a stable order, with the person each is pinned to.
     static func faces(_ db: Database) throws -> [FaceRow] {
-        try Row.fetchAll(db, sql: """
-            SELECT photo_id, ordinal, name, person_id, embedding FROM faces WHERE embedding IS NOT NULL ORDER BY photo_id, ordinal
+        var faces = try Row.fetchAll(db, sql: """
+            SELECT photo_id, ordinal, name, person_id, embedding, x, y, w, h FROM faces WHERE embedding IS NOT NULL ORDER BY photo_id, ordinal
             """).map { row in
             FaceRow(photoID: row["photo_id"], ordinal: row["ordinal"], name: row["name"], personID: row["person_id"],
-                    embedding: HalfFloat.decode([UInt8](row["embedding"] as Data)))
+                    embedding: HalfFloat.decode([UInt8](row["embedding"] as Data)),
+                    box: FaceBox(name: nil, x: row["x"], y: row["y"], width: row["w"], height: row["h"]))
         }
+        try PinnedFaceRecord.assign(to: &faces, in: db)
+        return faces
     }
 
     /// Names each person not named by a user after the name most of its faces carry, then gives
@@ -187,33 +236,39 @@ public struct PeopleClustering: Sendable {
 extension PhotoIndexDatabase {
     /// The people of the picker (``PeopleClustering``), most photos first; hidden ones only when asked.
     public func people(includingHidden: Bool = false) throws(PhotoIndexError) -> [Person] {
-        try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT persons.id, persons.name, persons.named_by_user, persons.hidden, COUNT(faces.ordinal) AS faces,
-                       COUNT(DISTINCT faces.photo_id) AS photos
-                FROM persons LEFT JOIN faces ON faces.person_id = persons.id
-                \(includingHidden ? "" : "WHERE persons.hidden = 0")
-                GROUP BY persons.id ORDER BY photos DESC, persons.id
-                """).map { row in
-                Person(id: row["id"], name: row["name"], isNamedByUser: row["named_by_user"], isHidden: row["hidden"],
-                       faceCount: row["faces"], photoCount: row["photos"])
-            }
+        try read { db in try Self.people(includingHidden: includingHidden, in: db) }
+    }
+
+    /// The people (only person `id` when given), most photos first, in `db`'s transaction.
+    static func people(includingHidden: Bool, only id: Int64? = nil, in db: Database) throws -> [Person] {
+        let conditions: [String] = (includingHidden ? [] : ["persons.hidden = 0"]) + (id == nil ? [] : ["persons.id = ?"])
+        return try Row.fetchAll(db, sql: """
+            SELECT persons.id, persons.name, persons.named_by_user, persons.hidden, COUNT(faces.ordinal) AS faces,
+                   COUNT(DISTINCT faces.photo_id) AS photos
+            FROM persons LEFT JOIN faces ON faces.person_id = persons.id
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            GROUP BY persons.id ORDER BY photos DESC, persons.id
+            """, arguments: StatementArguments(id.map { [$0] } ?? [])).map { row in
+            Person(id: row["id"], name: row["name"], isNamedByUser: row["named_by_user"], isHidden: row["hidden"],
+                   faceCount: row["faces"], photoCount: row["photos"])
         }
     }
 
     /// Person `id` (hidden or not), or ``PhotoIndexError/noSuchPerson(_:)``.
     public func person(_ id: Int64) throws(PhotoIndexError) -> Person {
-        guard let person = try people(includingHidden: true).first(where: { $0.id == id }) else { throw .noSuchPerson(id) }
+        try read { db in try Self.person(id, in: db) }
+    }
+
+    /// Person `id` (hidden or not) in `db`'s transaction, or ``PhotoIndexError/noSuchPerson(_:)``.
+    static func person(_ id: Int64, in db: Database) throws -> Person {
+        guard let person = try people(includingHidden: true, only: id, in: db).first else { throw PhotoIndexError.noSuchPerson(id) }
         return person
     }
 
     /// Names person `id` `name` (it then never changes by itself); their faces and photos take the
     /// name, in place of the one they had from the person.
     public func name(person id: Int64, _ name: String) throws(PhotoIndexError) {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .invalidRequest("a person's name is one line of text")
-        }
+        let name = try Self.personName(name)
         try write { db in
             guard var person = try PersonRecord.fetchOne(db, key: id) else { throw PhotoIndexError.noSuchPerson(id) }
             if let old = person.name {
@@ -227,6 +282,15 @@ extension PhotoIndexDatabase {
             try person.update(db)
             try PeopleClustering.settleNames(db)
         }
+    }
+
+    /// `name` trimmed, if it can name a person (one line of text).
+    static func personName(_ name: String) throws(PhotoIndexError) -> String {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidRequest("a person's name is one line of text")
+        }
+        return name
     }
 
     /// A dry run of ``merge(person:into:)``: person `id` as it is, after the merge's checks.
@@ -247,6 +311,7 @@ extension PhotoIndexDatabase {
                 try db.execute(sql: "UPDATE faces SET name = NULL WHERE person_id = ? AND name = ?", arguments: [id, old])
             }
             try db.execute(sql: "UPDATE faces SET person_id = ? WHERE person_id = ?", arguments: [target, id])
+            try PinnedFaceRecord.move(person: id, to: target, in: db)
             _ = try PersonRecord.deleteOne(db, key: id)
             try PeopleClustering.settleNames(db)
         }

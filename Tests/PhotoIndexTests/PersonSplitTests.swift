@@ -1,0 +1,162 @@
+import Foundation
+import GRDB
+import Testing
+@testable import PhotoIndex
+
+/// Splitting a person (`PhotoIndexDatabase.split`), on faces saved straight into the index with
+/// embeddings chosen so that, without the user's decision, the clustering would put the faces
+/// split off back where they were.
+@Suite("Splitting a person")
+struct PersonSplitTests {
+    /// A 128-value embedding: person `axis` (0: Ana, 20: Cy), moved `wobble` along the next axis.
+    static func embedding(_ axis: Int, _ wobble: Float) -> [Float] {
+        var vector = [Float](repeating: 0, count: 128)
+        vector[axis] = 1
+        vector[axis + 1] = wobble
+        return vector
+    }
+
+    /// Ana in a0...a5 (a4 has a0's very face, so indexed again it would rejoin her), Cy in c0...c2.
+    static let faces: [(String, [Float])] = [
+        ("a0", embedding(0, 0)), ("a1", embedding(0, 0.05)), ("a2", embedding(0, 0.1)), ("a3", embedding(0, 0.15)),
+        ("a4", embedding(0, 0)), ("a5", embedding(0, 0.06)),
+        ("c0", embedding(20, 0)), ("c1", embedding(20, 0.05)), ("c2", embedding(20, 0.1)),
+    ]
+
+    /// Saves (or, indexed again, replaces) photo `name` with one face per embedding, left to right,
+    /// the first at `left`, as the indexer does: the face rows are replaced and lose their person.
+    static func save(_ name: String, _ embeddings: [[Float]], in library: Library, left: Double = 0.3) throws {
+        let faces = embeddings.enumerated().map { number, embedding in
+            FaceBox(name: nil, x: left + Double(number) * 0.3, y: 0.3, width: 0.2, height: 0.2, confidence: 0.9, embedding: embedding)
+        }
+        let photo = IndexedPhoto(
+            id: name, path: library.folder + "/\(name).jpg", size: 1, modified: Date(), imageHash: name, kind: .jpeg,
+            takenAt: Date(timeIntervalSince1970: 1_600_000_000), utcOffset: 0, dateTrusted: true, latitude: nil, longitude: nil,
+            place: nil, width: 4000, height: 3000, orientation: 1, keywords: [], people: [], faces: faces, quality: 0.8,
+            perceptualHash: nil, rating: nil, favorite: false, embedding: nil, error: nil)
+        try library.database.write { db in try PhotoIndexDatabase.save(photo, in: db) }
+    }
+
+    /// An index of ``faces`` clustered into Ana (named by the user) and Cy.
+    static func people() throws -> (library: Library, ana: Int64, cy: Int64) {
+        let library = try Library()
+        for (name, embedding) in faces { try save(name, [embedding], in: library) }
+        _ = try PeopleClustering(database: library.database).update()
+        let people = try library.database.people()
+        let ana = try #require(people.first { $0.faceCount == 6 }, "\(people)").id
+        let cy = try #require(people.first { $0.faceCount == 3 }, "\(people)").id
+        try library.database.name(person: ana, "Ana")
+        return (library, ana, cy)
+    }
+
+    /// The photos of person `id`, by photo id.
+    static func photos(of id: Int64, in library: Library) throws -> Set<String> {
+        try library.database.read { db in try PeopleClustering.faces(db) }.filter { $0.personID == id }.map(\.photoID).reduce(into: []) { $0.insert($1) }
+    }
+
+    @Test("a split moves the faces of the photos given to a new person; a dry run writes nothing; the split survives indexing again, an update and a rebuild")
+    func split() throws {
+        let (library, ana, cy) = try Self.people()
+        defer { library.remove() }
+        let a4 = library.folder + "/a4.jpg"
+
+        let plan = try library.database.checkSplit(person: ana, photos: [a4, "a5"])
+        #expect(plan.faceCount == 2 && plan.target == nil && !plan.joinsExistingPerson && plan.photos == [a4, library.folder + "/a5.jpg"],
+                "a path and a photo id: \(plan)")
+        #expect(try library.database.person(ana).faceCount == 6 && library.database.people().count == 2, "a dry run writes nothing")
+
+        let split = try library.database.split(person: ana, photos: [a4, "a5", a4])
+        let other = try #require(split.target)
+        #expect(split.faceCount == 2 && split.person.id == ana && split.name == nil, "\(split)")
+        #expect(try Self.photos(of: other, in: library) == ["a4", "a5"] && Self.photos(of: ana, in: library) == ["a0", "a1", "a2", "a3"])
+        let newcomer = try library.database.person(other)
+        #expect(newcomer.name == nil && !newcomer.isNamedByUser, "\(newcomer)")
+        #expect(try library.database.photo(atPath: a4)?.people == [], "Ana's name left the photos split off")
+        #expect(try library.database.photo(atPath: library.folder + "/a0.jpg")?.people == ["Ana"])
+
+        // Indexed again (their face rows replaced, a little to the side): the faces lose their person, and the pins give it back.
+        try Self.save("a4", [Self.embedding(0, 0)], in: library, left: 0.32)
+        try Self.save("a5", [Self.embedding(0, 0.06)], in: library, left: 0.28)
+        #expect(try Self.photos(of: other, in: library).isEmpty, "indexing again clears the faces' person")
+        let clustering = PeopleClustering(database: library.database)
+        _ = try clustering.update()
+        #expect(try Self.photos(of: other, in: library) == ["a4", "a5"], "the split survives indexing again")
+
+        // A new photo of Ana joins her, not the new person; everything clustered again keeps the split.
+        try Self.save("a6", [Self.embedding(0, 0.12)], in: library)
+        let update = try clustering.update()
+        #expect(update.joined == 1 && update.newPeople == 0, "\(update)")
+        #expect(try Self.photos(of: ana, in: library) == ["a0", "a1", "a2", "a3", "a6"] && Self.photos(of: other, in: library) == ["a4", "a5"])
+        let rebuilt = try clustering.rebuild()
+        #expect(rebuilt.people == 3, "\(rebuilt)")
+        #expect(try Self.photos(of: ana, in: library) == ["a0", "a1", "a2", "a3", "a6"], "one cluster, but the pinned faces stay out of it")
+        #expect(try Self.photos(of: other, in: library) == ["a4", "a5"] && Self.photos(of: cy, in: library) == ["c0", "c1", "c2"])
+        #expect(try library.database.person(ana).name == "Ana" && library.database.photo(atPath: a4)?.people == [])
+        _ = try clustering.update()
+        #expect(try Self.photos(of: other, in: library) == ["a4", "a5"])
+
+        // A photo no longer indexed takes its pin with it.
+        try library.database.write { db in try IndexedPhotoRecord.delete(atPaths: [a4], in: db) }
+        _ = try clustering.rebuild()
+        #expect(try library.database.read { db in try PinnedFaceRecord.fetchAll(db) }.map(\.photoID) == ["a5"])
+    }
+
+    @Test("with a name: a new person of that name, or the one person already called so; a merge takes the pins along")
+    func named() throws {
+        let (library, ana, cy) = try Self.people()
+        defer { library.remove() }
+        let bea = try library.database.split(person: ana, photos: ["a4"], name: " Bea ")
+        let beaID = try #require(bea.target)
+        #expect(try bea.name == "Bea" && !bea.joinsExistingPerson && library.database.person(beaID).isNamedByUser, "\(bea)")
+        #expect(try library.database.photo(atPath: library.folder + "/a4.jpg")?.people == ["Bea"])
+        let again = try library.database.split(person: ana, photos: ["a5"], name: "bea")
+        #expect(again.target == beaID && again.joinsExistingPerson && again.name == "Bea", "\(again)")
+        #expect(try Self.photos(of: beaID, in: library) == ["a4", "a5"])
+
+        // Bea is Cy after all: the pins follow the merge, so a rebuild leaves a4 and a5 with Cy.
+        try library.database.merge(person: beaID, into: cy)
+        _ = try PeopleClustering(database: library.database).rebuild()
+        #expect(try Self.photos(of: cy, in: library) == ["a4", "a5", "c0", "c1", "c2"] && Self.photos(of: ana, in: library) == ["a0", "a1", "a2", "a3"])
+    }
+
+    @Test("refused, with nothing written: no such person, no photos, a photo not indexed or not of the person, all the person's faces, a name that cannot be")
+    func refusals() throws {
+        let (library, ana, cy) = try Self.people()
+        defer { library.remove() }
+        try Self.save("pair", [Self.embedding(0, 0.02), Self.embedding(20, 0.02)], in: library)
+        _ = try PeopleClustering(database: library.database).update()
+        try library.database.name(person: cy, "Cy")
+        try Self.save("stranger", [Self.embedding(60, 0)], in: library)
+        let before = try library.database.people(includingHidden: true)
+        #expect(before.first { $0.id == ana }?.faceCount == 7 && before.first { $0.id == cy }?.faceCount == 4, "\(before)")
+
+        func refused(_ person: Int64, _ photos: [String], name: String? = nil, saying words: String) throws {
+            for dryRun in [true, false] {
+                do {
+                    if dryRun {
+                        _ = try library.database.checkSplit(person: person, photos: photos, name: name)
+                    } else {
+                        try library.database.split(person: person, photos: photos, name: name)
+                    }
+                    Issue.record("split \(person) \(photos) \(name ?? "") was not refused")
+                } catch {
+                    #expect(error.code == .invalidRequest && error.message.contains(words), "\(error.message)")
+                }
+            }
+            #expect(try library.database.people(includingHidden: true) == before, "nothing written")
+        }
+        try refused(999, ["a4"], saying: "there is no person 999; `memora people` lists them")
+        try refused(ana, [], saying: "name the photos")
+        try refused(ana, ["a4", library.folder + "/nowhere.jpg"], saying: "nowhere.jpg is not in the photo index")
+        try refused(ana, ["a4", "c0"], saying: "c0.jpg has no face of person \(ana)")
+        try refused(ana, ["stranger"], saying: "has no face of person")
+        try refused(cy, ["c0", "c1", "c2", "pair"], saying: "nothing of them would remain. To call them someone else, rename them: memora people name \(cy) NAME")
+        try refused(ana, ["a4"], name: "ANA", saying: "person \(ana) is called ANA already")
+        try refused(ana, ["a4"], name: "two\nlines", saying: "one line of text")
+        try refused(ana, ["a4", "pair"], name: "Cy", saying: "person \(cy) (Cy) is in \(library.folder)/pair.jpg already")
+        let bea = try #require(try library.database.split(person: ana, photos: ["a4"], name: "Bea").target)
+        try library.database.name(person: cy, "Bea")
+        #expect(throws: PhotoIndexError.self) { try library.database.split(person: ana, photos: ["a5"], name: "bea") }
+        #expect(try Self.photos(of: bea, in: library) == ["a4"], "two people called Bea: refused")
+    }
+}
