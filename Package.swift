@@ -168,7 +168,7 @@ let package = Package(
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit",
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -204,7 +204,7 @@ let package = Package(
         .executableTarget(
             name: "memora",
             dependencies: [
-                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore",
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift),
@@ -237,7 +237,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraSyncTests",
-            dependencies: ["TestSupport", "MemoraSync", "MemoraServer", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TestSupport", "MemoraSync", "MemoraServer", "MemoraCore", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(

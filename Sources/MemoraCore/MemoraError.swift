@@ -1,5 +1,6 @@
 public import MetadataKit
 public import VaultCrypto
+public import MemoraSync
 import Foundation
 
 /// Everything that can go wrong in MemoraCore (captioning, the job, the caption database, vault imports,
@@ -91,6 +92,13 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The vault refused the photo or could not store it (VaultCrypto's error).
         public static let vaultFailed = Code(rawValue: "vault-failed")
+
+        // Sync
+
+        /// Syncing with a Memora server failed (MemoraSync's error); unpushed changes stay queued.
+        public static let syncFailed = Code(rawValue: "sync-failed")
+        /// Sync is waiting for an unmetered network (`wifi_only`).
+        public static let waitingForNetwork = Code(rawValue: "waiting-for-network")
 
         // Secrets
 
@@ -300,6 +308,21 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
     /// VaultCrypto's error, kept whole in the message, path, `errno` and retryability.
     public static func vault(_ error: VaultCryptoError) -> MemoraError {
         MemoraError(.vaultFailed, error.message, path: error.path, systemCode: error.systemCode, isRetryable: error.isRetryable)
+    }
+
+    // MARK: Sync
+
+    /// MemoraSync's error, with its message; retryable when the server could not be reached or was busy.
+    public static func sync(_ error: SyncError) -> MemoraError {
+        let retryable: Bool
+        var retryAfter: Double?
+        switch error {
+        case .connectionFailed: retryable = true
+        case .rateLimited(let seconds): retryable = true; retryAfter = Double(seconds)
+        case .server(let status, _): retryable = status >= 500
+        default: retryable = false
+        }
+        return MemoraError(.syncFailed, error.description, retryAfter: retryAfter, isRetryable: retryable)
     }
 
     // MARK: Secrets

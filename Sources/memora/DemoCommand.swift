@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MemoraCore
+import MemoraServer
 
 /// `memora demo`: generates a sample photo library with the real encoders and runs the main
 /// job on it (MemoraCore's `DemoJob`): inspect every photo, make upright thumbnails, caption
@@ -60,6 +61,11 @@ struct DemoCommand: AsyncParsableCommand {
         let vault = report.vault
         print("Vault: \(vault.folder) (\(vault.encrypted) photos encrypted with \(vault.algorithm), key file \(vault.keyFile)); "
             + "verify: \(vault.healthy ? "healthy" : "PROBLEMS"); export round trip: \(vault.exportMatches ? "byte-identical" : "DIFFERENT")")
+        let sync = try await SyncDemo.run(folder: output + "/sync")
+        print("Sync: a memora-server on \(sync.server) (SQLite in \(output)/sync/server) and two devices:")
+        for step in sync.steps { print("  \(step)") }
+        print("  phone: \(sync.placesPerDevice[0].joined(separator: ", ")); laptop: \(sync.placesPerDevice[1].joined(separator: ", ")); "
+              + (sync.converged ? "identical to the server" : "DIFFERENT from the server"))
         print(String(format: "Done in %.2f s.", report.seconds))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ImageKit
 import MemoraCore
+import MemoraSync
 import MetadataKit
 import PhotoIndex
 import VaultCrypto
@@ -18,7 +19,7 @@ struct MemoraCommand: AsyncParsableCommand {
         version: MemoraVersion.string,
         subcommands: [
             CaptionCommand.self, QueueCommand.self, IndexCommand.self, PeopleCommand.self, CollageCommand.self, HistoryCommand.self, EditCommand.self, RollbackCommand.self, PrefsCommand.self,
-            ImageCommand.self, MetadataCommand.self, VaultCommand.self, DemoCommand.self,
+            ImageCommand.self, MetadataCommand.self, VaultCommand.self, SyncCommand.self, PlacesCommand.self, DemoCommand.self,
         ])
 
     /// Runs the command. An error from our libraries is printed as one line, `Error: ` and its
@@ -46,6 +47,6 @@ struct MemoraCommand: AsyncParsableCommand {
 
     /// Whether `error` is one of our libraries' (its message may quote a file name or a field read from a file).
     static func isLibraryError(_ error: any Error) -> Bool {
-        error is MetadataError || error is ImageError || error is VaultCryptoError || error is PhotoIndexError || error is MemoraError
+        error is MetadataError || error is ImageError || error is VaultCryptoError || error is PhotoIndexError || error is MemoraError || error is SyncError
     }
 }

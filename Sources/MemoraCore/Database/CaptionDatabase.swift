@@ -2,6 +2,7 @@ public import Foundation
 internal import MemoraSystem
 import GRDB
 import MemoraDatabase
+public import MemoraSync
 
 /// Memora's local SQLite database (GRDB, WAL): the seed's `processing_queue`,
 /// single-row `preferences` and `sync_state`, plus `caption_history`,
@@ -126,8 +127,14 @@ public final class CaptionDatabase: Sendable {
                 CREATE INDEX idx_caption_history_asset_created ON caption_history(asset_id, created_at);
                 """)
         }
+        // Sync (Docs/Sync.md): the replica's tables (the server's records, the outbox) live here so
+        // that a local change and its queued mutation commit together.
+        SyncReplica.registerMigrations(in: &migrator)
         return migrator
     }
+
+    /// The sync replica in this database: the outbox and the records pulled from a Memora server.
+    public var syncReplica: SyncReplica { SyncReplica(writer: pool) }
 
     func read<T>(_ body: (Database) throws -> T) throws(MemoraError) -> T {
         do { return try pool.read(body) } catch { throw .database(error) }

@@ -1,4 +1,5 @@
 public import Foundation
+public import MemoraSync
 import GRDB
 import MemoraDatabase
 
@@ -21,6 +22,13 @@ public struct CaptionPreferences: Sendable, Hashable, Codable {
 
     /// The keys `memora prefs set` accepts, as the seed's column names.
     public static let keys = ["background_enabled", "ai_mode", "auto_process_new", "process_existing", "wifi_only", "charging_only"]
+
+    /// The preferences as the sync server's `preferences` record of `device`.
+    public func syncFields(device: String) -> [String: JSONValue] {
+        ["device_id": .string(device), "background_enabled": .bool(backgroundEnabled), "ai_mode": .string(aiMode.rawValue),
+         "auto_process_new": .bool(autoProcessNew), "process_existing": .bool(processExisting), "wifi_only": .bool(wifiOnly),
+         "charging_only": .bool(chargingOnly), "updated_at": .integer(Instant.milliseconds(updatedAt))]
+    }
 
     /// The value of `key` as text.
     public func value(of key: String) -> String? {
@@ -51,7 +59,16 @@ extension CaptionDatabase {
         try write { db in
             // `key` is one of the fixed column names checked above.
             _ = try PreferencesRecord.filter(id: 1).updateAll(db, Column(key).set(to: value), Column("updated_at").set(to: Instant.milliseconds(Date())))
+            // A device that syncs queues the change in the same transaction.
+            try Self.queuePreferences(in: db)
         }
+    }
+
+    /// Queues the preferences as they are for the sync server, when this device has joined one.
+    static func queuePreferences(in db: Database) throws {
+        guard let device = try SyncReplica.deviceID(in: db),
+              let preferences = try PreferencesRecord.fetchOne(db, id: 1)?.preferences else { return }
+        _ = try SyncReplica.enqueue(.put, SyncSchema.preferences, preferences.syncFields(device: device), in: db)
     }
 
     /// A dry run of ``setPreference(_:to:)``: the value as it would be shown (`gemini`, `true`),

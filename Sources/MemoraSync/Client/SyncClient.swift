@@ -2,6 +2,8 @@ public import Foundation
 
 /// What one sync did.
 public struct SyncReport: Sendable, Hashable {
+    /// The device's id on the server.
+    public var deviceID = ""
     /// Local changes the server applied.
     public var pushed = 0
     /// Local changes the server refused for good (see ``SyncReplica/rejections()``).
@@ -44,6 +46,8 @@ public struct SyncClient: Sendable {
     public func sync(server: URL, joinCode: String? = nil) async throws(SyncError) -> SyncReport {
         var report = SyncReport()
         var session = try await authenticate(server: server, joinCode: joinCode, report: &report)
+        report.deviceID = session.deviceID
+        _ = try replica.setDeviceID(session.deviceID)
         do {
             try await pushAll(&session, report: &report)
             try await pullAll(&session, report: &report)

@@ -65,6 +65,7 @@ public final class SyncReplica: Sendable {
                 );
                 CREATE TABLE sync_client (
                     id INTEGER PRIMARY KEY CHECK (id = 1),
+                    device_id TEXT,
                     cursor TEXT,
                     last_acked INTEGER NOT NULL DEFAULT 0,
                     next_mutation_id INTEGER NOT NULL DEFAULT 1,
@@ -124,6 +125,25 @@ public final class SyncReplica: Sendable {
             """, arguments: [id, collection.name, key, op.rawValue, JSONValue.object(fields).jsonText, base])
         try db.execute(sql: "UPDATE sync_client SET next_mutation_id = ? WHERE id = 1", arguments: [id + 1])
         return id
+    }
+
+    /// The id of the device this replica syncs as, once it has joined a server.
+    package static func deviceID(in db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT device_id FROM sync_client WHERE id = 1")
+    }
+
+    /// The id of the device this replica syncs as, nil before it joined a server.
+    public func deviceID() throws(SyncError) -> String? {
+        try read { db in try Self.deviceID(in: db) }
+    }
+
+    /// Records the device's id (on registration); returns whether it was new.
+    func setDeviceID(_ id: String) throws(SyncError) -> Bool {
+        try write { db in
+            let old = try Self.deviceID(in: db)
+            try db.execute(sql: "UPDATE sync_client SET device_id = ? WHERE id = 1", arguments: [id])
+            return old != id
+        }
     }
 
     // MARK: Reading
