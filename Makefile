@@ -52,10 +52,10 @@ install: release
 	.build/release/memora --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_memora
 	.build/release/memora --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/memora.fish
 
-## DocC documentation of the five library products, as static sites under docs/<product>/.
+## DocC documentation of the library products, as static sites under docs/<product>/.
 docs:
 	@mkdir -p docs
-	@for target in ImageKit MetadataKit VaultCrypto PhotoVision PhotoIndex MemoraCore; do \
+	@for target in ImageKit MetadataKit VaultCrypto PhotoVision PhotoIndex MemoraCore MemoraSync MemoraServer; do \
 		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
 			--disable-indexing --transform-for-static-hosting --hosting-base-path $$target --output-path docs/$$target || exit 1; \
 	done

@@ -1,6 +1,6 @@
 public import MemoraSync
 
-/// What goes wrong in the server: each case becomes one ``APIError`` with an HTTP status.
+/// What goes wrong in the server: each case becomes one `APIError` with an HTTP status.
 public enum ServerError: Error, Sendable, CustomStringConvertible {
     /// The request is malformed: the fields at fault (`400`).
     case invalidRequest(String, [FieldProblem])

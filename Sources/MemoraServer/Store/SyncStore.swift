@@ -17,7 +17,7 @@ public struct RegisteredDevice: Sendable, Hashable {
 }
 
 /// Where a server keeps its data: SQLite (``SQLiteSyncStore``) or PostgreSQL. Every method is one
-/// transaction; the protocol's logic shared by both (``PushPlan``, ``PullPlan``) is pure.
+/// transaction; the protocol's logic shared by both (`PushPlan`, `PullPlan`) is pure.
 public protocol SyncStore: Sendable {
     /// `sqlite` or `postgres`.
     var kind: String { get }

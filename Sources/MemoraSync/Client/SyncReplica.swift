@@ -30,7 +30,7 @@ public final class SyncReplica: Sendable {
     }
 
     /// A replica inside another database (the caption database), whose migrator ran
-    /// ``registerMigrations(in:)``.
+    /// `registerMigrations(in:)`.
     package init(writer: any DatabaseWriter) {
         self.writer = writer
     }
