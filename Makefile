@@ -28,8 +28,11 @@ demo: release models
 	.build/release/memora demo --output $(DEMO_DIR)
 
 ## Layering check, every test, then the SIGKILL test of the caption writer.
+## The sync tests (real servers on loopback, SQLite and PostgreSQL) run on their own after the others:
+## beside the CPU-bound vision and indexing tests, their servers would wait for a thread.
 test: deps lint models
-	$(SWIFT) test $(DEBUG_FLAGS)
+	$(SWIFT) test $(DEBUG_FLAGS) --skip MemoraSyncTests
+	MEMORA_TEST_POSTGRES="$$(scripts/test-postgres.sh)" MEMORA_REQUIRE_POSTGRES=1 $(SWIFT) test $(DEBUG_FLAGS) --filter MemoraSyncTests
 	@scripts/kill-test.sh
 
 lint:

@@ -52,6 +52,8 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         // memora-server (Docs/Sync.md): HTTP on SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // memora-server's PostgreSQL store.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `make docs` (DocC): a command plugin only; nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -133,7 +135,7 @@ let package = Package(
         // The one database idiom (GRDB records, instants in milliseconds, SQLite's errors) that the
         // caption database, the photo index and the vault catalogue share. Not a product; `package` API.
         .target(
-            name: "MemoraDatabase", dependencies: ["MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "MemoraDatabase", dependencies: ["MemoraSystem", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strictSwift),
 
         // MARK: Leaf modules (they import none of our other modules but the system layer).
@@ -190,6 +192,7 @@ let package = Package(
             dependencies: [
                 "MemoraSystem", "MemoraDatabase", "MemoraSync", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSwift),
 
@@ -237,7 +240,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraSyncTests",
-            dependencies: ["TestSupport", "MemoraSync", "MemoraServer", "MemoraCore", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TestSupport", "MemoraSync", "MemoraServer", "MemoraCore", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(

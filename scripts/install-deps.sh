@@ -30,6 +30,7 @@ packages=(
   libopenblas0-pthread  # CDlib: OpenBLAS as the libblas.so.3 and liblapack.so.3 that run (see check_blas)
   libimage-exiftool-perl  # the MetadataKit tests check what we write with exiftool
   webp                # cwebp makes the WebP fixtures of the MetadataKit tests
+  postgresql          # the sync tests run memora-server on PostgreSQL too (scripts/test-postgres.sh)
 )
 if [ "${1:-}" = "--oracle" ]; then
   packages+=(exiv2)

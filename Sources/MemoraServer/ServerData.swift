@@ -1,10 +1,13 @@
 internal import Foundation
 internal import MemoraSystem
 
-/// A server's folder: `memora-server.sqlite`, `objects/` and `join-code` (0600, made on first use).
+/// A server's folder: `memora-server.sqlite` (unless the store is PostgreSQL), `objects/` and
+/// `join-code` (0600, made on first use).
 public struct ServerData: Sendable {
-    /// The SQLite store.
-    public let store: SQLiteSyncStore
+    /// The store: SQLite in the folder, or PostgreSQL.
+    public let store: any SyncStore
+    /// Where the store is, for people: the SQLite file, or the PostgreSQL host and database.
+    public let storeDescription: String
     /// The uploaded objects.
     public let objects: ObjectStore
     /// The join code devices register with.
@@ -13,8 +16,9 @@ public struct ServerData: Sendable {
     /// `$XDG_DATA_HOME/memora-server`.
     public static var defaultFolder: String { ApplicationFolders().data + "-server" }
 
-    /// Opens (creating as needed) the server folder at `folder`.
-    public static func open(_ folder: String) throws(ServerError) -> ServerData {
+    /// Opens (creating as needed) the server folder at `folder`, with its data in SQLite there or in
+    /// the PostgreSQL database at `database` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`).
+    public static func open(_ folder: String, database: String? = nil) async throws(ServerError) -> ServerData {
         do {
             try FileSystem.makeFolder(folder, permissions: 0o700)
         } catch {
@@ -30,7 +34,13 @@ public struct ServerData: Sendable {
                 throw .storage("cannot write \(codePath): \(error)")
             }
         }
-        return ServerData(store: try SQLiteSyncStore(path: folder + "/memora-server.sqlite"),
-                          objects: try ObjectStore(folder: folder + "/objects"), joinCode: code)
+        let objects = try ObjectStore(folder: folder + "/objects")
+        if let database {
+            let store = try await PostgresSyncStore.connect(url: database)
+            let place = URLComponents(string: database).map { "PostgreSQL \($0.host ?? "?")\($0.port.map { ":\($0)" } ?? "")\($0.path)" } ?? "PostgreSQL"
+            return ServerData(store: store, storeDescription: place, objects: objects, joinCode: code)
+        }
+        let store = try SQLiteSyncStore(path: folder + "/memora-server.sqlite")
+        return ServerData(store: store, storeDescription: "SQLite: \(store.path)", objects: objects, joinCode: code)
     }
 }

@@ -20,7 +20,7 @@ public enum SyncDemo {
     /// Runs the demo in `folder` (created; a previous run's data is replaced).
     public static func run(folder: String) async throws -> Report {
         try? FileManager.default.removeItem(atPath: folder)
-        let data = try ServerData.open(folder + "/server")
+        let data = try await ServerData.open(folder + "/server")
         var configuration = ServerConfiguration(joinCode: data.joinCode)
         configuration.port = 0
         configuration.logLevel = "critical"

@@ -16,6 +16,12 @@ struct MemoraServerCommand: AsyncParsableCommand {
 struct DataOptions: ParsableArguments {
     @Option(name: .long, help: "The server's folder: its SQLite database, uploaded photos and join code.")
     var data: String = ServerData.defaultFolder
+    @Option(name: .long, help: "Keep the data in PostgreSQL instead of SQLite: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or MEMORA_DATABASE_URL).")
+    var database: String?
+
+    func open() async throws -> ServerData {
+        try await ServerData.open(data, database: database ?? ProcessInfo.processInfo.environment["MEMORA_DATABASE_URL"])
+    }
 }
 
 extension MemoraServerCommand {
@@ -26,7 +32,7 @@ extension MemoraServerCommand {
         @Option(help: "The port; 0 picks a free one.") var port = 8787
 
         func run() async throws {
-            let data = try ServerData.open(options.data)
+            let data = try await options.open()
             var configuration = ServerConfiguration(joinCode: data.joinCode)
             configuration.host = host
             configuration.port = port
@@ -35,7 +41,7 @@ extension MemoraServerCommand {
             let folder = options.data
             try await server.run { port in
                 // Written unbuffered: a script waiting for this line sees it at once, even through a pipe.
-                let text = "memora-server listening on http://\(host):\(port) (SQLite: \(data.store.path))\n"
+                let text = "memora-server listening on http://\(host):\(port) (\(data.storeDescription))\n"
                     + "devices join with the code that `memora-server join-code --data \(folder)` prints\n"
                 FileHandle.standardOutput.write(Data(text.utf8))
             }
@@ -47,7 +53,7 @@ extension MemoraServerCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let data = try ServerData.open(options.data)
+            let data = try await options.open()
             let devices = try await data.store.devices()
             if devices.isEmpty { print("no devices yet") }
             for device in devices {
@@ -63,7 +69,7 @@ extension MemoraServerCommand {
         @Argument(help: "The device's id (memora-server devices lists them).") var device: String
 
         func run() async throws {
-            let data = try ServerData.open(options.data)
+            let data = try await options.open()
             guard try await data.store.revoke(deviceID: device, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
                 throw ValidationError("no device \(device): memora-server devices lists them")
             }
@@ -76,7 +82,7 @@ extension MemoraServerCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            print(try ServerData.open(options.data).joinCode)
+            print(try await options.open().joinCode)
         }
     }
 }

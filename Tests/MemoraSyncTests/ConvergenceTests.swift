@@ -91,18 +91,22 @@ struct ConvergenceTests {
 
     static let seed: UInt64 = ProcessInfo.processInfo.environment["MEMORA_SYNC_SEED"].flatMap(UInt64.init) ?? 20261125
 
-    @Test("convergence: devices with lost, repeated, delayed and reordered requests, server restarts and crashes end identical")
-    func convergence() async throws {
+    @Test("convergence: devices with lost, repeated, delayed and reordered requests, server restarts and crashes end identical", arguments: TestStore.available)
+    func convergence(store: TestStore) async throws {
         let seed = Self.seed
         let root = try temporaryFolder("sync-convergence")
-        let server = try await TestServer(folder: root + "/server")
+        let server = try await TestServer(folder: root + "/server", store: store)
         defer { Task { await server.stop() } }
+        // On PostgreSQL a second server process shares the database: the middle device talks to it.
+        let second = store == .postgres ? try await TestServer(folder: root + "/server2", sharingDatabaseOf: server) : server
+        defer { Task { await second.stop() } }
+        func serverURL(_ index: Int) -> URL { index == 1 ? second.url : server.url }
         var random = SplitMix64(seed: seed)
         var devices: [Device] = []
         for index in 0..<3 {
             let device = try Device(folder: root + "/device\(index)", seed: seed &+ UInt64(index) &* 7919)
             device.transport.setEnabled(false)
-            _ = try await device.client.sync(server: server.url, joinCode: server.joinCode)
+            _ = try await device.client.sync(server: serverURL(index), joinCode: server.joinCode)
             device.deviceID = try SyncCredentialFile(path: device.folder + "/credentials.json").load()?.deviceID
             device.transport.setEnabled(true)
             devices.append(device)
@@ -110,7 +114,8 @@ struct ConvergenceTests {
         let operations = 1200
         var syncs = 0, failures = 0, restarts = 0, crashes = 0
         for step in 0..<operations {
-            let device = devices[Int(random.next() % 3)]
+            let deviceIndex = Int(random.next() % 3)
+            let device = devices[deviceIndex]
             let deviceID = try #require(device.deviceID)
             let n = Int(random.next() % 8) + 1
             switch random.next() % 10 {
@@ -132,7 +137,7 @@ struct ConvergenceTests {
             if random.next() % 3 == 0 {
                 syncs += 1
                 do {
-                    _ = try await device.client.sync(server: server.url, joinCode: server.joinCode)
+                    _ = try await device.client.sync(server: serverURL(deviceIndex), joinCode: server.joinCode)
                 } catch SyncError.malformedResponse(let reason) {
                     Issue.record("seed \(seed), step \(step): \(reason)")
                 } catch {
@@ -140,7 +145,7 @@ struct ConvergenceTests {
                 }
             }
             if random.next() % 40 == 0 {
-                try await server.restart()
+                try await (random.next() % 2 == 0 ? server : second).restart()
                 restarts += 1
             }
             if random.next() % 25 == 0 {
@@ -151,7 +156,7 @@ struct ConvergenceTests {
         // Quiescence: no more faults; every device syncs until its outbox is empty, then once more to pull.
         for device in devices { device.transport.setEnabled(false) }
         for _ in 0..<2 {
-            for device in devices { _ = try await device.client.sync(server: server.url) }
+            for (index, device) in devices.enumerated() { _ = try await device.client.sync(server: serverURL(index)) }
         }
         let observer = try Device(folder: root + "/observer", seed: 1)
         observer.transport.setEnabled(false)
@@ -167,7 +172,7 @@ struct ConvergenceTests {
         let places = try observer.replica.records(in: SyncSchema.places).count
         let rejected = try devices.map { try $0.replica.rejections().count }.reduce(0, +)
         #expect(places > 0, "seed \(seed): every place ended deleted; the run says little")
-        print("convergence (seed \(seed)): \(operations) operations, \(syncs) syncs (\(failures) failed), \(faults) injected network faults, \(restarts) server restarts, \(crashes) client crashes, \(rejected) changes refused; \(places) places agree")
+        print("convergence on \(store.rawValue)\(store == .postgres ? " (two server processes)" : "") (seed \(seed)): \(operations) operations, \(syncs) syncs (\(failures) failed), \(faults) injected network faults, \(restarts) server restarts, \(crashes) client crashes, \(rejected) changes refused; \(places) places agree")
         #expect(faults > 20)
     }
 }

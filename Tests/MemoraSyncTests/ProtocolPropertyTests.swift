@@ -12,9 +12,9 @@ struct ProtocolPropertyTests {
         SyncMutation(id: id, collection: "places", op: .put, fields: Records.place(n, name: name), baseVersion: base)
     }
 
-    @Test("idempotent push: replaying a push any number of times gives the same state and the same answer")
-    func idempotentPush() async throws {
-        let server = try await TestServer(folder: try temporaryFolder("sync-idempotent"))
+    @Test("idempotent push: replaying a push any number of times gives the same state and the same answer", arguments: TestStore.available)
+    func idempotentPush(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-idempotent"), store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let token = try await client.register("device-idempotent-1", joinCode: server.joinCode)
@@ -46,9 +46,9 @@ struct ProtocolPropertyTests {
         #expect(try await client.pull(token, cursor: nil).changes == state.changes)
     }
 
-    @Test("pull completeness: pages never split a version, however many records it has, and deliver everything once")
-    func pagingNeverSplitsAVersion() async throws {
-        let server = try await TestServer(folder: try temporaryFolder("sync-paging"))
+    @Test("pull completeness: pages never split a version, however many records it has, and deliver everything once", arguments: TestStore.available)
+    func pagingNeverSplitsAVersion(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-paging"), store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let a = try await client.register("device-paging-aaaa", joinCode: server.joinCode)
@@ -88,44 +88,34 @@ struct ProtocolPropertyTests {
         #expect(empty.changes.isEmpty && !empty.hasMore && empty.cursor == cursor)
     }
 
-    @Test("pull completeness with a writer transaction held open across pulls")
-    func heldOpenWriter() async throws {
+    @Test("pull completeness with a writer transaction held open across pulls", arguments: TestStore.available)
+    func heldOpenWriter(store: TestStore) async throws {
         let folder = try temporaryFolder("sync-held")
-        let server = try await TestServer(folder: folder)
+        let server = try await TestServer(folder: folder, store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let a = try await client.register("device-held-aaaaaa", joinCode: server.joinCode)
         let b = try await client.register("device-held-bbbbbb", joinCode: server.joinCode)
         _ = try await client.push(a, [put(1, 1, "first")])
         let first = try await client.pull(b, cursor: nil)
-        // A second connection holds a write transaction open (it has written a row in it); the push
-        // waits behind it while device B pulls; then both commit.
-        let queue = try DatabaseQueue(path: folder + "/memora-server.sqlite")
-        let locked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let holding = Task.detached {
-            try queue.inTransaction(.immediate) { db in
-                try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('held', '1')")
-                locked.signal()
-                release.wait()
-                return .commit
-            }
+        // Another connection holds a write transaction open; a push waits behind it while device B
+        // pulls; then both commit, and the next pull delivers the push.
+        let during = try await server.whileWriterHeldOpen { @Sendable in
+            let push = Task { try await client.push(a, [SyncMutation(id: 2, collection: "places", op: .put, fields: Records.place(2, name: "second"))]) }
+            try await Task.sleep(for: .milliseconds(300))
+            let page = try await client.pull(b, cursor: first.cursor)
+            return (page, push)
         }
-        await Task.detached { locked.wait() }.value
-        let push = Task { try await client.push(a, [put(2, 2, "second")]) }
-        try await Task.sleep(for: .milliseconds(300))
-        let during = try await client.pull(b, cursor: first.cursor)
-        release.signal()
-        try await holding.value
-        let pushed = try await push.value
+        let pushed = try await during.1.value
         #expect(pushed.status == 200)
-        let after = try await client.pull(b, cursor: during.cursor)
-        #expect(during.changes.isEmpty)
-        #expect((during.changes + after.changes).map(\.key) == [Records.uuid(2)])
+        let after = try await client.pull(b, cursor: during.0.cursor)
+        #expect(during.0.changes.isEmpty)
+        #expect((during.0.changes + after.changes).map(\.key) == [Records.uuid(2)])
     }
 
-    @Test("no resurrection: a put based on a version older than a tombstone is refused; old cursors get a reset")
-    func noResurrection() async throws {
-        let server = try await TestServer(folder: try temporaryFolder("sync-tombstones"))
+    @Test("no resurrection: a put based on a version older than a tombstone is refused; old cursors get a reset", arguments: TestStore.available)
+    func noResurrection(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-tombstones"), store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let a = try await client.register("device-tomb-aaaaaa", joinCode: server.joinCode)
@@ -156,17 +146,19 @@ struct ProtocolPropertyTests {
         #expect(try await client.pull(b, cursor: "v1.someoneelse.3").reset)
     }
 
-    @Test("atomic push: a push that fails at any statement applies none of its mutations")
-    func atomicPush() async throws {
+    @Test("atomic push: a push that fails at any statement applies none of its mutations", arguments: TestStore.available)
+    func atomicPush(store: TestStore) async throws {
         let folder = try temporaryFolder("sync-atomic")
-        let server = try await TestServer(folder: folder)
+        let server = try await TestServer(folder: folder, store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let a = try await client.register("device-atomic-aaaa", joinCode: server.joinCode)
         // A trigger makes the store fail when it writes the place named "boom", wherever it is in the push.
-        let queue = try DatabaseQueue(path: folder + "/memora-server.sqlite")
-        try await queue.write { db in
-            try db.execute(sql: "CREATE TRIGGER fail_boom BEFORE INSERT ON places WHEN NEW.name = 'boom' BEGIN SELECT RAISE(ABORT, 'injected failure'); END")
+        if store == .sqlite {
+            try await server.execute("CREATE TRIGGER fail_boom BEFORE INSERT ON places WHEN NEW.name = 'boom' BEGIN SELECT RAISE(ABORT, 'injected failure'); END")
+        } else {
+            try await server.execute("CREATE FUNCTION fail_boom() RETURNS trigger AS $$ BEGIN IF NEW.name = 'boom' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql")
+            try await server.execute("CREATE TRIGGER fail_boom BEFORE INSERT ON places FOR EACH ROW EXECUTE FUNCTION fail_boom()")
         }
         for position in 0..<4 {
             var mutations = (1...4).map { put(Int64($0), $0, "ok\($0)") }
@@ -176,15 +168,15 @@ struct ProtocolPropertyTests {
             #expect(try await client.pull(a, cursor: nil).changes.isEmpty)
             #expect(try await client.pull(a, cursor: nil).lastMutationId == 0)
         }
-        try await queue.write { db in try db.execute(sql: "DROP TRIGGER fail_boom") }
+        try await server.execute(store == .sqlite ? "DROP TRIGGER fail_boom" : "DROP TRIGGER fail_boom ON places")
         let retried = try JSONDecoder().decode(PushResponse.self, from: try await client.push(a, (1...4).map { put(Int64($0), $0, "ok\($0)") }).body)
         #expect(retried.lastMutationId == 4)
         #expect(try await client.pull(a, cursor: nil).changes.count == 4)
     }
 
-    @Test("clock independence: device clocks days apart change nothing; the server's order decides")
-    func clockIndependence() async throws {
-        let server = try await TestServer(folder: try temporaryFolder("sync-clocks"))
+    @Test("clock independence: device clocks days apart change nothing; the server's order decides", arguments: TestStore.available)
+    func clockIndependence(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-clocks"), store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let ahead = try await client.register("device-clock-ahead", joinCode: server.joinCode)

@@ -7,14 +7,14 @@ import TestSupport
 /// The routes against a real server on loopback: authentication, validation, the error shape, objects.
 @Suite("Sync server routes")
 struct ServerRouteTests {
-    @Test("health answers without a token; every other route answers 401 without one")
-    func authentication() async throws {
-        let server = try await TestServer(folder: try temporaryFolder("sync-routes"))
+    @Test("health answers without a token; every other route answers 401 without one", arguments: TestStore.available)
+    func authentication(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-routes"), store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let health = try await client.send("GET", "api/health")
         #expect(health.status == 200)
-        #expect(try JSONDecoder().decode(HealthResponse.self, from: health.body).storage == "sqlite")
+        #expect(try JSONDecoder().decode(HealthResponse.self, from: health.body).storage == store.rawValue)
         for (method, path) in [("POST", "api/sync/pull"), ("POST", "api/sync/push"), ("GET", "api/preferences"), ("PUT", "api/preferences"),
                                ("POST", "api/errors/log"), ("POST", "api/devices/refresh")] {
             let response = try await client.send(method, path, json: "{}")
@@ -36,9 +36,9 @@ struct ServerRouteTests {
         #expect(RawClient.error(again)?.code == "revoked")
     }
 
-    @Test("bad input gets a 400 with the fields at fault, in the one error shape")
-    func validation() async throws {
-        let server = try await TestServer(folder: try temporaryFolder("sync-validation"))
+    @Test("bad input gets a 400 with the fields at fault, in the one error shape", arguments: TestStore.available)
+    func validation(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-validation"), store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let register = try await client.send("POST", "api/devices/register", json: #"{"deviceId":"short","platform":"beos","joinCode":"x"}"#)
@@ -81,18 +81,30 @@ struct ServerRouteTests {
         #expect(page.changes.map(\.collection) == ["preferences"])
     }
 
-    @Test("an unknown route and a wrong method answer in the same error shape")
-    func unknownRoutes() async throws {
-        let server = try await TestServer(folder: try temporaryFolder("sync-404"))
+    @Test("the OpenAPI check finds an undocumented status, a missing property, a wrong type and an undocumented field")
+    func openAPICheckFindsProblems() {
+        let document = OpenAPIDocument.shared
+        #expect(document.problems(method: "GET", path: "/api/health", status: 200, body: Data(#"{"status":"ok","version":"1","storage":"sqlite"}"#.utf8)).isEmpty)
+        #expect(!document.problems(method: "GET", path: "/api/health", status: 418, body: Data("{}".utf8)).isEmpty)
+        #expect(!document.problems(method: "GET", path: "/api/health", status: 200, body: Data(#"{"status":"ok","version":"1"}"#.utf8)).isEmpty)
+        #expect(!document.problems(method: "GET", path: "/api/health", status: 200, body: Data(#"{"status":"ok","version":1,"storage":"sqlite"}"#.utf8)).isEmpty)
+        #expect(!document.problems(method: "GET", path: "/api/health", status: 200, body: Data(#"{"status":"ok","version":"1","storage":"sqlite","extra":1}"#.utf8)).isEmpty)
+        #expect(!document.problems(method: "POST", path: "/api/sync/pull", status: 200,
+                                   body: Data(#"{"changes":[{"collection":"places"}],"cursor":"c","hasMore":false,"reset":false,"lastMutationId":0}"#.utf8)).isEmpty)
+    }
+
+    @Test("an unknown route and a wrong method answer in the same error shape", arguments: TestStore.available)
+    func unknownRoutes(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-404"), store: store)
         defer { Task { await server.stop() } }
         let response = try await RawClient(base: server.url).send("GET", "api/nothing-here")
         #expect(response.status == 404)
         #expect(RawClient.error(response)?.code == "not_found")
     }
 
-    @Test("objects: uploaded by SHA-256, verified, deduplicated, size-limited; places reference only uploaded ones")
-    func objects() async throws {
-        let server = try await TestServer(folder: try temporaryFolder("sync-objects"))
+    @Test("objects: uploaded by SHA-256, verified, deduplicated, size-limited; places reference only uploaded ones", arguments: TestStore.available)
+    func objects(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-objects"), store: store)
         defer { Task { await server.stop() } }
         let client = RawClient(base: server.url)
         let token = try await client.register("device-cccccccccccc", joinCode: server.joinCode)

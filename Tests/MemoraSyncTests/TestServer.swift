@@ -2,16 +2,27 @@ import Foundation
 import MemoraServer
 import MemoraSync
 import Synchronization
+import Testing
 
 /// A real memora-server on loopback for the tests: started on a free port, restartable on the same port
 /// and data folder (a server restart), stopped by cancelling its task.
 final class TestServer: Sendable {
     let folder: String
+    /// The PostgreSQL database the store uses, nil for SQLite in `folder`.
+    let database: String?
     let joinCode = "test-join-code-0123456789"
     private let state = Mutex<(task: Task<Void, any Error>?, port: Int)>((nil, 0))
 
-    init(folder: String) async throws {
+    init(folder: String, store: TestStore = .sqlite) async throws {
         self.folder = folder
+        database = try await store.makeDatabase()
+        try await start(port: 0)
+    }
+
+    /// A second server process on the same PostgreSQL database as `other` (its own folder and port).
+    init(folder: String, sharingDatabaseOf other: TestServer) async throws {
+        self.folder = folder
+        database = other.database
         try await start(port: 0)
     }
 
@@ -19,7 +30,7 @@ final class TestServer: Sendable {
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     func start(port: Int) async throws {
-        let data = try ServerData.open(folder)
+        let data = try await ServerData.open(folder, database: database)
         var configuration = ServerConfiguration(joinCode: joinCode)
         configuration.port = port
         configuration.logLevel = "critical"  // stopping by cancellation logs errors of its own
@@ -43,6 +54,60 @@ final class TestServer: Sendable {
         _ = try? await task?.value
     }
 
+    /// Runs SQL on the server's database (test set-up: triggers that inject failures).
+    func execute(_ sql: String) async throws {
+        if let database {
+            try await PostgresAdmin.execute(sql, server: database)
+        } else {
+            let queue = try DatabaseQueue(path: folder + "/memora-server.sqlite")
+            try await queue.write { db in try db.execute(sql: sql) }
+        }
+    }
+
+    /// Runs `body` while another connection holds a write transaction open on the server's database
+    /// (SQLite: the write lock; PostgreSQL: the version counter's row), then lets it commit.
+    func whileWriterHeldOpen<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let locked = AsyncStream<Void>.makeStream(), release = AsyncStream<Void>.makeStream()
+        let holding: Task<Void, any Error>
+        if let database {
+            holding = Task {
+                try await PostgresAdmin.withClient(database) { client in
+                    try await client.withTransaction(logger: PostgresAdmin.logger) { connection in
+                        try await connection.query("SELECT value FROM sync_counter WHERE id = 1 FOR UPDATE", logger: PostgresAdmin.logger)
+                        locked.continuation.yield()
+                        var iterator = release.stream.makeAsyncIterator()
+                        _ = await iterator.next()
+                    }
+                }
+            }
+        } else {
+            let queue = try DatabaseQueue(path: folder + "/memora-server.sqlite")
+            let gate = DispatchSemaphore(value: 0)
+            let relay = Task.detached { var iterator = release.stream.makeAsyncIterator(); _ = await iterator.next(); gate.signal() }
+            holding = Task.detached {
+                try queue.inTransaction(.immediate) { db in
+                    try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('held', '1')")
+                    locked.continuation.yield()
+                    gate.wait()
+                    return .commit
+                }
+                _ = relay
+            }
+        }
+        var iterator = locked.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        do {
+            let result = try await body()
+            release.continuation.yield()
+            try await holding.value
+            return result
+        } catch {
+            release.continuation.yield()
+            _ = try? await holding.value
+            throw error
+        }
+    }
+
     /// Stops and starts the server again on the same port and data.
     func restart() async throws {
         let port = self.port
@@ -50,9 +115,9 @@ final class TestServer: Sendable {
         try await start(port: port)
     }
 
-    /// The store, opened beside the running server (SQLite allows it).
-    func store() throws -> SQLiteSyncStore {
-        try SQLiteSyncStore(path: folder + "/memora-server.sqlite")
+    /// The store, opened beside the running server.
+    func store() async throws -> any SyncStore {
+        try await ServerData.open(folder, database: database).store
     }
 }
 
@@ -64,8 +129,13 @@ struct RawClient {
     func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil, body: Data? = nil) async throws -> SyncHTTPResponse {
         var headers = ["Content-Type": "application/json"]
         if let token { headers["Authorization"] = "Bearer \(token)" }
-        return try await transport.send(SyncHTTPRequest(method: method, url: base.appendingPathComponent(path), headers: headers,
-                                                        body: body ?? Data((json ?? "").utf8)))
+        let response = try await transport.send(SyncHTTPRequest(method: method, url: base.appendingPathComponent(path), headers: headers,
+                                                                body: body ?? Data((json ?? "").utf8)))
+        // Every answer must be what Docs/openapi.json says (this is what keeps the document true).
+        for problem in OpenAPIDocument.shared.problems(method: method, path: "/" + path, status: response.status, body: response.body) {
+            Issue.record("Docs/openapi.json: \(problem)")
+        }
+        return response
     }
 
     func register(_ deviceID: String, joinCode: String) async throws -> String {
@@ -100,5 +170,61 @@ enum Records {
                                            "longitude": .number(-8.61), "radius_meters": .number(150)]
         if let updatedAt { fields["created_at"] = .integer(updatedAt) }
         return fields
+    }
+}
+
+/// The store a test server uses: SQLite, or a new database on the PostgreSQL server that
+/// `scripts/test-postgres.sh` starts (`MEMORA_TEST_POSTGRES`, set by `make test`).
+enum TestStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    /// The stores to run against: PostgreSQL too when `MEMORA_TEST_POSTGRES` names a server.
+    /// `MEMORA_REQUIRE_POSTGRES=1` (set by `make test`) makes a missing server a failure, not a skip.
+    static var available: [TestStore] {
+        let environment = ProcessInfo.processInfo.environment
+        if environment["MEMORA_TEST_POSTGRES"] != nil || environment["MEMORA_REQUIRE_POSTGRES"] == "1" { return [.sqlite, .postgres] }
+        return [.sqlite]
+    }
+
+    /// A fresh database for one server: nil for SQLite (the folder is fresh).
+    func makeDatabase() async throws -> String? {
+        guard self == .postgres else { return nil }
+        guard let admin = ProcessInfo.processInfo.environment["MEMORA_TEST_POSTGRES"] else {
+            throw APIError(code: "test", message: "MEMORA_TEST_POSTGRES is not set: run scripts/test-postgres.sh (make test does)")
+        }
+        let name = "memora_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        try await PostgresAdmin.createDatabase(String(name), server: admin)
+        var parts = URLComponents(string: admin)!
+        parts.path = "/" + name
+        return parts.string
+    }
+}
+
+import PostgresNIO
+import GRDB
+import Logging
+
+/// The tests' own PostgreSQL connections: creating databases, set-up SQL, held-open transactions.
+enum PostgresAdmin {
+    static let logger = Logger(label: "memora-tests.postgres")
+
+    static func withClient<T: Sendable>(_ server: String, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        let parts = URLComponents(string: server)!
+        let configuration = PostgresClient.Configuration(host: parts.host ?? "127.0.0.1", port: parts.port ?? 5432, username: parts.user ?? "postgres",
+                                                         password: parts.password, database: String(parts.path.dropFirst()), tls: .disable)
+        let client = PostgresClient(configuration: configuration)
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        return try await body(client)
+    }
+
+    static func createDatabase(_ name: String, server: String) async throws {
+        try await execute("CREATE DATABASE \(name)", server: server)
+    }
+
+    static func execute(_ sql: String, server: String) async throws {
+        try await withClient(server) { client in _ = try await client.query(PostgresQuery(unsafeSQL: sql)) }
     }
 }

@@ -16,7 +16,7 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
             let code = status == 404 ? "not_found" : status == 413 ? "too_large" : status == 405 ? "method_not_allowed" : "http_\(status)"
-            let message = status == 404 ? "no such route: the API is described in Docs/openapi.yaml"
+            let message = status == 404 ? "no such route: the API is described in Docs/openapi.json"
                 : status == 413 ? "the body is too large" : "the request failed with HTTP \(status)"
             return Self.json(APIErrorBody(error: APIError(code: code, message: message)), status: error.status)
         } catch {

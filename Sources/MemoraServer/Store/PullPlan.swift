@@ -33,6 +33,15 @@ struct PullPlan: Sendable, Hashable {
         if !hasMore { through = max(through, latest) }
     }
 
+    /// A pull's cursor, parsed; nil for none (from the start). A `400` for text that is not a cursor.
+    static func cursor(_ text: String?) throws(ServerError) -> SyncCursor? {
+        guard let text else { return nil }
+        guard let cursor = SyncCursor(text) else {
+            throw .invalidRequest("the cursor is not one this server gave", [FieldProblem(field: "cursor", message: "send the cursor of the last pull, or null to start over")])
+        }
+        return cursor
+    }
+
     /// Whether a device's cursor cannot be served: from another database, from the future, or older
     /// than the retention horizon (version 0, the start, is always served: it needs no tombstones).
     static func needsReset(_ cursor: SyncCursor, epoch: String, horizon: Int64, latest: Int64) -> Bool {

@@ -195,15 +195,7 @@ public final class SQLiteSyncStore: SyncStore {
 
     public func pull(deviceID: String, cursor: String?, limit: Int, now: Int64) async throws(ServerError) -> PullResponse {
         let epoch = self.epoch
-        let parsed: SyncCursor?
-        if let cursor {
-            guard let value = SyncCursor(cursor) else {
-                throw ServerError.invalidRequest("the cursor is not one this server gave", [FieldProblem(field: "cursor", message: "send the cursor of the last pull, or null to start over")])
-            }
-            parsed = value
-        } else {
-            parsed = nil
-        }
+        let parsed = try PullPlan.cursor(cursor)
         return try await read { db in
             let last = try Int64.fetchOne(db, sql: "SELECT last_mutation_id FROM devices WHERE device_id = ?", arguments: [deviceID]) ?? 0
             let latest = try Int64.fetchOne(db, sql: "SELECT value FROM sync_counter WHERE id = 1") ?? 0
