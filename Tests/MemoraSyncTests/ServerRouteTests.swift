@@ -81,6 +81,57 @@ struct ServerRouteTests {
         #expect(page.changes.map(\.collection) == ["preferences"])
     }
 
+    @Test("rate limits: a token bucket per IP before authentication and per device after it, 429 with Retry-After", arguments: TestStore.available)
+    func rateLimits(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-limits"), store: store, limits: (ip: (8, 0.5), device: (3, 0.5)))
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let token = try await client.register("device-limits-aaaa", joinCode: server.joinCode)
+        var statuses: [Int] = []
+        var retryAfter: String?
+        for _ in 0..<5 {
+            let response = try await client.send("POST", "api/sync/pull", token: token, json: "{}")
+            statuses.append(response.status)
+            if response.status == 429 { retryAfter = response.headers["retry-after"] }
+        }
+        #expect(statuses == [200, 200, 200, 429, 429])  // the device's bucket: 3 at once
+        #expect(Int(retryAfter ?? "") ?? 0 >= 1)
+        // The IP's bucket (8, one already spent on registering, five on the pulls) runs out too, before authentication.
+        var unauthenticated: [Int] = []
+        for _ in 0..<3 { unauthenticated.append(try await client.send("GET", "api/health").status) }
+        #expect(unauthenticated.last == 429)
+    }
+
+    @Test("maintenance removes tombstones past retention and uploads no place references, and keeps the rest", arguments: TestStore.available)
+    func maintenance(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("sync-maintenance"), store: store)
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let token = try await client.register("device-maintain-aa", joinCode: server.joinCode)
+        let kept = Data("kept photo".utf8), orphan = Data("orphan photo".utf8)
+        for data in [kept, orphan] {
+            #expect(try await client.send("PUT", "api/objects/\(SHA256Hex.of(data))", token: token, body: data).status == 201)
+        }
+        var place = Records.place(1, name: "kept")
+        place["photos"] = .array([.string(SHA256Hex.of(kept))])
+        _ = try await client.push(token, [SyncMutation(id: 1, collection: "places", op: .put, fields: place),
+                                          SyncMutation(id: 2, collection: "places", op: .put, fields: Records.place(2, name: "gone")),
+                                          SyncMutation(id: 3, collection: "places", op: .delete, fields: ["id": .string(Records.uuid(2))])])
+        let data = try await ServerData.open(server.folder, database: server.database)
+        let sync = SyncServer(configuration: ServerConfiguration(joinCode: server.joinCode), store: data.store, objects: data.objects)
+        // Now: nothing is old enough.
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let early = try await sync.maintain(now: now)
+        #expect(early.tombstones == 0 && early.orphanObjects == 0)
+        // A year later: the tombstone and the orphan go; the referenced photo stays.
+        let later = now + 365 * 24 * 3600 * 1000
+        let late = try await sync.maintain(now: later)
+        #expect(late.tombstones == 1 && late.orphanObjects == 1)
+        #expect(try await client.send("HEAD", "api/objects/\(SHA256Hex.of(kept))", token: token).status == 200)
+        #expect(try await client.send("HEAD", "api/objects/\(SHA256Hex.of(orphan))", token: token).status == 404)
+        #expect(!FileManager.default.fileExists(atPath: server.folder + "/objects/" + SHA256Hex.of(orphan).prefix(2) + "/" + SHA256Hex.of(orphan)))
+    }
+
     @Test("the OpenAPI check finds an undocumented status, a missing property, a wrong type and an undocumented field")
     func openAPICheckFindsProblems() {
         let document = OpenAPIDocument.shared

@@ -13,8 +13,12 @@ final class TestServer: Sendable {
     let joinCode = "test-join-code-0123456789"
     private let state = Mutex<(task: Task<Void, any Error>?, port: Int)>((nil, 0))
 
-    init(folder: String, store: TestStore = .sqlite) async throws {
+    /// Rate limits (requests at once, per second) for IPs and devices; nil: effectively none.
+    let limits: (ip: (Int, Double), device: (Int, Double))?
+
+    init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil) async throws {
         self.folder = folder
+        self.limits = limits
         database = try await store.makeDatabase()
         try await start(port: 0)
     }
@@ -23,6 +27,7 @@ final class TestServer: Sendable {
     init(folder: String, sharingDatabaseOf other: TestServer) async throws {
         self.folder = folder
         database = other.database
+        limits = nil
         try await start(port: 0)
     }
 
@@ -34,10 +39,9 @@ final class TestServer: Sendable {
         var configuration = ServerConfiguration(joinCode: joinCode)
         configuration.port = port
         configuration.logLevel = "critical"  // stopping by cancellation logs errors of its own
-        configuration.ipBurst = 100_000
-        configuration.ipPerSecond = 100_000
-        configuration.deviceBurst = 100_000
-        configuration.devicePerSecond = 100_000
+        let limits = self.limits ?? (ip: (100_000, 100_000), device: (100_000, 100_000))
+        (configuration.ipBurst, configuration.ipPerSecond) = limits.ip
+        (configuration.deviceBurst, configuration.devicePerSecond) = limits.device
         let server = SyncServer(configuration: configuration, store: data.store, objects: data.objects)
         let ready = AsyncStream<Int>.makeStream()
         let task = Task {

@@ -1,6 +1,6 @@
 /// One field of a synced collection: its name, what values it takes, and whether it is required.
 public struct SyncField: Sendable, Hashable {
-    /// What values a field takes. Every kind is checked by ``SyncCollection/validate(_:path:)``.
+    /// What values a field takes. Every kind is checked by ``SyncCollection/validate(_:path:keyOnly:)``.
     public enum Kind: Sendable, Hashable {
         /// UTF-8 text of at most `maxLength` characters, without control characters but tab and newline.
         case text(maxLength: Int)
