@@ -10,7 +10,9 @@ enum ServerSecrets {
     }
 
     static func hash(_ token: String) -> String {
-        SHA256Digest.hash(Array(token.utf8)).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let digest = StreamingSHA256()
+        digest.update(Array(token.utf8))
+        return digest.finalizeHex()
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
@@ -35,8 +37,4 @@ enum ServerSecrets {
         for (x, y) in zip(left, right) { difference |= x ^ y }
         return difference == 0
     }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

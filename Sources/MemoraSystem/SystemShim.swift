@@ -130,6 +130,6 @@ package final class StreamingSHA256: @unchecked Sendable {
     package func finalizeHex() -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         _ = digest.withUnsafeMutableBufferPointer { memora_sha256_final(&state, $0.baseAddress!) }
-        return digest.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+        return Hex.string(digest)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MemoraServer
 import MemoraSync
+import MemoraSystem
 import Testing
 import TestSupport
 
@@ -181,19 +182,11 @@ struct ServerRouteTests {
     }
 }
 
-/// SHA-256 in hex, for the tests (through the server's own object check).
+/// SHA-256 in hex, for the tests (the system layer's, as the server uses).
 enum SHA256Hex {
     static func of(_ data: Data) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try? process.run()
-        input.fileHandleForWriting.write(data)
-        try? input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return String(text.prefix(64))
+        let digest = StreamingSHA256()
+        digest.update(Array(data))
+        return digest.finalizeHex()
     }
 }

@@ -58,6 +58,12 @@ struct SHA256Tests {
     ])
     func fipsExamples(message: String, expected: String) {
         #expect(hex(SHA256Digest.hash(Array(message.utf8))) == expected)
+        // The streaming form (for loops with suspension points), fed in two pieces.
+        let streaming = StreamingSHA256()
+        let bytes = Array(message.utf8)
+        streaming.update(Array(bytes.prefix(bytes.count / 2)))
+        streaming.update(Array(bytes.dropFirst(bytes.count / 2)))
+        #expect(streaming.finalizeHex() == expected)
     }
 
     /// A 1 MB input (value from hashlib), whole, fed in uneven pieces, and read from a file.

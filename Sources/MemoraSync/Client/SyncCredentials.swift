@@ -23,10 +23,7 @@ public struct SyncCredentials: Sendable, Hashable, Codable {
     /// A new random device id (32 hex digits).
     public static func newDeviceID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
+        return Hex.string((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }
 
