@@ -14,7 +14,7 @@
 //                                DBSCAN's AVX kernels in CVisionKernels)
 //   composition     PhotoIndex (MetadataKit, ImageKit; FreeType for a collage's title)
 //                   MemoraCore (everything above)
-//   test support    MemoraTesting (MemoraCore, FlyingFox)
+//   test support    MemoraTesting (MemoraCore, MemoraSync, MemoraServer, PhotoIndex, FlyingFox)
 //   front ends      memora (CLI), memora-bench, loca-memory-probe (the bench's memory probe)
 //
 // `scripts/check-layering.sh` enforces these rules in `make test`.
@@ -176,11 +176,12 @@ let package = Package(
             swiftSettings: strictSwift),
 
         // Test support for users of MemoraCore: loopback model servers speaking the
-        // Ollama, OpenAI and Gemini wire formats, a manual clock, a controllable monitor.
+        // Ollama, OpenAI and Gemini wire formats, a manual clock, a controllable monitor; the sync
+        // convergence simulation (a faulty network, restarts, crashes) that the tests and the bench run.
         .target(
             name: "MemoraTesting",
             dependencies: [
-                "MemoraCore",
+                "MemoraCore", "MemoraSync", "MemoraServer", "PhotoIndex",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ],
@@ -215,7 +216,7 @@ let package = Package(
             name: "memora-bench",
             dependencies: [
                 "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraTesting",
-                "CBenchPeers",
+                "MemoraSync", "MemoraServer", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),
@@ -240,7 +241,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraSyncTests",
-            dependencies: ["TestSupport", "MemoraSync", "MemoraServer", "MemoraCore", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["TestSupport", "MemoraSync", "MemoraServer", "MemoraCore", "MemoraSystem", "MemoraTesting", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(

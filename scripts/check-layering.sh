@@ -28,7 +28,7 @@ allowed_for() {
     PhotoVision) echo "MemoraSystem ImageKit" ;;
     PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVision" ;;
     MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit MemoraSync" ;;
-    MemoraTesting) echo "MemoraSystem MemoraCore" ;;
+    MemoraTesting) echo "MemoraSystem MemoraCore MemoraSync MemoraServer PhotoIndex" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac
 }

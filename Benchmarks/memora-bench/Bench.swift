@@ -24,6 +24,7 @@ struct Bench {
         var indexRows = 100_000
         var dbscanPoints = 20_000
         var facePoints = 50_000
+        var uploadMegabytes = 1024
     }
 
     static func main() async {
@@ -47,6 +48,14 @@ struct Bench {
         }
         if arguments.count == 3 && arguments[1] == "--people-cluster" {
             try PeopleBench.clusterChild(path: arguments[2])
+            return
+        }
+        if arguments.count >= 3 && arguments[1] == "--sync-server" {
+            try await SyncBench.serve(folder: arguments[2], database: arguments.count > 3 ? arguments[3] : nil)
+            return
+        }
+        if arguments.count == 2 && arguments[1] == "--bare-server" {
+            try await SyncBench.serveBare()
             return
         }
         let settings = try parse(arguments.dropFirst())
@@ -82,6 +91,9 @@ struct Bench {
         }
         if settings.only == nil || settings.only == "people" {
             try PeopleBench.run(settings)
+        }
+        if settings.only == nil || settings.only == "sync" {
+            try await SyncBench.run(settings)
         }
     }
 
@@ -247,7 +259,8 @@ struct Bench {
             case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
             case "--dbscan-points": settings.dbscanPoints = Int(value) ?? settings.dbscanPoints
             case "--face-points": settings.facePoints = Int(value) ?? settings.facePoints
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points")
+            case "--upload-megabytes": settings.uploadMegabytes = max(8, Int(value) ?? settings.uploadMegabytes)
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision|sync, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points, --upload-megabytes")
             }
         }
         return settings

@@ -236,8 +236,9 @@ enum DBSCANBench {
     }
 
     /// A field of /proc/self/status, in MiB.
-    static func memory(_ field: String) -> Double {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    /// A memory figure of `/proc/PROCESS/status` (VmRSS, VmHWM) in MiB: this process's by default.
+    static func memory(_ field: String, of process: String = "self") -> Double {
+        let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
         return (Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? 0) / 1024
     }

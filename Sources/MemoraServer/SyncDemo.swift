@@ -25,13 +25,9 @@ public enum SyncDemo {
         configuration.port = 0
         configuration.logLevel = "critical"
         let server = SyncServer(configuration: configuration, store: data.store, objects: data.objects)
-        let ready = AsyncStream<Int>.makeStream()
-        let running = Task { try await server.run(gracefulShutdown: false) { port in ready.continuation.yield(port) } }
-        defer { running.cancel() }
-        var iterator = ready.stream.makeAsyncIterator()
-        guard let port = await iterator.next(), let url = URL(string: "http://127.0.0.1:\(port)") else {
-            throw ServerError.storage("the demo server did not start")
-        }
+        let running = try await server.start()
+        let url = running.url
+        defer { Task { await running.stop() } }
         var steps: [String] = []
         let devices = try ["phone", "laptop"].map { name in
             (name: name, client: SyncClient(replica: try SyncReplica(path: "\(folder)/\(name)/replica.sqlite"),

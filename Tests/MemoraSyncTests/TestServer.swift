@@ -1,62 +1,41 @@
 import Foundation
 import MemoraServer
 import MemoraSync
+import MemoraTesting
 import Synchronization
 import Testing
 
-/// A real memora-server on loopback for the tests: started on a free port, restartable on the same port
-/// and data folder (a server restart), stopped by cancelling its task.
+/// A real memora-server on loopback for the tests (``LoopbackSyncServer``), with the tests' own
+/// set-up: a store per test, rate limits, SQL on its database, a writer held open.
 final class TestServer: Sendable {
-    let folder: String
+    let server: LoopbackSyncServer
+    var folder: String { server.folder }
     /// The PostgreSQL database the store uses, nil for SQLite in `folder`.
-    let database: String?
-    let joinCode = "test-join-code-0123456789"
-    private let state = Mutex<(task: Task<Void, any Error>?, port: Int)>((nil, 0))
+    var database: String? { server.database }
+    var joinCode: String { server.joinCode }
+    var port: Int { server.port }
+    var url: URL { server.url }
 
     /// Rate limits (requests at once, per second) for IPs and devices; nil: effectively none.
-    let limits: (ip: (Int, Double), device: (Int, Double))?
-
     init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil) async throws {
-        self.folder = folder
-        self.limits = limits
-        database = try await store.makeDatabase()
-        try await start(port: 0)
+        let database = try await store.makeDatabase()
+        server = try await LoopbackSyncServer(folder: folder, database: database, joinCode: "test-join-code-0123456789") { configuration in
+            if let limits {
+                (configuration.ipBurst, configuration.ipPerSecond) = limits.ip
+                (configuration.deviceBurst, configuration.devicePerSecond) = limits.device
+            }
+        }
     }
 
     /// A second server process on the same PostgreSQL database as `other` (its own folder and port).
     init(folder: String, sharingDatabaseOf other: TestServer) async throws {
-        self.folder = folder
-        database = other.database
-        limits = nil
-        try await start(port: 0)
+        server = try await LoopbackSyncServer(folder: folder, database: other.database, joinCode: other.joinCode)
     }
 
-    var port: Int { state.withLock { $0.port } }
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    func stop() async { await server.stop() }
 
-    func start(port: Int) async throws {
-        let data = try await ServerData.open(folder, database: database)
-        var configuration = ServerConfiguration(joinCode: joinCode)
-        configuration.port = port
-        configuration.logLevel = "critical"  // stopping by cancellation logs errors of its own
-        let limits = self.limits ?? (ip: (100_000, 100_000), device: (100_000, 100_000))
-        (configuration.ipBurst, configuration.ipPerSecond) = limits.ip
-        (configuration.deviceBurst, configuration.devicePerSecond) = limits.device
-        let server = SyncServer(configuration: configuration, store: data.store, objects: data.objects)
-        let ready = AsyncStream<Int>.makeStream()
-        let task = Task {
-            try await server.run(gracefulShutdown: false) { port in ready.continuation.yield(port) }
-        }
-        var iterator = ready.stream.makeAsyncIterator()
-        guard let bound = await iterator.next() else { throw CancellationError() }
-        state.withLock { $0 = (task, bound) }
-    }
-
-    func stop() async {
-        let task = state.withLock { $0.task }
-        task?.cancel()
-        _ = try? await task?.value
-    }
+    /// Stops and starts the server again on the same port and data.
+    func restart() async throws { try await server.restart() }
 
     /// Runs SQL on the server's database (test set-up: triggers that inject failures).
     func execute(_ sql: String) async throws {
@@ -110,13 +89,6 @@ final class TestServer: Sendable {
             _ = try? await holding.value
             throw error
         }
-    }
-
-    /// Stops and starts the server again on the same port and data.
-    func restart() async throws {
-        let port = self.port
-        await stop()
-        try await start(port: port)
     }
 
     /// The store, opened beside the running server.
