@@ -18,7 +18,20 @@ if ! command -v age >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-ge
   echo "Installing age for the benchmark peer..." >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq age >&2 || true
 fi
+# The sync scenario loads the server with Debian's `wrk` (installed when we can, skipped otherwise) and
+# measures PostgreSQL too when scripts/test-postgres.sh can start one: the bench gets a fresh database.
+if ! command -v wrk >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing wrk for the sync scenario..." >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >&2 || true
+fi
+if [ -z "${MEMORA_BENCH_DATABASE:-}" ] && postgres=$(scripts/test-postgres.sh 2>/dev/null) && command -v psql >/dev/null 2>&1; then
+  database="memora_bench_$(date +%s)_$$"
+  if psql "$postgres" -qc "CREATE DATABASE $database" >/dev/null 2>&1; then
+    export MEMORA_BENCH_DATABASE="${postgres%/postgres}/$database"
+    trap 'psql "$postgres" -qc "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1 || true' EXIT
+  fi
+fi
 swift build -c release --product memora-bench >&2
 swift build -c release --product loca-memory-probe >&2
 swift build -c release --product memora >&2  # scenario 8 runs the CLI as a child process
-exec .build/release/memora-bench --python "$PYTHON" --peer-script scripts/pillow_peer.py "$@"
+.build/release/memora-bench --python "$PYTHON" --peer-script scripts/pillow_peer.py "$@"

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import MemoraServer
 import MemoraSync
 import MemoraSystem
@@ -27,7 +28,7 @@ enum SyncBench {
 
         let client = try await BenchClient(server: server, folder: folder + "/sqlite")
         try await latency(client, store: "SQLite")
-        if let database = ProcessInfo.processInfo.environment["MEMORA_BENCH_DATABASE"] {
+        if let database = ProcessInfo.processInfo.environment["MEMORA_BENCH_DATABASE"], !database.isEmpty {
             let postgres = try ChildServer(["--sync-server", folder + "/postgres", database])
             defer { postgres.stop() }
             try await latency(try await BenchClient(server: postgres, folder: folder + "/postgres"), store: "PostgreSQL")
@@ -197,7 +198,7 @@ enum SyncBench {
         for run in 0..<runs {
             let server = try await LoopbackSyncServer(folder: "\(folder)/\(run)/server")
             let start = ContinuousClock.now
-            let outcome = try await ConvergenceSimulation(seed: 20261125 &+ UInt64(run), operations: 300)
+            let outcome = try await ConvergenceSimulation(seed: 20261125 &+ UInt64(run), operations: 1200)
                 .run(folder: "\(folder)/\(run)", servers: [server.simulationServer], joinCode: server.joinCode)
             times.append(Bench.seconds(ContinuousClock.now - start))
             await server.stop()
@@ -205,7 +206,7 @@ enum SyncBench {
             outcomes.append(outcome)
         }
         let faults = outcomes.map(\.faults).reduce(0, +), restarts = outcomes.map(\.restarts).reduce(0, +), crashes = outcomes.map(\.crashes).reduce(0, +)
-        print(String(format: "   convergence (SQLite, in process): %.1f runs/min of 300 operations by 3 devices (%.1f s median; %d faults, %d restarts, %d crashes over %d runs, all converged)",
+        print(String(format: "   convergence (SQLite, in process): %.1f runs/min of 1,200 operations by 3 devices (the test's size) (%.1f s median; %d faults, %d restarts, %d crashes over %d runs, all converged)",
                      60 / Bench.median(times), Bench.median(times), faults, restarts, crashes, runs))
     }
 
@@ -233,8 +234,11 @@ enum SyncBench {
             let body = try JSONEncoder().encode(HealthResponse(status: "ok", version: SyncServer.version, storage: "sqlite"))
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
+        var logger = Logger(label: "bare-server")
+        logger.logLevel = .critical
         let app = Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in FileHandle.standardOutput.write(Data("\(channel.localAddress?.port ?? 0)\n".utf8)) })
+                              onServerRunning: { channel in FileHandle.standardOutput.write(Data("\(channel.localAddress?.port ?? 0)\n".utf8)) },
+                              logger: logger)
         try await app.runService()
     }
 }

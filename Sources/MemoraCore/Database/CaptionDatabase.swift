@@ -149,6 +149,7 @@ public final class CaptionDatabase: Sendable {
         let json = (try? JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
         _ = try? write { db in
             try ErrorLogRecord(assetID: asset, errorType: type, errorMessage: message, context: json, createdAt: Date()).insert(db)
+            try CaptionSync.queueError(db.lastInsertedRowID, in: db)
         }
     }
 

@@ -93,6 +93,7 @@ public struct PhotoHistory: Sendable {
                 }
             } else {
                 _ = try HistoryRecord.filter(key: entry.id).updateAll(db, HistoryRecord.Columns.pending.set(to: false))
+                if let id = entry.id { try CaptionSync.queueEntry(id, in: db) }
             }
         }
     }
@@ -101,6 +102,7 @@ public struct PhotoHistory: Sendable {
     func confirm(_ recorded: Recorded, in db: Database) throws {
         guard let rows = recorded.value else { return }
         _ = try HistoryRecord.filter(key: rows.entry).updateAll(db, HistoryRecord.Columns.pending.set(to: false))
+        try CaptionSync.queueEntry(rows.entry, in: db)
     }
 
     /// ``confirm(_:in:)`` in a transaction of its own (best effort: a pending entry is settled by the photo's next write).
@@ -127,8 +129,13 @@ public struct PhotoHistory: Sendable {
         _ = try pending.deleteAll(db)
         let last = try HistoryRecord.of(asset: record.asset).filter(HistoryRecord.Columns.kind != HistoryEntry.Kind.stripLocation.rawValue)
             .reversed().fetchOne(db)
-        guard last?.caption != record.caption else { return }
-        try HistoryRecord(record, snapshot: nil, pending: false).insert(db)
+        if last?.caption != record.caption {
+            try HistoryRecord(record, snapshot: nil, pending: false).insert(db)
+        }
+        if let latest = try HistoryRecord.of(asset: record.asset).filter(HistoryRecord.Columns.caption == record.caption).reversed().fetchOne(db),
+           let id = latest.id {
+            try CaptionSync.queueEntry(id, in: db)
+        }
     }
 
     /// Sets the captions of the photo's latest entry (a restore whose captions are only known once the photo is restored).
@@ -137,6 +144,7 @@ public struct PhotoHistory: Sendable {
             guard let latest = try HistoryRecord.of(asset: asset).reversed().fetchOne(db) else { return }
             _ = try HistoryRecord.filter(key: latest.id).updateAll(
                 db, HistoryRecord.Columns.caption.set(to: caption), HistoryRecord.Columns.altText.set(to: altText))
+            if let id = latest.id { try CaptionSync.queueEntry(id, in: db) }
         }
     }
 

@@ -141,12 +141,14 @@ public struct ProcessingQueue: Sendable {
     @discardableResult
     public func fail(_ id: String, error: String, maxRetries: Int) throws(MemoraError) -> QueueItem.Status {
         try database.write { db in
-            let retries = (try QueueRecord.fetchOne(db, id: id)?.retryCount ?? 0) + 1
+            let item = try QueueRecord.fetchOne(db, id: id)
+            let retries = (item?.retryCount ?? 0) + 1
             let status: QueueItem.Status = retries >= maxRetries ? .failed : .pending
             _ = try QueueRecord.filter(id: id).updateAll(
                 db, QueueRecord.Columns.status.set(to: status.rawValue), QueueRecord.Columns.retryCount.set(to: retries),
                 QueueRecord.Columns.errorMessage.set(to: error), QueueRecord.Columns.caption.set(to: nil),
                 QueueRecord.Columns.altText.set(to: nil), QueueRecord.touched)
+            if let item { try CaptionSync.queueFailure(asset: item.assetID, status: status, error: error, retries: retries, in: db) }
             return status
         }
     }
