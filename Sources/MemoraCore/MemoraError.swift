@@ -99,6 +99,12 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let syncFailed = Code(rawValue: "sync-failed")
         /// Sync is waiting for an unmetered network (`wifi_only`).
         public static let waitingForNetwork = Code(rawValue: "waiting-for-network")
+        /// No saved place has that name or id (`memora places list`).
+        public static let placeNotFound = Code(rawValue: "place-not-found")
+        /// Several saved places have that name: give the place's id.
+        public static let placeAmbiguous = Code(rawValue: "place-ambiguous")
+        /// A place to save is not valid (its name, coordinates or radius).
+        public static let invalidPlace = Code(rawValue: "invalid-place")
 
         // Secrets
 
@@ -311,6 +317,16 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     // MARK: Sync
+
+    /// No saved place is called `name` (nor has it as its id).
+    public static func placeNotFound(_ name: String) -> MemoraError {
+        MemoraError(.placeNotFound, "no saved place is called \(name): `memora places list` shows them, `memora places add` saves one")
+    }
+
+    /// `count` saved places are called `name`.
+    public static func placeAmbiguous(_ name: String, ids: [String]) -> MemoraError {
+        MemoraError(.placeAmbiguous, "\(ids.count) saved places are called \(name): give one of their ids (\(ids.joined(separator: ", ")))")
+    }
 
     /// MemoraSync's error, with its message; retryable when the server could not be reached or was busy.
     public static func sync(_ error: SyncError) -> MemoraError {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MemoraCore
 import MemoraSystem
 import PhotoIndex
 
@@ -11,7 +12,8 @@ struct CollageCommand: AsyncParsableCommand {
 
     @OptionGroup var database: IndexCommand.IndexDatabaseOptions
     @Option(help: "Photos taken in this year.") var year: Int?
-    @Option(help: "Photos whose place name matches (\"Lyon\" matches \"Lyon, France\").") var place: String?
+    @Option(help: "Photos inside a saved place's circle (memora places), else photos whose place name matches (\"Lyon\" matches \"Lyon, France\").") var place: String?
+    @Option(help: "With --place: the caption database holding the saved places (default: $XDG_DATA_HOME/memora/memora.sqlite).") var placesDb: String?
     @Option(help: "Photos within --radius km of LAT,LON.") var near: String?
     @Option(help: "The radius for --near, in kilometres.") var radius: Double = 25
     @Option(help: "Photos showing this person (their face must cover more than --min-face-share of the photo).") var person: String?
@@ -53,9 +55,21 @@ struct CollageCommand: AsyncParsableCommand {
         return (parts[0], parts[1])
     }
 
+    /// `--place`: a saved place's circle, else a match on the photos' place names.
+    func placeSource(_ name: String) throws -> CollageSource {
+        let path = placesDb ?? CaptionDatabase.defaultPath
+        guard FileManager.default.fileExists(atPath: path) else { return .place(name) }  // no places saved on this device
+        let (source, saved) = try SavedPlaces(database: CaptionDatabase(path: path)).collageSource(place: name)
+        if let saved, !output.quiet {
+            StandardError.write("note: \(TerminalText.escaped(saved.name)) is a saved place: photos within \(Int(saved.radiusMeters)) m of "
+                                + String(format: "%.5f, %.5f", saved.latitude, saved.longitude) + "\n")
+        }
+        return source
+    }
+
     func run() async throws {
         let source: CollageSource
-        if let year { source = .year(year) } else if let place { source = .place(place) } else if let person { source = .person(person) } else if let theme {
+        if let year { source = .year(year) } else if let place { source = try placeSource(place) } else if let person { source = .person(person) } else if let theme {
             source = .theme(theme)
         } else {
             guard let coordinates else { throw ValidationError("--near is LAT,LON in degrees, for example 45.76,4.84") }

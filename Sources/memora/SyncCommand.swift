@@ -77,14 +77,8 @@ struct PlacesCommand: ParsableCommand {
         @Flag(name: .shortAndLong, help: "Print nothing but errors.") var quiet = false
 
         func run() throws {
-            var fields: [String: JSONValue] = [
-                "id": .string(UUID().uuidString.lowercased()), "name": .string(name), "latitude": .number(latitude),
-                "longitude": .number(longitude), "radius_meters": .number(radius),
-                "created_at": .integer(Int64(Date().timeIntervalSince1970 * 1000)),
-            ]
-            if let notes { fields["notes"] = .string(notes) }
-            try database.open().syncReplica.put(SyncSchema.places, fields)
-            if !quiet { print("saved \(name) (syncs with the next memora sync)") }
+            let place = try SavedPlaces(database: database.open()).add(name: name, latitude: latitude, longitude: longitude, radiusMeters: radius, notes: notes)
+            if !quiet { print("saved \(TerminalText.escaped(place.name)) (syncs with the next memora sync)") }
         }
     }
 
@@ -94,21 +88,11 @@ struct PlacesCommand: ParsableCommand {
         @Flag(help: "Print as JSON.") var json = false
 
         func run() throws {
-            let places = try database.open().syncReplica.records(in: SyncSchema.places).values.sorted {
-                ($0["name"]?.jsonText ?? "", $0["id"]?.jsonText ?? "") < ($1["name"]?.jsonText ?? "", $1["id"]?.jsonText ?? "")
-            }
+            let places = try SavedPlaces(database: database.open()).all()
             if json { try printJSON(places); return }
             if places.isEmpty { print("no places saved (memora places add NAME --latitude … --longitude …)") }
             for place in places {
-                guard case .string(let name)? = place["name"], case .string(let id)? = place["id"] else { continue }
-                func number(_ key: String) -> Double {
-                    switch place[key] {
-                    case .number(let value)?: value
-                    case .integer(let value)?: Double(value)
-                    default: 0
-                    }
-                }
-                print("\(TerminalText.escaped(name))  \(String(format: "%.5f, %.5f", number("latitude"), number("longitude")))  \(Int(number("radius_meters"))) m  \(id)")
+                print("\(TerminalText.escaped(place.name))  \(String(format: "%.5f, %.5f", place.latitude, place.longitude))  \(Int(place.radiusMeters)) m  \(place.id)")
             }
         }
     }
@@ -120,13 +104,8 @@ struct PlacesCommand: ParsableCommand {
         @Flag(name: .shortAndLong, help: "Print nothing but errors.") var quiet = false
 
         func run() throws {
-            let replica = try database.open().syncReplica
-            let matches = try replica.records(in: SyncSchema.places).filter { key, fields in key == place || fields["name"] == .string(place) }
-            guard matches.count == 1, let key = matches.keys.first else {
-                throw ValidationError(matches.isEmpty ? "no place \(place): memora places list shows them" : "\(matches.count) places are called \(place): give its id")
-            }
-            try replica.delete(SyncSchema.places, key: ["id": .string(key)])
-            if !quiet { print("removed \(place) (syncs with the next memora sync)") }
+            let removed = try SavedPlaces(database: database.open()).remove(place)
+            if !quiet { print("removed \(TerminalText.escaped(removed.name)) (syncs with the next memora sync)") }
         }
     }
 }

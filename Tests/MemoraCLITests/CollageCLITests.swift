@@ -1,6 +1,7 @@
 import Foundation
 import ImageKit
 import MemoraSystem
+import TestSupport
 import Testing
 
 /// A sidecar XMP packet with the date a photo was taken and, optionally, a person and their face box (MWG, top-left origin).
@@ -146,5 +147,52 @@ struct CollageTitleCLITests {
         for bad in ["", "two\nlines"] {
             #expect(try cli.run("collage", "--db", database, "--year", "2019", "--title", bad, "--out", titled).status == 64, "\(bad)")
         }
+    }
+}
+
+@Suite("memora collage --place with a saved place, end to end")
+struct SavedPlaceCollageCLITests {
+    @Test("--place NAME of a saved place (memora places add) chooses the photos inside its circle; a name no place has matches place names as before")
+    func savedPlaceCircle() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        // Three photos taken at the Eiffel Tower (the camera block's GPS: 48.8582 N, 2.2945 E), three with no position.
+        var inside: [String] = []
+        for index in 0..<6 {
+            let photo = try cli.photo("library/p\(index).jpg", seed: UInt64(index + 1) &* 7_919)
+            if index < 3 {
+                let jpeg = JPEGBuilder.inserting(JPEGBuilder.exifSegment(TIFFBuilder().cameraBlock()), into: [UInt8](try Data(contentsOf: URL(fileURLWithPath: photo))))
+                try AtomicFileWriter.write(jpeg, to: photo)
+                inside.append(photo)
+            }
+        }
+        let index = cli.folder + "/index.sqlite", captions = cli.folder + "/memora.sqlite"
+        #expect(try cli.run("index", "build", "--db", index, cli.folder + "/library").status == 0)
+        let saved = try cli.run("places", "add", "--db", captions, "Eiffel Tower", "--latitude", "48.8584", "--longitude", "2.2945", "--radius", "300")
+        #expect(saved.status == 0, "\(saved.err)")
+        #expect(try cli.run("places", "add", "--db", captions, "Far away", "--latitude", "-33.86", "--longitude", "151.21").status == 0)
+
+        // The name is found without case or extra spaces; the note says which circle is used.
+        let made = try cli.run("collage", "--db", index, "--place", " eiffel  TOWER ", "--places-db", captions, "--count", "3",
+                               "--out", cli.folder + "/c.jpg", "--json")
+        #expect(made.status == 0, "\(made.err)")
+        #expect(made.err.contains("Eiffel Tower is a saved place: photos within 300 m of 48.85840, 2.29450"), "\(made.err)")
+        let selection = try JSONSerialization.jsonObject(with: Data(made.out.utf8)) as? [String: Any]
+        let chosen = (selection?["photos"] as? [[String: Any]])?.compactMap { $0["path"] as? String } ?? []
+        #expect(Set(chosen.map { FileSystem.resolvedPath($0) ?? $0 }) == Set(inside.map { FileSystem.resolvedPath($0) ?? $0 }), "\(made.out)")
+
+        // A saved place with no photos inside its circle: no collage, and the message says why.
+        let far = try cli.run("collage", "--db", index, "--place", "Far away", "--places-db", captions, "--out", cli.folder + "/far.jpg")
+        #expect(far.status != 0 && !FileSystem.exists(cli.folder + "/far.jpg"))
+        // Two places with one name: the error names their ids.
+        #expect(try cli.run("places", "add", "--db", captions, "far away", "--latitude", "1", "--longitude", "1").status == 0)
+        let ambiguous = try cli.run("collage", "--db", index, "--place", "Far away", "--places-db", captions, "--out", cli.folder + "/far.jpg")
+        #expect(ambiguous.status != 0 && ambiguous.err.contains("2 saved places are called Far away: give one of their ids"), "\(ambiguous.err)")
+        // Bad coordinates are refused with the field at fault; removing by name works.
+        let bad = try cli.run("places", "add", "--db", captions, "Nowhere", "--latitude", "91", "--longitude", "0")
+        #expect(bad.status != 0 && bad.err.contains("latitude"), "\(bad.err)")
+        #expect(try cli.run("places", "remove", "--db", captions, "Eiffel Tower").status == 0)
+        let gone = try cli.run("places", "remove", "--db", captions, "Eiffel Tower")
+        #expect(gone.status != 0 && gone.err.contains("no saved place is called Eiffel Tower"), "\(gone.err)")
     }
 }
