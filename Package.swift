@@ -39,6 +39,7 @@ let package = Package(
         .library(name: "PhotoIndex", targets: ["PhotoIndex"]),
         .library(name: "MemoraCore", targets: ["MemoraCore"]),
         .library(name: "MemoraSync", targets: ["MemoraSync"]),
+        .library(name: "MemoraHub", targets: ["MemoraHub"]),
         .library(name: "MemoraServer", targets: ["MemoraServer"]),
         .library(name: "MemoraTesting", targets: ["MemoraTesting"]),
         .executable(name: "memora", targets: ["memora"]),
@@ -54,6 +55,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // memora-server's PostgreSQL store.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The hub's multipart uploads (a streaming parser).
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // `make docs` (DocC): a command plugin only; nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -188,10 +191,17 @@ let package = Package(
             swiftSettings: strictSwift),
 
         // The sync server's library (routes, authentication, rate limits, storage); memora-server runs it.
+        // libqrencode: the hub's pairing QR code.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode"),
+
+        // The Memory Palace collector's library (Docs/Hub.md): the hub's wire types and HubClient.
+        .target(name: "MemoraHub", dependencies: ["MemoraSystem", "MemoraSync"], swiftSettings: strictSwift),
+
         .target(
             name: "MemoraServer",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MemoraSync", .product(name: "GRDB", package: "GRDB.swift"),
+                "MemoraSystem", "MemoraDatabase", "MemoraSync", "MemoraHub", "ImageKit", "MetadataKit", "CQREncode", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -201,14 +211,14 @@ let package = Package(
         .executableTarget(
             name: "memora-server",
             dependencies: [
-                "MemoraServer", "MemoraSync", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "MemoraServer", "MemoraSync", "MemoraHub", "MemoraSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora",
             dependencies: [
-                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraServer",
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift),

@@ -15,8 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync PhotoIndex MemoraCore MemoraServer MemoraTesting)
-c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels)
+ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting)
+c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels CQREncode)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
 allowed_for() {
@@ -24,7 +24,8 @@ allowed_for() {
     MemoraSystem) echo "" ;;
     MemoraDatabase|ImageKit|MetadataKit) echo "MemoraSystem" ;;
     VaultCrypto|MemoraSync) echo "MemoraSystem MemoraDatabase" ;;
-    MemoraServer) echo "MemoraSystem MemoraDatabase MemoraSync" ;;
+    MemoraHub) echo "MemoraSystem MemoraSync" ;;
+    MemoraServer) echo "MemoraSystem MemoraDatabase MemoraSync MemoraHub ImageKit MetadataKit" ;;
     PhotoVision) echo "MemoraSystem ImageKit" ;;
     PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVision" ;;
     MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit MemoraSync" ;;

@@ -31,6 +31,7 @@ packages=(
   libimage-exiftool-perl  # the MetadataKit tests check what we write with exiftool
   webp                # cwebp makes the WebP fixtures of the MetadataKit tests
   postgresql          # the sync tests run memora-server on PostgreSQL too (scripts/test-postgres.sh)
+  libqrencode-dev     # CQREncode: the hub's pairing QR code (memora-server pair, the dashboard)
 )
 if [ "${1:-}" = "--oracle" ]; then
   packages+=(exiv2)

@@ -222,7 +222,7 @@ enum SyncBench {
         (configuration.ipBurst, configuration.ipPerSecond) = (1_000_000_000, 1_000_000_000)
         (configuration.deviceBurst, configuration.devicePerSecond) = (1_000_000_000, 1_000_000_000)
         configuration.maxObjectBytes = 4 << 30
-        try await SyncServer(configuration: configuration, store: data.store, objects: data.objects).run { port in
+        try await SyncServer(configuration: configuration, data: data).run { port in
             FileHandle.standardOutput.write(Data("\(port)\n".utf8))
         }
     }

@@ -7,6 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 
 #if defined(__APPLE__)
 #include <CommonCrypto/CommonDigest.h>
@@ -102,4 +106,18 @@ void memora_sha256_free(memora_sha256_state *state) {
 #else
     (void)state;
 #endif
+}
+
+int memora_local_ipv4(char *out, size_t size) {
+    struct ifaddrs *list = NULL;
+    if (getifaddrs(&list) != 0) return -1;
+    int found = -1;
+    for (struct ifaddrs *entry = list; entry != NULL && found != 0; entry = entry->ifa_next) {
+        if (entry->ifa_addr == NULL || entry->ifa_addr->sa_family != AF_INET) continue;
+        if (!(entry->ifa_flags & IFF_UP) || (entry->ifa_flags & IFF_LOOPBACK)) continue;
+        const struct sockaddr_in *address = (const struct sockaddr_in *)entry->ifa_addr;
+        if (inet_ntop(AF_INET, &address->sin_addr, out, (socklen_t)size) != NULL) found = 0;
+    }
+    freeifaddrs(list);
+    return found;
 }

@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable {
     public var maxJSONBytes: Int = 4 * 1024 * 1024
     /// The largest object (photo) upload.
     public var maxObjectBytes: Int64 = 200 * 1024 * 1024
+    /// The largest memory (a photo, video, voice recording or text) the hub takes.
+    public var maxMemoryBytes: Int64 = 4 * 1024 * 1024 * 1024
     /// Requests each IP address may make at once, and per second after that (before authentication).
     public var ipBurst: Int = 120
     /// See ``ipBurst``.

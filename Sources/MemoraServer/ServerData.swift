@@ -1,8 +1,9 @@
 internal import Foundation
 internal import MemoraSystem
+public import MemoraHub
 
-/// A server's folder: `memora-server.sqlite` (unless the store is PostgreSQL), `objects/` and
-/// `join-code` (0600, made on first use).
+/// A server's folder: `memora-server.sqlite` (unless the store is PostgreSQL), `objects/`, `hub/` (the
+/// Memory Palace hub's media and thumbnails) and `join-code` (0600, made on first use).
 public struct ServerData: Sendable {
     /// The store: SQLite in the folder, or PostgreSQL.
     public let store: any SyncStore
@@ -12,6 +13,9 @@ public struct ServerData: Sendable {
     public let objects: ObjectStore
     /// The join code devices register with.
     public let joinCode: String
+    /// The Memory Palace hub's tables (in the same store) and files (`hub/` in the folder).
+    let hub: HubStore
+    let hubMedia: HubMedia
 
     /// `$XDG_DATA_HOME/memora-server`.
     public static var defaultFolder: String { ApplicationFolders().data + "-server" }
@@ -38,9 +42,21 @@ public struct ServerData: Sendable {
         if let database {
             let store = try await PostgresSyncStore.connect(url: database)
             let place = URLComponents(string: database).map { "PostgreSQL \($0.host ?? "?")\($0.port.map { ":\($0)" } ?? "")\($0.path)" } ?? "PostgreSQL"
-            return ServerData(store: store, storeDescription: place, objects: objects, joinCode: code)
+            return ServerData(store: store, storeDescription: place, objects: objects, joinCode: code,
+                              hub: try await HubStore.open(store), hubMedia: try HubMedia(folder: folder + "/hub"))
         }
         let store = try SQLiteSyncStore(path: folder + "/memora-server.sqlite")
-        return ServerData(store: store, storeDescription: "SQLite: \(store.path)", objects: objects, joinCode: code)
+        return ServerData(store: store, storeDescription: "SQLite: \(store.path)", objects: objects, joinCode: code,
+                          hub: try await HubStore.open(store), hubMedia: try HubMedia(folder: folder + "/hub"))
+    }
+}
+
+extension ServerData {
+    /// A new pairing token for the hub's QR code: works once, for `lifetimeSeconds`. Only its hash is stored.
+    public func pairingCode(host: String, port: Int, lifetimeSeconds: Int64 = 600, name: String? = "Memory Palace") async throws(ServerError) -> ServerConfig {
+        let token = ServerSecrets.randomToken(bytes: 18)
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        try await hub.addPairingToken(hash: ServerSecrets.hash(token), expiresAt: now + lifetimeSeconds * 1000, now: now)
+        return ServerConfig(serverIP: host, port: port, authToken: token, serverName: name, expiresAt: now + lifetimeSeconds * 1000)
     }
 }

@@ -24,7 +24,7 @@ public enum SyncDemo {
         var configuration = ServerConfiguration(joinCode: data.joinCode)
         configuration.port = 0
         configuration.logLevel = "critical"
-        let server = SyncServer(configuration: configuration, store: data.store, objects: data.objects)
+        let server = SyncServer(configuration: configuration, data: data)
         let running = try await server.start()
         let url = running.url
         defer { Task { await running.stop() } }

@@ -17,12 +17,22 @@ public struct SyncServer: Sendable {
     let configuration: ServerConfiguration
     let store: any SyncStore
     let objects: ObjectStore
+    let hub: (store: HubStore, media: HubMedia)?
 
-    /// Creates a server over `store`, keeping uploaded objects in `objects`.
+    /// Creates a sync server over `store`, keeping uploaded objects in `objects` (no hub routes).
     public init(configuration: ServerConfiguration, store: any SyncStore, objects: ObjectStore) {
         self.configuration = configuration
         self.store = store
         self.objects = objects
+        hub = nil
+    }
+
+    /// Creates the server over a server folder's data: the sync routes and the Memory Palace hub's.
+    public init(configuration: ServerConfiguration, data: ServerData) {
+        self.configuration = configuration
+        store = data.store
+        objects = data.objects
+        hub = (data.hub, data.hubMedia)
     }
 
     /// Builds the router: every route, the rate limits, authentication and the error shape.
@@ -45,6 +55,24 @@ public struct SyncServer: Sendable {
         authenticated.post("errors/log") { request, context in try await routes.logError(request, context: context) }
         authenticated.put("objects/:sha256") { request, context in try await routes.putObject(request, context: context) }
         authenticated.head("objects/:sha256") { request, context in try await routes.headObject(request, context: context) }
+        if let hub {
+            let routes = HubRoutes(configuration: configuration, store: store, hub: hub.store, media: hub.media)
+            router.post("/api/hub/pair") { request, context in try await routes.pair(request, context: context) }
+            authenticated.get("people") { request, context in try await routes.people(request, context: context) }
+            authenticated.post("people") { request, context in try await routes.addPerson(request, context: context) }
+            authenticated.get("people/:id") { request, context in try await routes.person(request, context: context) }
+            authenticated.put("people/:id") { request, context in try await routes.updatePerson(request, context: context) }
+            authenticated.delete("people/:id") { request, context in try await routes.removePerson(request, context: context) }
+            authenticated.get("people/:id/memories") { request, context in try await routes.memories(request, context: context) }
+            authenticated.post("memories") { request, context in try await routes.addMemory(request, context: context) }
+            authenticated.get("memories") { request, context in try await routes.memories(request, context: context) }
+            authenticated.get("memories/:id") { request, context in try await routes.memory(request, context: context) }
+            authenticated.delete("memories/:id") { request, context in try await routes.removeMemory(request, context: context) }
+            authenticated.get("memories/:id/media") { request, context in try await routes.file(request, context: context, thumbnail: false) }
+            authenticated.get("memories/:id/thumbnail") { request, context in try await routes.file(request, context: context, thumbnail: true) }
+            authenticated.post("memories/:id/faces") { request, context in try await routes.addFaces(request, context: context) }
+            authenticated.put("memories/:id/faces/:faceId") { request, context in try await routes.tagFace(request, context: context) }
+        }
         return router
     }
 

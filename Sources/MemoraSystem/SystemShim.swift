@@ -19,6 +19,13 @@ enum SystemShim {
     static func secureZero(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
         memora_secure_zero(pointer, count)
     }
+
+    /// The first IPv4 address of an interface that is up and not the loopback.
+    static func localIPv4() -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard memora_local_ipv4(&buffer, buffer.count) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
 
 /// SHA-256 (FIPS 180-4), incremental: OpenSSL's libcrypto on Linux (SHA-NI where the CPU has it:

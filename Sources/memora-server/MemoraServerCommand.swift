@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MemoraServer
+import MemoraSystem
 
 /// `memora-server`: the Memora sync server (Docs/Sync.md).
 @main
@@ -8,7 +9,7 @@ struct MemoraServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "memora-server",
         abstract: "The Memora sync server: devices push and pull captions, history, preferences and places.",
-        subcommands: [Run.self, Devices.self, Revoke.self, JoinCode.self],
+        subcommands: [Run.self, Pair.self, Devices.self, Revoke.self, JoinCode.self],
         defaultSubcommand: Run.self)
 }
 
@@ -36,7 +37,7 @@ extension MemoraServerCommand {
             var configuration = ServerConfiguration(joinCode: data.joinCode)
             configuration.host = host
             configuration.port = port
-            let server = SyncServer(configuration: configuration, store: data.store, objects: data.objects)
+            let server = SyncServer(configuration: configuration, data: data)
             let host = self.host
             let folder = options.data
             try await server.run { port in
@@ -74,6 +75,30 @@ extension MemoraServerCommand {
                 throw ValidationError("no device \(device): memora-server devices lists them")
             }
             print("revoked \(device)")
+        }
+    }
+
+    struct Pair: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Shows the QR code a Memory Palace collector scans to pair with this hub (works once, for a few minutes).")
+        @OptionGroup var options: DataOptions
+        @Option(help: "The address devices reach the hub at (default: this machine's first network address).") var host: String?
+        @Option(help: "The port the hub listens on.") var port = 8787
+        @Option(help: "How many minutes the code works (1-60).") var minutes = 10
+        @Flag(help: "Print only the QR code's JSON.") var json = false
+
+        func run() async throws {
+            guard (1...60).contains(minutes) else { throw ValidationError("--minutes is between 1 and 60") }
+            let address = host ?? NetworkAddress.localIPv4() ?? "127.0.0.1"
+            let config = try await options.open().pairingCode(host: address, port: port, lifetimeSeconds: Int64(minutes) * 60)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let text = String(decoding: try encoder.encode(config), as: UTF8.self)
+            if json { print(text); return }
+            guard let code = QRCode(text) else { throw ValidationError("the pairing code does not fit a QR code") }
+            print(code.terminalText)
+            print("Scan this with the collector, or give its text to `memora hub pair`:\n\(text)")
+            print("It works once, for \(minutes) minutes; the hub must be running (memora-server --port \(port)).")
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ImageKit
 import MemoraCore
+import MemoraHub
 import MemoraSync
 import MetadataKit
 import PhotoIndex
@@ -19,7 +20,7 @@ struct MemoraCommand: AsyncParsableCommand {
         version: MemoraVersion.string,
         subcommands: [
             CaptionCommand.self, QueueCommand.self, IndexCommand.self, PeopleCommand.self, CollageCommand.self, HistoryCommand.self, EditCommand.self, RollbackCommand.self, PrefsCommand.self,
-            ImageCommand.self, MetadataCommand.self, VaultCommand.self, SyncCommand.self, PlacesCommand.self, DemoCommand.self,
+            ImageCommand.self, MetadataCommand.self, VaultCommand.self, SyncCommand.self, PlacesCommand.self, HubCommand.self, DemoCommand.self,
         ])
 
     /// Runs the command. An error from our libraries is printed as one line, `Error: ` and its
@@ -47,6 +48,6 @@ struct MemoraCommand: AsyncParsableCommand {
 
     /// Whether `error` is one of our libraries' (its message may quote a file name or a field read from a file).
     static func isLibraryError(_ error: any Error) -> Bool {
-        error is MetadataError || error is ImageError || error is VaultCryptoError || error is PhotoIndexError || error is MemoraError || error is SyncError
+        error is MetadataError || error is ImageError || error is VaultCryptoError || error is PhotoIndexError || error is MemoraError || error is SyncError || error is HubError
     }
 }

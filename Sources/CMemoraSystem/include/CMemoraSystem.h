@@ -36,6 +36,10 @@ int memora_sha256_final(memora_sha256_state *state, unsigned char digest[32]);
 /// Releases a state that was never finalised (a no-op after final).
 void memora_sha256_free(memora_sha256_state *state);
 
+/// Writes the first IPv4 address of an interface that is up and not the loopback into `out`
+/// (dotted, NUL-terminated). Returns 0 when one was found, -1 otherwise.
+int memora_local_ipv4(char *out, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

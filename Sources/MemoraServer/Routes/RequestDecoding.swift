@@ -1,7 +1,31 @@
+internal import Foundation
+internal import Hummingbird
 internal import MemoraSync
 
-/// A JSON decoding error as the field at fault and what was expected.
+/// Request bodies read as JSON, and decoding errors as the field at fault and what was expected.
 enum RequestDecoding {
+    /// The body as `T`: at most `limit` bytes of UTF-8 JSON, else a `400` naming the field at fault (`413` past the limit).
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
+        let buffer = try await request.body.collect(upTo: limit)
+        return try decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    /// `data` as `T`, else a `400` naming the field at fault.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, field: String = "body") throws -> T {
+        guard String(validating: data, as: UTF8.self) != nil else {
+            throw ServerError.invalidRequest("the \(field) is not UTF-8", [FieldProblem(field: field, message: "send JSON in UTF-8")])
+        }
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            var problem = problem(error)
+            if field != "body" { problem.field = problem.field == "body" ? field : field + "." + problem.field }
+            throw ServerError.invalidRequest("the \(field) is not the JSON this route takes", [problem])
+        } catch {
+            throw ServerError.invalidRequest("the \(field) is not JSON", [FieldProblem(field: field, message: "send a JSON object")])
+        }
+    }
+
     static func problem(_ error: DecodingError) -> FieldProblem {
         func path(_ keys: [any CodingKey]) -> String {
             var text = ""

@@ -14,18 +14,7 @@ struct SyncRoutes: Sendable {
     private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     private func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        let buffer = try await request.body.collect(upTo: configuration.maxJSONBytes)
-        let data = Data(buffer.readableBytesView)
-        guard String(validating: data, as: UTF8.self) != nil else {
-            throw ServerError.invalidRequest("the body is not UTF-8", [FieldProblem(field: "body", message: "send JSON in UTF-8")])
-        }
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch let error as DecodingError {
-            throw ServerError.invalidRequest("the body is not the JSON this route takes", [RequestDecoding.problem(error)])
-        } catch {
-            throw ServerError.invalidRequest("the body is not JSON", [FieldProblem(field: "body", message: "send a JSON object")])
-        }
+        try await RequestDecoding.decode(type, from: request, limit: configuration.maxJSONBytes)
     }
 
     private func device(_ context: ServerContext) throws -> String {

@@ -39,7 +39,7 @@ public final class LoopbackSyncServer: Sendable {
         (configuration.ipBurst, configuration.ipPerSecond) = (1_000_000, 1_000_000)
         (configuration.deviceBurst, configuration.devicePerSecond) = (1_000_000, 1_000_000)
         configure(&configuration)
-        let server = try await SyncServer(configuration: configuration, store: data.store, objects: data.objects).start()
+        let server = try await SyncServer(configuration: configuration, data: data).start()
         running.withLock { $0 = server }
     }
 

@@ -1,0 +1,196 @@
+public import Foundation
+public import MemoraSync
+internal import MemoraSystem
+#if canImport(FoundationNetworking)
+internal import FoundationNetworking
+#endif
+
+/// The collector's side of a Memory Palace hub (Docs/Hub.md): pair from the QR code, test the
+/// connection, upload memories (with progress, cancellable), list and delete them, and manage people.
+/// Every failure is a ``HubError`` that says what to do; a taken name is ``HubError/personExists(_:)``
+/// with the person who has it.
+///
+/// ```swift
+/// let config = try ServerConfig(qrText: scanned)
+/// let hub = try await HubClient.pair(config, credentials: SyncCredentialFile(path: path))
+/// let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")
+/// let (memory, _) = try await hub.upload(MemoryUpload(kind: .photo, title: "Beach", people: [ana.id]), file: "beach.jpg")
+/// ```
+public struct HubClient: Sendable {
+    /// The hub's address.
+    public let base: URL
+    private let token: String
+    private let transport: any SyncTransport
+
+    /// A client with a device token the hub gave (``pair(_:deviceID:platform:credentials:transport:)`` saves it);
+    /// JSON requests go through `transport` (uploads stream through their own `URLSession`).
+    public init(base: URL, token: String, transport: any SyncTransport = URLSessionSyncTransport()) {
+        self.base = base
+        self.token = token
+        self.transport = transport
+    }
+
+    /// The client of the hub this device paired with, from its saved credentials.
+    public init(credentials file: SyncCredentialFile, transport: any SyncTransport = URLSessionSyncTransport()) throws(HubError) {
+        let saved: SyncCredentials?
+        do { saved = try file.load() } catch { throw .file(path: file.path, reason: error.description) }
+        guard let saved, let token = saved.token else { throw .notPaired }
+        self.init(base: saved.server, token: token, transport: transport)
+    }
+
+    /// Pairs with the hub of a QR code: its one-time pairing token becomes this device's token, saved
+    /// in `credentials` (0600). The device keeps its id across pairings.
+    public static func pair(_ config: ServerConfig, deviceID: String? = nil, platform: String = "linux",
+                            credentials file: SyncCredentialFile, transport: any SyncTransport = URLSessionSyncTransport()) async throws(HubError) -> HubClient {
+        let known = try? file.load()
+        let device = deviceID ?? known?.deviceID ?? SyncCredentials.newDeviceID()
+        let body = PairRequest(pairingToken: config.authToken, deviceId: device, platform: platform)
+        let response = try await send(transport, "POST", config.url.appendingPathComponent("api/hub/pair"), token: nil, json: body)
+        try check(response, expecting: [201])
+        let token: DeviceToken = try decode(response)
+        do {
+            try file.save(SyncCredentials(server: config.url, deviceID: token.deviceId, token: token.token, expiresAt: token.expiresAt))
+        } catch {
+            throw .file(path: file.path, reason: error.description)
+        }
+        return HubClient(base: config.url, token: token.token, transport: transport)
+    }
+
+    /// Checks that the hub answers and this device's token works; returns the hub's health.
+    public func testConnection() async throws(HubError) -> HealthResponse {
+        let health: HealthResponse = try await json("GET", "api/health")
+        _ = try await people()  // the token works
+        return health
+    }
+
+    // MARK: People
+
+    /// Everyone on the hub, by name.
+    public func people() async throws(HubError) -> [HubPerson] {
+        try await json("GET", "api/people")
+    }
+
+    /// Adds a person; throws ``HubError/personExists(_:)`` with the person when the name is taken.
+    public func addPerson(name: String, relationship: String? = nil) async throws(HubError) -> HubPerson {
+        try await json("POST", "api/people", body: PersonRequest(name: name, relationship: relationship), expecting: [201])
+    }
+
+    /// Renames a person or changes their relationship.
+    public func updatePerson(id: Int64, name: String, relationship: String? = nil) async throws(HubError) -> HubPerson {
+        try await json("PUT", "api/people/\(id)", body: PersonRequest(name: name, relationship: relationship))
+    }
+
+    /// Removes a person (their face tags become untagged).
+    public func removePerson(id: Int64) async throws(HubError) {
+        let response = try await Self.send(transport, "DELETE", base.appendingPathComponent("api/people/\(id)"), token: token, json: Optional<String>.none)
+        try Self.check(response, expecting: [204])
+    }
+
+    // MARK: Memories
+
+    /// A page of memories, newest first; give the page's `nextCursor` to get the next one.
+    public func memories(person: Int64? = nil, kind: MemoryKind? = nil, from: Int64? = nil, to: Int64? = nil,
+                         cursor: String? = nil, limit: Int = 50) async throws(HubError) -> MemoryPage {
+        var parts = URLComponents(url: base.appendingPathComponent("api/memories"), resolvingAgainstBaseURL: false)!
+        var items = [URLQueryItem(name: "limit", value: String(limit))]
+        if let person { items.append(URLQueryItem(name: "person", value: String(person))) }
+        if let kind { items.append(URLQueryItem(name: "kind", value: kind.rawValue)) }
+        if let from { items.append(URLQueryItem(name: "from", value: String(from))) }
+        if let to { items.append(URLQueryItem(name: "to", value: String(to))) }
+        if let cursor { items.append(URLQueryItem(name: "cursor", value: cursor)) }
+        parts.queryItems = items
+        let response = try await Self.send(transport, "GET", parts.url!, token: token, json: Optional<String>.none)
+        try Self.check(response, expecting: [200])
+        return try Self.decode(response)
+    }
+
+    /// One memory.
+    public func memory(id: Int64) async throws(HubError) -> HubMemory {
+        try await json("GET", "api/memories/\(id)")
+    }
+
+    /// Deletes a memory and its files on the hub.
+    public func removeMemory(id: Int64) async throws(HubError) {
+        let response = try await Self.send(transport, "DELETE", base.appendingPathComponent("api/memories/\(id)"), token: token, json: Optional<String>.none)
+        try Self.check(response, expecting: [204])
+    }
+
+    /// Tags face `face` of memory `memory` with `person` (nil untags it).
+    public func tagFace(memory: Int64, face: Int64, person: Int64?) async throws(HubError) -> HubMemory {
+        try await json("PUT", "api/memories/\(memory)/faces/\(face)", body: FaceTagRequest(personId: person))
+    }
+
+    /// Adds faces found on a memory's photo.
+    public func addFaces(memory: Int64, faces: [FaceTag]) async throws(HubError) -> HubMemory {
+        try await json("POST", "api/memories/\(memory)/faces", body: faces, expecting: [201])
+    }
+
+    /// Uploads a memory: `metadata` and the file at `file` (none for a text memory whose text is its
+    /// description). The body is streamed from a temporary file, never held in memory; `progress` gets
+    /// the bytes sent and the total. Returns the memory and whether it is new (the same bytes uploaded
+    /// before give the existing memory). Cancelling the task cancels the upload.
+    public func upload(_ metadata: MemoryUpload, file: String? = nil, contentType: String? = nil,
+                       progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws(HubError) -> (memory: HubMemory, created: Bool) {
+        let boundary = "memora-" + SyncCredentials.newDeviceID()
+        let body = FileManager.default.temporaryDirectory.appendingPathComponent("memora-upload-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: body) }
+        try MultipartBody.write(to: body, boundary: boundary, metadata: metadata, file: file,
+                                contentType: contentType ?? file.map(MultipartBody.contentType(of:)) ?? "text/plain")
+        var request = URLRequest(url: base.appendingPathComponent("api/memories"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
+        let response = try await UploadTask.run(request, file: body, progress: progress)
+        try Self.check(response, expecting: [200, 201])
+        return (try Self.decode(response), response.status == 201)
+    }
+
+    // MARK: HTTP
+
+    private func json<Answer: Decodable>(_ method: String, _ path: String, expecting: Set<Int> = [200]) async throws(HubError) -> Answer {
+        try await json(method, path, body: Optional<String>.none, expecting: expecting)
+    }
+
+    private func json<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body?, expecting: Set<Int> = [200]) async throws(HubError) -> Answer {
+        let response = try await Self.send(transport, method, base.appendingPathComponent(path), token: token, json: body)
+        try Self.check(response, expecting: expecting)
+        return try Self.decode(response)
+    }
+
+    static func send<Body: Encodable>(_ transport: any SyncTransport, _ method: String, _ url: URL, token: String?, json body: Body?) async throws(HubError) -> SyncHTTPResponse {
+        var headers = ["Accept": "application/json"]
+        if let token { headers["Authorization"] = "Bearer \(token)" }
+        var data = Data()
+        if let body {
+            headers["Content-Type"] = "application/json"
+            do { data = try JSONEncoder().encode(body) } catch { throw .malformedResponse("cannot encode the request: \(error)") }
+        }
+        do {
+            return try await transport.send(SyncHTTPRequest(method: method, url: url, headers: headers, body: data))
+        } catch .connectionFailed(let host, let reason) {
+            throw .connectionFailed(host: host, reason: reason)
+        } catch {
+            throw .malformedResponse(error.description)
+        }
+    }
+
+    /// Turns an answer that is not one of `expecting` into the matching ``HubError``.
+    static func check(_ response: SyncHTTPResponse, expecting: Set<Int>) throws(HubError) {
+        guard !expecting.contains(response.status) else { return }
+        if response.status == 409, let conflict = try? JSONDecoder().decode(PersonConflict.self, from: response.body) {
+            throw .personExists(conflict.person)
+        }
+        let error = (try? JSONDecoder().decode(APIErrorBody.self, from: response.body))?.error
+        let message = error?.message ?? "HTTP \(response.status)"
+        switch response.status {
+        case 401, 403: throw .unauthorized(message)
+        case 404: throw .notFound(message)
+        case 400: throw .invalidRequest(message, (error?.fields ?? []).map { "\($0.field): \($0.message)" })
+        default: throw .server(status: response.status, code: error?.code ?? "http_\(response.status)", message: message)
+        }
+    }
+
+    static func decode<Answer: Decodable>(_ response: SyncHTTPResponse) throws(HubError) -> Answer {
+        do { return try JSONDecoder().decode(Answer.self, from: response.body) } catch { throw .malformedResponse("\(error)") }
+    }
+}

@@ -1,0 +1,245 @@
+public import MemoraSync
+
+/// The body of `POST /api/hub/pair`: a device exchanges a pairing token for its own device token.
+public struct PairRequest: Sendable, Hashable, Codable {
+    /// The pairing token from the QR code.
+    public var pairingToken: String
+    /// The device's own random identifier (16–128 letters, digits, `-`, `_`).
+    public var deviceId: String
+    /// `linux`, `ios`, `android` or `macos`.
+    public var platform: String
+
+    /// Creates a request.
+    public init(pairingToken: String, deviceId: String, platform: String) {
+        self.pairingToken = pairingToken
+        self.deviceId = deviceId
+        self.platform = platform
+    }
+}
+
+/// A person of the family, as the hub keeps them.
+public struct HubPerson: Sendable, Hashable, Codable {
+    /// The hub's id for the person.
+    public var id: Int64
+    /// Their name.
+    public var name: String
+    /// How they relate to the family ("father", "spouse", "friend"), if given.
+    public var relationship: String?
+    /// The address of their avatar on the hub (`/api/people/{id}/avatar`), when they have one.
+    public var avatarUrl: String?
+    /// How many memories they are in.
+    public var memoryCount: Int
+
+    /// Creates a person.
+    public init(id: Int64, name: String, relationship: String? = nil, avatarUrl: String? = nil, memoryCount: Int = 0) {
+        self.id = id
+        self.name = name
+        self.relationship = relationship
+        self.avatarUrl = avatarUrl
+        self.memoryCount = memoryCount
+    }
+}
+
+/// The body of `POST /api/people` and `PUT /api/people/{id}`.
+public struct PersonRequest: Sendable, Hashable, Codable {
+    /// The name (1–100 characters). Two people may not have the same name, compared without case and
+    /// with runs of spaces as one.
+    public var name: String
+    /// The relationship (at most 50 characters).
+    public var relationship: String?
+
+    /// Creates a request.
+    public init(name: String, relationship: String? = nil) {
+        self.name = name
+        self.relationship = relationship
+    }
+}
+
+/// The `409` answer of `POST /api/people` when the name is taken: the error and the person who has it.
+public struct PersonConflict: Sendable, Hashable, Codable {
+    /// The error (`person_exists`).
+    public var error: APIError
+    /// The person with that name already.
+    public var person: HubPerson
+
+    /// Creates the answer.
+    public init(error: APIError, person: HubPerson) {
+        self.error = error
+        self.person = person
+    }
+}
+
+/// A face on a memory's photo: a box in normalised coordinates of the upright image, and the person
+/// it shows when someone tagged it.
+public struct FaceTag: Sendable, Hashable, Codable {
+    /// The hub's id for the face (absent in an upload).
+    public var id: Int64?
+    /// The box's left edge, 0–1 of the width.
+    public var x: Double
+    /// The box's top edge, 0–1 of the height.
+    public var y: Double
+    /// The box's width, above 0, and `x + width` at most 1.
+    public var width: Double
+    /// The box's height, above 0, and `y + height` at most 1.
+    public var height: Double
+    /// The person, when the face is tagged.
+    public var personId: Int64?
+
+    /// Creates a face tag.
+    public init(id: Int64? = nil, x: Double, y: Double, width: Double, height: Double, personId: Int64? = nil) {
+        self.id = id
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.personId = personId
+    }
+
+    /// What is wrong with the box, or nil when it is inside the image with a positive size.
+    public var boxProblem: String? {
+        let values = [x, y, width, height]
+        if values.contains(where: { !$0.isFinite }) { return "the box's numbers must be finite" }
+        if x < 0 || y < 0 || x > 1 || y > 1 { return "x and y must be between 0 and 1" }
+        if width <= 0 || height <= 0 { return "width and height must be above 0" }
+        if x + width > 1.000001 || y + height > 1.000001 { return "the box must end inside the image (x + width and y + height at most 1)" }
+        return nil
+    }
+}
+
+/// The kinds of memory.
+public enum MemoryKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A photo (JPEG, PNG, HEIC, WebP…).
+    case photo
+    /// A video (MP4, QuickTime…).
+    case video
+    /// A voice recording (M4A/AAC, MP3…).
+    case voice
+    /// A text note.
+    case text
+}
+
+/// A memory as the hub keeps it.
+public struct HubMemory: Sendable, Hashable, Codable {
+    /// The hub's id.
+    public var id: Int64
+    /// Photo, video, voice or text.
+    public var kind: MemoryKind
+    /// Its title.
+    public var title: String
+    /// Its description (or the text of a text memory).
+    public var description: String?
+    /// When it happened, in milliseconds since 1970: as given, else from the photo's metadata.
+    public var takenAt: Int64?
+    /// Where, in degrees, when known and kept.
+    public var latitude: Double?
+    /// See ``latitude``.
+    public var longitude: Double?
+    /// A place name, when given.
+    public var place: String?
+    /// The people in it.
+    public var people: [Int64]
+    /// The faces on its photo.
+    public var faces: [FaceTag]
+    /// The media's type (`image/jpeg`, `audio/mp4`, `text/plain`…).
+    public var mediaType: String
+    /// The media's size in bytes.
+    public var size: Int64
+    /// The media's SHA-256: the same bytes are one memory.
+    public var sha256: String
+    /// A photo's upright size in pixels.
+    public var width: Int?
+    /// See ``width``.
+    public var height: Int?
+    /// Which device uploaded it.
+    public var uploadedBy: String
+    /// When it reached the hub (milliseconds since 1970, the hub's clock).
+    public var createdAt: Int64
+    /// Where to download the media (`/api/memories/{id}/media`).
+    public var mediaUrl: String
+    /// Where its thumbnail is (`/api/memories/{id}/thumbnail`), when it has one.
+    public var thumbnailUrl: String?
+
+    /// Creates a memory.
+    public init(id: Int64, kind: MemoryKind, title: String, description: String?, takenAt: Int64?, latitude: Double?, longitude: Double?,
+                place: String?, people: [Int64], faces: [FaceTag], mediaType: String, size: Int64, sha256: String, width: Int?, height: Int?,
+                uploadedBy: String, createdAt: Int64, mediaUrl: String, thumbnailUrl: String?) {
+        self.id = id
+        self.kind = kind
+        self.title = title
+        self.description = description
+        self.takenAt = takenAt
+        self.latitude = latitude
+        self.longitude = longitude
+        self.place = place
+        self.people = people
+        self.faces = faces
+        self.mediaType = mediaType
+        self.size = size
+        self.sha256 = sha256
+        self.width = width
+        self.height = height
+        self.uploadedBy = uploadedBy
+        self.createdAt = createdAt
+        self.mediaUrl = mediaUrl
+        self.thumbnailUrl = thumbnailUrl
+    }
+}
+
+/// A page of `GET /api/memories`.
+public struct MemoryPage: Sendable, Hashable, Codable {
+    /// The memories, newest first.
+    public var memories: [HubMemory]
+    /// The cursor of the next page, nil on the last.
+    public var nextCursor: String?
+
+    /// Creates a page.
+    public init(memories: [HubMemory], nextCursor: String?) {
+        self.memories = memories
+        self.nextCursor = nextCursor
+    }
+}
+
+/// What the multipart `metadata` field of `POST /api/memories` holds.
+public struct MemoryUpload: Sendable, Hashable, Codable {
+    /// Photo, video, voice or text.
+    public var kind: MemoryKind
+    /// The title (1–200 characters).
+    public var title: String
+    /// The description (at most 5,000 characters).
+    public var description: String?
+    /// When it happened (milliseconds since 1970); a photo's own date is used when absent.
+    public var takenAt: Int64?
+    /// Where (degrees); a photo's own position is used when absent and the uploader keeps locations.
+    public var latitude: Double?
+    /// See ``latitude``.
+    public var longitude: Double?
+    /// A place name (at most 200 characters).
+    public var place: String?
+    /// The people in it (ids of the hub's people).
+    public var people: [Int64]?
+    /// The faces on its photo.
+    public var faces: [FaceTag]?
+
+    /// Creates an upload's metadata.
+    public init(kind: MemoryKind, title: String, description: String? = nil, takenAt: Int64? = nil, latitude: Double? = nil,
+                longitude: Double? = nil, place: String? = nil, people: [Int64]? = nil, faces: [FaceTag]? = nil) {
+        self.kind = kind
+        self.title = title
+        self.description = description
+        self.takenAt = takenAt
+        self.latitude = latitude
+        self.longitude = longitude
+        self.place = place
+        self.people = people
+        self.faces = faces
+    }
+}
+
+/// The body of `PUT /api/memories/{id}/faces/{faceId}`: who the face is (null: nobody).
+public struct FaceTagRequest: Sendable, Hashable, Codable {
+    /// The person, or nil to untag.
+    public var personId: Int64?
+
+    /// Creates a request.
+    public init(personId: Int64?) { self.personId = personId }
+}

@@ -1,0 +1,65 @@
+internal import Foundation
+internal import ImageKit
+internal import MemoraSystem
+
+/// The hub's files: each memory's media kept by SHA-256 (`media/ab/abcdef…`), a JPEG thumbnail of each
+/// photo (`thumbnails/ab/abcdef….jpg`), and uploads on their way in (`incoming/`, emptied at start).
+struct HubMedia: Sendable {
+    let folder: String
+    var incoming: String { folder + "/incoming" }
+
+    /// The hub's files in `folder` (created if missing; leftovers of interrupted uploads removed).
+    init(folder: String) throws(ServerError) {
+        self.folder = folder
+        do {
+            for sub in ["", "/media", "/thumbnails", "/incoming"] { try FileSystem.makeFolder(folder + sub, permissions: 0o700) }
+            try FileSystem.removeTree(folder + "/incoming")
+            try FileSystem.makeFolder(folder + "/incoming", permissions: 0o700)
+        } catch {
+            throw .storage("cannot prepare \(folder): \(error)")
+        }
+    }
+
+    /// Where the media with this SHA-256 lives (the hash is one the server computed: 64 hex digits).
+    func path(_ sha256: String) -> String { folder + "/media/" + sha256.prefix(2) + "/" + sha256 }
+    /// Where its thumbnail lives.
+    func thumbnailPath(_ sha256: String) -> String { folder + "/thumbnails/" + sha256.prefix(2) + "/" + sha256 + ".jpg" }
+
+    /// Stages `bytes` (a text memory's text) as an upload would be.
+    func stage(_ bytes: [UInt8]) throws -> (path: String, sha256: String, size: Int64, contentType: String?, fileName: String?) {
+        let path = incoming + "/" + UUID().uuidString.lowercased()
+        try AtomicFileWriter.write(bytes, to: path, options: AtomicFileWriter.Options(permissions: .exactly(0o600), replacesExisting: false))
+        return (path, Hex.string(SHA256Digest.hash(bytes)), Int64(bytes.count), "text/plain", nil)
+    }
+
+    /// Moves a staged upload to its place (the same bytes there already stay as they are).
+    func keep(_ staged: String, sha256: String) throws {
+        let destination = path(sha256)
+        do {
+            try FileSystem.makeFolder(SystemPath.folder(of: destination), permissions: 0o700)
+            try FileSystem.rename(staged, to: destination)
+            FileSystem.syncFolder(SystemPath.folder(of: destination))
+        } catch {
+            throw ServerError.storage("cannot keep the upload: \(error)")
+        }
+    }
+
+    /// Makes the photo's thumbnail (at most 512 pixels on its long side); false when the photo cannot be decoded.
+    func makeThumbnail(sha256: String) -> Bool {
+        let destination = thumbnailPath(sha256)
+        do {
+            try FileSystem.makeFolder(SystemPath.folder(of: destination), permissions: 0o700)
+            let image = try ImageDecoder.thumbnail(contentsOf: path(sha256), maxPixelSize: 512)
+            try ImageEncoder.write(image, to: destination, as: .jpeg(JPEGEncodingOptions(quality: 0.82)))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Removes a memory's files.
+    func remove(sha256: String) {
+        try? FileSystem.remove(path(sha256))
+        try? FileSystem.remove(thumbnailPath(sha256))
+    }
+}

@@ -1,0 +1,298 @@
+internal import Foundation
+internal import Hummingbird
+internal import ImageKit
+internal import MemoraHub
+internal import MemoraSync
+internal import MemoraSystem
+internal import MetadataKit
+
+/// The Memory Palace hub's routes (Docs/Hub.md): pairing by QR code, people, memories and face tags.
+struct HubRoutes: Sendable {
+    let configuration: ServerConfiguration
+    let store: any SyncStore
+    let hub: HubStore
+    let media: HubMedia
+
+    private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    private func device(_ context: ServerContext) throws -> String {
+        guard let device = context.deviceID else { throw ServerError.unauthorized("no device") }
+        return device
+    }
+
+    private func id(_ context: ServerContext, _ name: String = "id") throws -> Int64 {
+        guard let text = context.parameters.get(name), let id = Int64(text), id > 0 else {
+            throw ServerError.invalidRequest("the address names no \(name == "id" ? "item" : name)", [FieldProblem(field: name, message: "expected a positive integer")])
+        }
+        return id
+    }
+
+    // MARK: Pairing
+
+    /// `POST /api/hub/pair`: a pairing token from the QR code, used once, becomes a device token.
+    func pair(_ request: Request, context: ServerContext) async throws -> Response {
+        let body = try await RequestDecoding.decode(PairRequest.self, from: request, limit: configuration.maxJSONBytes)
+        var problems: [FieldProblem] = []
+        if let message = SyncValueCheck.problem(with: .string(body.deviceId), for: .deviceID) {
+            problems.append(FieldProblem(field: "deviceId", message: message))
+        }
+        if !SyncRoutes.platforms.contains(body.platform) {
+            problems.append(FieldProblem(field: "platform", message: "expected one of \(SyncRoutes.platforms.joined(separator: ", "))"))
+        }
+        if body.pairingToken.isEmpty || body.pairingToken.utf8.count > 200 {
+            problems.append(FieldProblem(field: "pairingToken", message: "expected the token of the hub's QR code"))
+        }
+        guard problems.isEmpty else { throw ServerError.invalidRequest("the pairing is not valid", problems) }
+        guard try await hub.usePairingToken(hash: ServerSecrets.hash(body.pairingToken), now: now) else {
+            throw ServerError.unauthorized("the pairing code is unknown, used already or expired: show a new QR code (memora-server pair) and scan it again")
+        }
+        let token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
+        try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
+        context.logger.notice("device paired", metadata: ["device": "\(body.deviceId)"])
+        return ErrorMiddleware.json(token, status: .created)
+    }
+
+    // MARK: People
+
+    func people(_ request: Request, context: ServerContext) async throws -> Response {
+        ErrorMiddleware.json(try await hub.people())
+    }
+
+    func person(_ request: Request, context: ServerContext) async throws -> Response {
+        guard let person = try await hub.person(id: try id(context)) else { throw ServerError.notFound("no such person") }
+        return ErrorMiddleware.json(person)
+    }
+
+    private func checked(_ body: PersonRequest) throws -> (name: String, relationship: String?) {
+        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let relationship = body.relationship?.trimmingCharacters(in: .whitespacesAndNewlines)
+        var problems: [FieldProblem] = []
+        if let message = name.isEmpty ? "required" : SyncValueCheck.textProblem(name, maxLength: 100) { problems.append(FieldProblem(field: "name", message: message)) }
+        if let relationship, let message = SyncValueCheck.textProblem(relationship, maxLength: 50) { problems.append(FieldProblem(field: "relationship", message: message)) }
+        guard problems.isEmpty else { throw ServerError.invalidRequest("the person is not valid", problems) }
+        return (name, relationship?.isEmpty == true ? nil : relationship)
+    }
+
+    /// `POST /api/people`: `201` with the new person, or `409` with the person who has the name already.
+    func addPerson(_ request: Request, context: ServerContext) async throws -> Response {
+        let (name, relationship) = try checked(try await RequestDecoding.decode(PersonRequest.self, from: request, limit: configuration.maxJSONBytes))
+        let (person, created) = try await hub.addPerson(name: name, relationship: relationship, device: try device(context), now: now)
+        if created { return ErrorMiddleware.json(person, status: .created) }
+        return ErrorMiddleware.json(PersonConflict(error: APIError(code: "person_exists", message: "a person called \(person.name) exists already"), person: person), status: .conflict)
+    }
+
+    func updatePerson(_ request: Request, context: ServerContext) async throws -> Response {
+        let id = try id(context)
+        let (name, relationship) = try checked(try await RequestDecoding.decode(PersonRequest.self, from: request, limit: configuration.maxJSONBytes))
+        let (person, conflict) = try await hub.updatePerson(id: id, name: name, relationship: relationship, now: now)
+        if let conflict {
+            return ErrorMiddleware.json(PersonConflict(error: APIError(code: "person_exists", message: "a person called \(conflict.name) exists already"), person: conflict), status: .conflict)
+        }
+        guard let person else { throw ServerError.notFound("no such person") }
+        return ErrorMiddleware.json(person)
+    }
+
+    func removePerson(_ request: Request, context: ServerContext) async throws -> Response {
+        guard try await hub.removePerson(id: try id(context)) else { throw ServerError.notFound("no such person") }
+        return Response(status: .noContent)
+    }
+
+    // MARK: Memories
+
+    /// `POST /api/memories`: multipart with a `metadata` JSON part and a `media` part. `201` with the new
+    /// memory, or `200` with the memory that has the same bytes already.
+    func addMemory(_ request: Request, context: ServerContext) async throws -> Response {
+        let device = try device(context)
+        guard let type = request.headers[.contentType], let boundary = MultipartReceiver.boundary(of: type) else {
+            throw ServerError.invalidRequest("send the memory as multipart/form-data", [FieldProblem(field: "Content-Type", message: "expected multipart/form-data with a boundary")])
+        }
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxMemoryBytes + 1024 * 1024 {
+            throw ServerError.tooLarge(limit: Int(configuration.maxMemoryBytes))
+        }
+        let receiver = MultipartReceiver(boundary: boundary, stagingFolder: media.incoming, maxMediaBytes: configuration.maxMemoryBytes)
+        defer { receiver.discard() }
+        for try await chunk in request.body { try receiver.feed(chunk) }
+        let received = try receiver.finish()
+        var staged = received.media
+        defer { if let staged { try? FileSystem.remove(staged.path) } }
+        var upload = try RequestDecoding.decode(MemoryUpload.self, from: received.metadata, field: "metadata")
+        try await check(&upload)
+        if staged == nil, upload.kind == .text, let text = upload.description, !text.isEmpty {
+            staged = try media.stage(Array(text.utf8))
+        }
+        guard let file = staged else {
+            throw ServerError.invalidRequest("the memory has no media", [FieldProblem(field: "media", message: "required for a \(upload.kind.rawValue) memory (a text memory may give its text as description)")])
+        }
+        let mediaType = try checkedType(upload.kind, declared: file.contentType, path: file.path)
+        if let existing = try await hub.memory(sha256: file.sha256) { return ErrorMiddleware.json(existing, status: .ok) }
+        var info: ImageInfo?
+        if upload.kind == .photo {
+            info = try? ImageDecoder.info(contentsOf: file.path)
+            guard info != nil else {
+                throw ServerError.invalidRequest("the photo cannot be read", [FieldProblem(field: "media", message: "send a JPEG, PNG, HEIC, WebP, AVIF or TIFF photo")])
+            }
+            // The date and place the photo itself carries, unless the upload gives them.
+            if let metadata = try? MetadataReader.scan(contentsOf: file.path) {
+                if upload.takenAt == nil, let taken = metadata.dateTaken { upload.takenAt = Int64((taken.date.timeIntervalSince1970 * 1000).rounded()) }
+                if upload.latitude == nil, let gps = metadata.gps { (upload.latitude, upload.longitude) = (gps.latitude, gps.longitude) }
+            }
+        }
+        try media.keep(file.path, sha256: file.sha256)
+        staged = nil
+        let thumbnail = upload.kind == .photo && media.makeThumbnail(sha256: file.sha256)
+        let stored = try await hub.addMemory(HubStore.NewMemory(
+            sha256: file.sha256, upload: upload, mediaType: mediaType, size: file.size, width: info?.uprightWidth, height: info?.uprightHeight,
+            hasThumbnail: thumbnail, device: device), now: now)
+        guard let memory = try await hub.memory(id: stored.id) else { throw ServerError.storage("the memory was not stored") }
+        context.logger.info("memory added", metadata: ["id": "\(memory.id)", "kind": "\(memory.kind.rawValue)", "size": "\(memory.size)"])
+        return ErrorMiddleware.json(memory, status: stored.created ? .created : .ok)
+    }
+
+    /// Field checks of an upload's metadata: lengths, ranges, boxes, known people.
+    private func check(_ upload: inout MemoryUpload) async throws {
+        var problems: [FieldProblem] = []
+        upload.title = upload.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let message = upload.title.isEmpty ? "required" : SyncValueCheck.textProblem(upload.title, maxLength: 200) {
+            problems.append(FieldProblem(field: "metadata.title", message: message))
+        }
+        if let text = upload.description, let message = SyncValueCheck.textProblem(text, maxLength: upload.kind == .text ? 100_000 : 5000) {
+            problems.append(FieldProblem(field: "metadata.description", message: message))
+        }
+        if let place = upload.place, let message = SyncValueCheck.textProblem(place, maxLength: 200) { problems.append(FieldProblem(field: "metadata.place", message: message)) }
+        if let taken = upload.takenAt, !(0...253_402_300_799_999).contains(taken) {
+            problems.append(FieldProblem(field: "metadata.takenAt", message: "milliseconds since 1970, before the year 10000"))
+        }
+        if (upload.latitude == nil) != (upload.longitude == nil) {
+            problems.append(FieldProblem(field: "metadata.latitude", message: "give latitude and longitude together"))
+        }
+        if let latitude = upload.latitude, !(-90...90).contains(latitude) { problems.append(FieldProblem(field: "metadata.latitude", message: "between -90 and 90")) }
+        if let longitude = upload.longitude, !(-180...180).contains(longitude) { problems.append(FieldProblem(field: "metadata.longitude", message: "between -180 and 180")) }
+        let people = Set(upload.people ?? [])
+        if people.count > 100 { problems.append(FieldProblem(field: "metadata.people", message: "at most 100 people")) }
+        let faces = upload.faces ?? []
+        if faces.count > 100 { problems.append(FieldProblem(field: "metadata.faces", message: "at most 100 faces")) }
+        if !faces.isEmpty && upload.kind != .photo { problems.append(FieldProblem(field: "metadata.faces", message: "only a photo memory has faces")) }
+        for (index, face) in faces.enumerated() {
+            if let message = face.boxProblem { problems.append(FieldProblem(field: "metadata.faces[\(index)]", message: message)) }
+        }
+        guard problems.isEmpty else { throw ServerError.invalidRequest("the memory is not valid", problems) }
+        let wanted = people.union(faces.compactMap(\.personId))
+        let missing = wanted.subtracting(try await hub.existingPeople(wanted))
+        if !missing.isEmpty {
+            throw ServerError.invalidRequest("the memory names people the hub does not have", [FieldProblem(field: "metadata.people", message: "no people with ids \(missing.sorted().map(String.init).joined(separator: ", ")): GET /api/people lists them")])
+        }
+    }
+
+    /// The media's type, checked against the memory's kind.
+    private func checkedType(_ kind: MemoryKind, declared: String?, path: String) throws -> String {
+        let type = declared?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        switch kind {
+        case .photo:
+            // The photo's own bytes decide, not what the client declared.
+            switch FileFormat.detect(contentsOf: path) {
+            case .jpeg?: return "image/jpeg"
+            case .png?: return "image/png"
+            case .gif?: return "image/gif"
+            case .webp?: return "image/webp"
+            case .tiff?, .bigTIFF?: return "image/tiff"
+            case .heic?: return "image/heic"
+            case .avif?: return "image/avif"
+            case .heif?: return "image/heif"
+            case nil: throw ServerError.invalidRequest("the photo cannot be read", [FieldProblem(field: "media", message: "send a JPEG, PNG, HEIC, WebP, AVIF or TIFF photo")])
+            }
+        case .video, .voice:
+            let family = kind == .video ? "video/" : "audio/"
+            guard type.hasPrefix(family) else {
+                throw ServerError.invalidRequest("the media's type does not fit a \(kind.rawValue) memory", [FieldProblem(field: "media", message: "send the file with Content-Type \(family)…")])
+            }
+            return type
+        case .text: return "text/plain; charset=utf-8"
+        }
+    }
+
+    func memories(_ request: Request, context: ServerContext) async throws -> Response {
+        var filter = try Self.filter(request.uri.queryParameters)
+        if context.parameters.get("id") != nil { filter.person = try id(context) }
+        if let person = filter.person, try await hub.person(id: person) == nil { throw ServerError.notFound("no such person") }
+        let page = try await hub.memories(filter)
+        return ErrorMiddleware.json(MemoryPage(memories: page.memories, nextCursor: page.more ? page.memories.last.map { String($0.id) } : nil))
+    }
+
+    /// The listing's query: `person`, `kind`, `from`, `to` (milliseconds), `cursor`, `limit` (1–200, 50 by default).
+    static func filter(_ query: Hummingbird.Parameters) throws -> HubStore.MemoryFilter {
+        var filter = HubStore.MemoryFilter(), problems: [FieldProblem] = []
+        func integer(_ name: String, _ range: ClosedRange<Int64>) -> Int64? {
+            guard let text = query.get(name) else { return nil }
+            guard let value = Int64(text), range.contains(value) else {
+                problems.append(FieldProblem(field: name, message: "expected an integer from \(range.lowerBound) to \(range.upperBound)"))
+                return nil
+            }
+            return value
+        }
+        filter.person = integer("person", 1...Int64.max)
+        filter.from = integer("from", 0...253_402_300_799_999)
+        filter.to = integer("to", 0...253_402_300_799_999)
+        filter.before = integer("cursor", 1...Int64.max)
+        filter.limit = Int(integer("limit", 1...200) ?? 50)
+        if let kind = query.get("kind") {
+            filter.kind = MemoryKind(rawValue: kind)
+            if filter.kind == nil { problems.append(FieldProblem(field: "kind", message: "expected photo, video, voice or text")) }
+        }
+        guard problems.isEmpty else { throw ServerError.invalidRequest("the listing's query is not valid", problems) }
+        return filter
+    }
+
+    func memory(_ request: Request, context: ServerContext) async throws -> Response {
+        guard let memory = try await hub.memory(id: try id(context)) else { throw ServerError.notFound("no such memory") }
+        return ErrorMiddleware.json(memory)
+    }
+
+    func removeMemory(_ request: Request, context: ServerContext) async throws -> Response {
+        guard let hash = try await hub.removeMemory(id: try id(context)) else { throw ServerError.notFound("no such memory") }
+        media.remove(sha256: hash)
+        return Response(status: .noContent)
+    }
+
+    /// `GET /api/memories/{id}/media` and `/thumbnail`: the file, streamed.
+    func file(_ request: Request, context: ServerContext, thumbnail: Bool) async throws -> Response {
+        guard let memory = try await hub.memory(id: try id(context)) else { throw ServerError.notFound("no such memory") }
+        guard !thumbnail || memory.thumbnailUrl != nil else { throw ServerError.notFound("the memory has no thumbnail") }
+        let path = thumbnail ? media.thumbnailPath(memory.sha256) : media.path(memory.sha256)
+        let body = try await FileIO().loadFile(path: path, context: context)
+        return Response(status: .ok, headers: [.contentType: thumbnail ? "image/jpeg" : memory.mediaType, .cacheControl: "private, max-age=86400"], body: body)
+    }
+
+    // MARK: Faces
+
+    func addFaces(_ request: Request, context: ServerContext) async throws -> Response {
+        let id = try id(context)
+        let faces = try await RequestDecoding.decode([FaceTag].self, from: request, limit: configuration.maxJSONBytes)
+        var problems: [FieldProblem] = []
+        if faces.isEmpty || faces.count > 100 { problems.append(FieldProblem(field: "body", message: "send 1 to 100 faces")) }
+        for (index, face) in faces.enumerated() {
+            if let message = face.boxProblem { problems.append(FieldProblem(field: "[\(index)]", message: message)) }
+        }
+        guard problems.isEmpty else { throw ServerError.invalidRequest("the faces are not valid", problems) }
+        guard let memory = try await hub.memory(id: id) else { throw ServerError.notFound("no such memory") }
+        guard memory.kind == .photo else { throw ServerError.invalidRequest("only a photo memory has faces", [FieldProblem(field: "body", message: "this memory is a \(memory.kind.rawValue)")]) }
+        let wanted = Set(faces.compactMap(\.personId))
+        let missing = wanted.subtracting(try await hub.existingPeople(wanted))
+        guard missing.isEmpty else { throw ServerError.invalidRequest("the faces name people the hub does not have", [FieldProblem(field: "personId", message: "no people with ids \(missing.sorted().map(String.init).joined(separator: ", "))")]) }
+        guard try await hub.addFaces(memoryID: id, faces: faces, device: try device(context), now: now), let updated = try await hub.memory(id: id) else {
+            throw ServerError.notFound("no such memory")
+        }
+        return ErrorMiddleware.json(updated, status: .created)
+    }
+
+    /// `PUT /api/memories/{id}/faces/{faceId}`: who a face is; the server's order decides between devices.
+    func tagFace(_ request: Request, context: ServerContext) async throws -> Response {
+        let id = try id(context), face = try self.id(context, "faceId")
+        let body = try await RequestDecoding.decode(FaceTagRequest.self, from: request, limit: configuration.maxJSONBytes)
+        if let person = body.personId, try await hub.existingPeople([person]).isEmpty {
+            throw ServerError.invalidRequest("no such person", [FieldProblem(field: "personId", message: "no person \(person): GET /api/people lists them")])
+        }
+        guard try await hub.tagFace(memoryID: id, faceID: face, person: body.personId, device: try device(context), now: now),
+              let memory = try await hub.memory(id: id) else { throw ServerError.notFound("no such face on that memory") }
+        return ErrorMiddleware.json(memory)
+    }
+}

@@ -1,0 +1,283 @@
+internal import Foundation
+internal import MemoraHub
+
+/// The Memory Palace hub's tables (Docs/Hub.md) on either store, through ``SQLBatchRunner``: pairing
+/// tokens, people, memories, the people in each memory and the faces on its photo. Every change is one
+/// batch, one transaction.
+struct HubStore: Sendable {
+    let runner: any SQLBatchRunner
+
+    /// Creates the tables when missing (on PostgreSQL under an advisory lock, so servers starting together do not race).
+    static func open(_ runner: any SQLBatchRunner) async throws(ServerError) -> HubStore {
+        let postgres = runner.dialect == .postgres
+        let id = postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY"
+        let real = postgres ? "DOUBLE PRECISION" : "REAL"
+        var statements = postgres ? [SQLStatement("SELECT pg_advisory_xact_lock(724562020)")] : []
+        statements += [
+            "CREATE TABLE IF NOT EXISTS hub_pairing (token_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL, used_at BIGINT, created_at BIGINT NOT NULL)",
+            """
+            CREATE TABLE IF NOT EXISTS hub_people (id \(id), name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE, relationship TEXT,
+                avatar_sha256 TEXT, created_by TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS hub_memories (id \(id), sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, title TEXT NOT NULL,
+                description TEXT, taken_at BIGINT, latitude \(real), longitude \(real), place TEXT, media_type TEXT NOT NULL,
+                size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
+                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS hub_memories_kind ON hub_memories (kind, id)",
+            "CREATE INDEX IF NOT EXISTS hub_memories_taken ON hub_memories (taken_at)",
+            "CREATE TABLE IF NOT EXISTS hub_memory_people (memory_id BIGINT NOT NULL, person_id BIGINT NOT NULL, PRIMARY KEY (memory_id, person_id))",
+            "CREATE INDEX IF NOT EXISTS hub_memory_people_person ON hub_memory_people (person_id, memory_id)",
+            """
+            CREATE TABLE IF NOT EXISTS hub_faces (id \(id), memory_id BIGINT NOT NULL, x \(real) NOT NULL, y \(real) NOT NULL,
+                width \(real) NOT NULL, height \(real) NOT NULL, person_id BIGINT, updated_by TEXT NOT NULL, updated_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS hub_faces_memory ON hub_faces (memory_id)",
+            "CREATE INDEX IF NOT EXISTS hub_faces_person ON hub_faces (person_id, memory_id)",
+        ].map { SQLStatement($0) }
+        _ = try await runner.run(statements)
+        return HubStore(runner: runner)
+    }
+
+    // MARK: Pairing
+
+    /// Records a pairing token (by its hash) that works once, until `expiresAt`.
+    func addPairingToken(hash: String, expiresAt: Int64, now: Int64) async throws(ServerError) {
+        _ = try await runner.run([
+            SQLStatement("DELETE FROM hub_pairing WHERE expires_at < ?", [.integer(now - 24 * 3600 * 1000)]),
+            SQLStatement("INSERT INTO hub_pairing (token_hash, expires_at, created_at) VALUES (?, ?, ?)", [.text(hash), .integer(expiresAt), .integer(now)]),
+        ])
+    }
+
+    /// Uses up the pairing token with this hash: true when it existed, was unused and had not expired.
+    func usePairingToken(hash: String, now: Int64) async throws(ServerError) -> Bool {
+        !(try await runner.rows("UPDATE hub_pairing SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING token_hash",
+                                [.integer(now), .text(hash), .integer(now)])).isEmpty
+    }
+
+    // MARK: People
+
+    /// A name as people are compared: without case, surrounding spaces or runs of spaces.
+    static func nameKey(_ name: String) -> String {
+        name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    private static let personColumns = """
+        p.id, p.name, p.relationship, p.avatar_sha256,
+        (SELECT COUNT(*) FROM hub_memories m WHERE EXISTS (SELECT 1 FROM hub_memory_people l WHERE l.memory_id = m.id AND l.person_id = p.id)
+            OR EXISTS (SELECT 1 FROM hub_faces f WHERE f.memory_id = m.id AND f.person_id = p.id))
+        """
+
+    private static func person(_ row: [SQLValue]) -> HubPerson {
+        let id = row[0].integer ?? 0
+        return HubPerson(id: id, name: row[1].text ?? "", relationship: row[2].text,
+                         avatarUrl: row[3].text == nil ? nil : "/api/people/\(id)/avatar", memoryCount: Int(row[4].integer ?? 0))
+    }
+
+    /// Every person, by name.
+    func people() async throws(ServerError) -> [HubPerson] {
+        try await runner.rows("SELECT \(Self.personColumns) FROM hub_people p ORDER BY p.name_key").map(Self.person)
+    }
+
+    /// The person with this id.
+    func person(id: Int64) async throws(ServerError) -> HubPerson? {
+        try await runner.rows("SELECT \(Self.personColumns) FROM hub_people p WHERE p.id = ?", [.integer(id)]).first.map(Self.person)
+    }
+
+    /// Adds a person; when the name is taken, nothing changes and the person who has it comes back with `created` false.
+    func addPerson(name: String, relationship: String?, device: String, now: Int64) async throws(ServerError) -> (person: HubPerson, created: Bool) {
+        let key = Self.nameKey(name)
+        let results = try await runner.run([
+            SQLStatement("""
+                INSERT INTO hub_people (name, name_key, relationship, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (name_key) DO NOTHING RETURNING id
+                """, [.text(name), .text(key), SQLValue(relationship), .text(device), .integer(now), .integer(now)]),
+            SQLStatement("SELECT \(Self.personColumns) FROM hub_people p WHERE p.name_key = ?", [.text(key)]),
+        ])
+        guard let row = results[1].first else { throw .storage("the person was not stored") }
+        return (Self.person(row), !results[0].isEmpty)
+    }
+
+    /// Renames a person or changes their relationship. Nil when there is no such person; the other person
+    /// with the new name as `conflict` when it is taken.
+    func updatePerson(id: Int64, name: String, relationship: String?, now: Int64) async throws(ServerError) -> (person: HubPerson?, conflict: HubPerson?) {
+        let key = Self.nameKey(name)
+        let results = try await runner.run([
+            SQLStatement("""
+                UPDATE hub_people SET name = ?, name_key = ?, relationship = ?, updated_at = ?
+                WHERE id = ? AND NOT EXISTS (SELECT 1 FROM hub_people o WHERE o.name_key = ? AND o.id <> ?) RETURNING id
+                """, [.text(name), .text(key), SQLValue(relationship), .integer(now), .integer(id), .text(key), .integer(id)]),
+            SQLStatement("SELECT \(Self.personColumns) FROM hub_people p WHERE p.id = ?", [.integer(id)]),
+            SQLStatement("SELECT \(Self.personColumns) FROM hub_people p WHERE p.name_key = ? AND p.id <> ?", [.text(key), .integer(id)]),
+        ])
+        if !results[0].isEmpty { return (results[1].first.map(Self.person), nil) }
+        return (results[1].first.map(Self.person), results[2].first.map(Self.person))
+    }
+
+    /// Removes a person: their links to memories go, their faces stay untagged. False when there was none.
+    func removePerson(id: Int64) async throws(ServerError) -> Bool {
+        let results = try await runner.run([
+            SQLStatement("DELETE FROM hub_memory_people WHERE person_id = ?", [.integer(id)]),
+            SQLStatement("UPDATE hub_faces SET person_id = NULL WHERE person_id = ?", [.integer(id)]),
+            SQLStatement("DELETE FROM hub_people WHERE id = ? RETURNING id", [.integer(id)]),
+        ])
+        return !results[2].isEmpty
+    }
+
+    /// Which of these ids are people on the hub.
+    func existingPeople(_ ids: Set<Int64>) async throws(ServerError) -> Set<Int64> {
+        guard !ids.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let rows = try await runner.rows("SELECT id FROM hub_people WHERE id IN (\(marks))", ids.map { .integer($0) })
+        return Set(rows.compactMap { $0[0].integer })
+    }
+
+    // MARK: Memories
+
+    /// What is stored of a new memory.
+    struct NewMemory: Sendable {
+        var sha256: String
+        var upload: MemoryUpload
+        var mediaType: String
+        var size: Int64
+        var width: Int?
+        var height: Int?
+        var hasThumbnail: Bool
+        var device: String
+    }
+
+    /// Stores a memory unless one with the same bytes exists; returns its id and whether it is new. The
+    /// people and faces are stored with it, in the same transaction, only when it is new.
+    func addMemory(_ memory: NewMemory, now: Int64) async throws(ServerError) -> (id: Int64, created: Bool) {
+        let nonce = ServerSecrets.randomToken(bytes: 12)
+        let upload = memory.upload
+        var statements = [SQLStatement("""
+            INSERT INTO hub_memories (sha256, kind, title, description, taken_at, latitude, longitude, place, media_type, size, width, height,
+                has_thumbnail, uploaded_by, upload_nonce, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
+            """, [.text(memory.sha256), .text(upload.kind.rawValue), .text(upload.title), SQLValue(upload.description), SQLValue(upload.takenAt),
+                  SQLValue(upload.latitude), SQLValue(upload.longitude), SQLValue(upload.place), .text(memory.mediaType), .integer(memory.size),
+                  SQLValue(memory.width.map(Int64.init)), SQLValue(memory.height.map(Int64.init)), .integer(memory.hasThumbnail ? 1 : 0),
+                  .text(memory.device), .text(nonce), .integer(now)]),
+            SQLStatement("SELECT id FROM hub_memories WHERE sha256 = ?", [.text(memory.sha256)]),
+        ]
+        // Only the request that inserted the row (its nonce) adds people and faces.
+        for person in Set(upload.people ?? []).sorted() {
+            statements.append(SQLStatement("""
+                INSERT INTO hub_memory_people (memory_id, person_id) SELECT m.id, p.id FROM hub_memories m, hub_people p
+                WHERE m.sha256 = ? AND m.upload_nonce = ? AND p.id = ? ON CONFLICT DO NOTHING
+                """, [.text(memory.sha256), .text(nonce), .integer(person)]))
+        }
+        for face in upload.faces ?? [] {
+            statements.append(SQLStatement("""
+                INSERT INTO hub_faces (memory_id, x, y, width, height, person_id, updated_by, updated_at)
+                SELECT m.id, ?, ?, ?, ?, (SELECT p.id FROM hub_people p WHERE p.id = ?), ?, ? FROM hub_memories m
+                WHERE m.sha256 = ? AND m.upload_nonce = ?
+                """, [.real(face.x), .real(face.y), .real(face.width), .real(face.height), SQLValue(face.personId), .text(memory.device),
+                      .integer(now), .text(memory.sha256), .text(nonce)]))
+        }
+        let results = try await runner.run(statements)
+        guard let id = results[1].first?[0].integer else { throw .storage("the memory was not stored") }
+        return (id, !results[0].isEmpty)
+    }
+
+    /// Which memories a listing shows.
+    struct MemoryFilter: Sendable {
+        var person: Int64?
+        var kind: MemoryKind?
+        var from: Int64?
+        var to: Int64?
+        /// Only memories with a lower id (the page cursor).
+        var before: Int64?
+        var limit: Int = 50
+    }
+
+    private static let memoryColumns = """
+        m.id, m.kind, m.title, m.description, m.taken_at, m.latitude, m.longitude, m.place, m.media_type, m.size, m.width, m.height,
+        m.has_thumbnail, m.uploaded_by, m.created_at, m.sha256
+        """
+
+    /// A page of memories, newest first, with their people and faces.
+    func memories(_ filter: MemoryFilter) async throws(ServerError) -> (memories: [HubMemory], more: Bool) {
+        var conditions: [String] = [], values: [SQLValue] = []
+        if let person = filter.person {
+            conditions.append("(EXISTS (SELECT 1 FROM hub_memory_people l WHERE l.memory_id = m.id AND l.person_id = ?) OR EXISTS (SELECT 1 FROM hub_faces f WHERE f.memory_id = m.id AND f.person_id = ?))")
+            values += [.integer(person), .integer(person)]
+        }
+        if let kind = filter.kind { conditions.append("m.kind = ?"); values.append(.text(kind.rawValue)) }
+        if let from = filter.from { conditions.append("m.taken_at >= ?"); values.append(.integer(from)) }
+        if let to = filter.to { conditions.append("m.taken_at <= ?"); values.append(.integer(to)) }
+        if let before = filter.before { conditions.append("m.id < ?"); values.append(.integer(before)) }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let rows = try await runner.rows("SELECT \(Self.memoryColumns) FROM hub_memories m \(whereClause) ORDER BY m.id DESC LIMIT \(filter.limit + 1)", values)
+        let page = Array(rows.prefix(filter.limit))
+        return (try await withPeopleAndFaces(page), rows.count > filter.limit)
+    }
+
+    /// The memory with this id.
+    func memory(id: Int64) async throws(ServerError) -> HubMemory? {
+        try await withPeopleAndFaces(try await runner.rows("SELECT \(Self.memoryColumns) FROM hub_memories m WHERE m.id = ?", [.integer(id)])).first
+    }
+
+    /// The memory with these bytes.
+    func memory(sha256: String) async throws(ServerError) -> HubMemory? {
+        try await withPeopleAndFaces(try await runner.rows("SELECT \(Self.memoryColumns) FROM hub_memories m WHERE m.sha256 = ?", [.text(sha256)])).first
+    }
+
+    private func withPeopleAndFaces(_ rows: [[SQLValue]]) async throws(ServerError) -> [HubMemory] {
+        guard !rows.isEmpty else { return [] }
+        let ids = rows.compactMap { $0[0].integer }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let results = try await runner.run([
+            SQLStatement("SELECT memory_id, person_id FROM hub_memory_people WHERE memory_id IN (\(marks)) ORDER BY person_id", ids.map { .integer($0) }),
+            SQLStatement("SELECT memory_id, id, x, y, width, height, person_id FROM hub_faces WHERE memory_id IN (\(marks)) ORDER BY id", ids.map { .integer($0) }),
+        ])
+        var people: [Int64: [Int64]] = [:], faces: [Int64: [FaceTag]] = [:]
+        for row in results[0] { people[row[0].integer ?? 0, default: []].append(row[1].integer ?? 0) }
+        for row in results[1] {
+            faces[row[0].integer ?? 0, default: []].append(FaceTag(id: row[1].integer, x: row[2].real ?? 0, y: row[3].real ?? 0,
+                                                                   width: row[4].real ?? 0, height: row[5].real ?? 0, personId: row[6].integer))
+        }
+        return rows.map { row in
+            let id = row[0].integer ?? 0
+            let tagged = (faces[id] ?? []).compactMap(\.personId)
+            return HubMemory(
+                id: id, kind: MemoryKind(rawValue: row[1].text ?? "") ?? .photo, title: row[2].text ?? "", description: row[3].text,
+                takenAt: row[4].integer, latitude: row[5].real, longitude: row[6].real, place: row[7].text,
+                people: Array(Set((people[id] ?? []) + tagged)).sorted(), faces: faces[id] ?? [], mediaType: row[8].text ?? "",
+                size: row[9].integer ?? 0, sha256: row[15].text ?? "", width: row[10].integer.map(Int.init), height: row[11].integer.map(Int.init),
+                uploadedBy: row[13].text ?? "", createdAt: row[14].integer ?? 0, mediaUrl: "/api/memories/\(id)/media",
+                thumbnailUrl: row[12].integer == 1 ? "/api/memories/\(id)/thumbnail" : nil)
+        }
+    }
+
+    /// Removes a memory with its people and faces; returns its SHA-256 (its files go too), nil when there was none.
+    func removeMemory(id: Int64) async throws(ServerError) -> String? {
+        let results = try await runner.run([
+            SQLStatement("DELETE FROM hub_memory_people WHERE memory_id = ?", [.integer(id)]),
+            SQLStatement("DELETE FROM hub_faces WHERE memory_id = ?", [.integer(id)]),
+            SQLStatement("DELETE FROM hub_memories WHERE id = ? RETURNING sha256", [.integer(id)]),
+        ])
+        return results[2].first?[0].text
+    }
+
+    /// Tags (or, with nil, untags) face `faceID` of memory `memoryID`: false when there is no such face.
+    func tagFace(memoryID: Int64, faceID: Int64, person: Int64?, device: String, now: Int64) async throws(ServerError) -> Bool {
+        !(try await runner.rows("UPDATE hub_faces SET person_id = ?, updated_by = ?, updated_at = ? WHERE id = ? AND memory_id = ? RETURNING id",
+                                [SQLValue(person), .text(device), .integer(now), .integer(faceID), .integer(memoryID)])).isEmpty
+    }
+
+    /// Adds faces to a memory's photo (another device's detection); returns the memory, nil when there is none.
+    func addFaces(memoryID: Int64, faces: [FaceTag], device: String, now: Int64) async throws(ServerError) -> Bool {
+        var statements = [SQLStatement("SELECT id FROM hub_memories WHERE id = ?", [.integer(memoryID)])]
+        for face in faces {
+            statements.append(SQLStatement("""
+                INSERT INTO hub_faces (memory_id, x, y, width, height, person_id, updated_by, updated_at)
+                SELECT m.id, ?, ?, ?, ?, (SELECT p.id FROM hub_people p WHERE p.id = ?), ?, ? FROM hub_memories m WHERE m.id = ?
+                """, [.real(face.x), .real(face.y), .real(face.width), .real(face.height), SQLValue(face.personId), .text(device), .integer(now),
+                      .integer(memoryID)]))
+        }
+        return !(try await runner.run(statements))[0].isEmpty
+    }
+}

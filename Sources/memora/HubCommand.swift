@@ -1,0 +1,219 @@
+import ArgumentParser
+import Foundation
+import MemoraHub
+import MemoraSync
+import MemoraSystem
+
+/// `memora hub`: the Memory Palace collector: pair with a family hub, add memories, manage people.
+struct HubCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hub",
+        abstract: "Collect memories for a Memory Palace hub (memora-server): pair, add photos, videos, voice notes and texts, tag people.",
+        subcommands: [Pair.self, Status.self, Add.self, Memories.self, Remove.self, People.self, Tag.self])
+
+    /// Where the hub's token is kept.
+    struct Credentials: ParsableArguments {
+        @Option(help: "Where this device's hub token is kept (0600).") var credentials: String = ApplicationFolders().configuration + "/hub-credentials.json"
+        var file: SyncCredentialFile { SyncCredentialFile(path: credentials) }
+        func client() throws -> HubClient { try HubClient(credentials: file) }
+    }
+
+    struct Pair: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pair with a hub from its QR code's text (the JSON, or its pairing address).")
+        @OptionGroup var credentials: Credentials
+        @Argument(help: "The QR code's text: {\"serverIP\":…,\"port\":…,\"authToken\":…} or http://HOST:PORT/pair?token=….") var code: String
+
+        func run() async throws {
+            let config = try ServerConfig(qrText: code)
+            let hub = try await HubClient.pair(config, credentials: credentials.file)
+            let health = try await hub.testConnection()
+            print("paired with \(config.serverName.map { TerminalText.escaped($0) + " at " } ?? "")\(hub.base.absoluteString) (memora-server \(health.version))")
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Check the connection to the paired hub.")
+        @OptionGroup var credentials: Credentials
+
+        func run() async throws {
+            let hub = try credentials.client()
+            let health = try await hub.testConnection()
+            print("\(hub.base.absoluteString): \(health.status), memora-server \(health.version), \(health.storage)")
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Upload a memory: photo, video or voice with its file, or text.")
+        @OptionGroup var credentials: Credentials
+        @Argument(help: "photo, video, voice or text.") var kind: String
+        @Argument(help: "The file (none for text: give --text).") var file: String?
+        @Option(help: "The title (the file's name by default).") var title: String?
+        @Option(help: "A description.") var description: String?
+        @Option(help: "The text of a text memory.") var text: String?
+        @Option(help: "When it happened: YYYY-MM-DD (a photo's own date by default).") var date: String?
+        @Option(help: "A place name.") var place: String?
+        @Option(parsing: .upToNextOption, help: "People in it, by name or id (memora hub people list).") var people: [String] = []
+        @Flag(help: "Print the memory as JSON.") var json = false
+
+        func run() async throws {
+            guard let kind = MemoryKind(rawValue: kind) else { throw ValidationError("the kind is photo, video, voice or text") }
+            if kind == .text {
+                guard file == nil, let text, !text.isEmpty else { throw ValidationError("a text memory takes --text \"…\" and no file") }
+            } else {
+                guard let file else { throw ValidationError("a \(kind.rawValue) memory needs its file") }
+                guard FileManager.default.isReadableFile(atPath: file) else { throw ValidationError("\(file): no such file, or it cannot be read") }
+            }
+            var takenAt: Int64?
+            if let date {
+                let parser = DateFormatter()
+                parser.locale = Locale(identifier: "en_US_POSIX")
+                parser.timeZone = TimeZone(identifier: "UTC")
+                parser.dateFormat = "yyyy-MM-dd"
+                guard let day = parser.date(from: date) else { throw ValidationError("--date is YYYY-MM-DD, for example 2019-07-14") }
+                takenAt = Int64(day.timeIntervalSince1970 * 1000)
+            }
+            let hub = try credentials.client()
+            let ids = try await People.ids(people, on: hub)
+            let name = title ?? file.map { SystemPath.fileName(of: $0) } ?? "Note"
+            let upload = MemoryUpload(kind: kind, title: name, description: kind == .text ? text : description, takenAt: takenAt, place: place,
+                                      people: ids.isEmpty ? nil : ids)
+            let (memory, created) = try await hub.upload(upload, file: file)
+            if json { try printJSON(memory); return }
+            print("\(created ? "added" : "already on the hub:") memory \(memory.id), \(memory.kind.rawValue) \"\(TerminalText.escaped(memory.title))\" (\(memory.size) bytes)")
+        }
+    }
+
+    struct Memories: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List memories, newest first.")
+        @OptionGroup var credentials: Credentials
+        @Option(help: "Only those with this person (name or id).") var person: String?
+        @Option(help: "Only photo, video, voice or text.") var kind: String?
+        @Option(help: "How many (1-200).") var limit = 50
+        @Flag(help: "Print as JSON.") var json = false
+
+        func run() async throws {
+            let hub = try credentials.client()
+            let personID = try await People.id(person, on: hub)
+            let kind = try self.kind.map { text in
+                guard let kind = MemoryKind(rawValue: text) else { throw ValidationError("--kind is photo, video, voice or text") }
+                return kind
+            }
+            let page = try await hub.memories(person: personID, kind: kind, limit: limit)
+            if json { try printJSON(page); return }
+            if page.memories.isEmpty { print("no memories yet (memora hub add photo FILE)") }
+            for memory in page.memories {
+                let faces = memory.faces.isEmpty ? "" : ", \(memory.faces.count) face(s)"
+                print("\(memory.id)  \(memory.kind.rawValue)  \(TerminalText.escaped(memory.title))  people \(memory.people.map(String.init).joined(separator: ","))\(faces)")
+            }
+            if page.nextCursor != nil { print("(more: --limit \(min(200, limit * 2)))") }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a memory from the hub.")
+        @OptionGroup var credentials: Credentials
+        @Argument(help: "The memory's id (memora hub memories).") var memory: Int64
+
+        func run() async throws {
+            try await credentials.client().removeMemory(id: memory)
+            print("removed memory \(memory)")
+        }
+    }
+
+    struct Tag: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Say who a face on a photo memory is (or --none).")
+        @OptionGroup var credentials: Credentials
+        @Argument(help: "The memory's id.") var memory: Int64
+        @Argument(help: "The face's id (memora hub memories --json lists them).") var face: Int64
+        @Argument(help: "The person, by name or id.") var person: String?
+        @Flag(help: "Untag the face.") var none = false
+
+        func run() async throws {
+            guard (person == nil) == none else { throw ValidationError("give a person, or --none to untag the face") }
+            let hub = try credentials.client()
+            let id = try await People.id(person, on: hub)
+            _ = try await hub.tagFace(memory: memory, face: face, person: id)
+            print(id.map { "face \(face) of memory \(memory) is person \($0)" } ?? "face \(face) of memory \(memory) is untagged")
+        }
+    }
+
+    struct People: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The hub's people: add, list, rename, remove.",
+                                                        subcommands: [AddPerson.self, ListPeople.self, Rename.self, RemovePerson.self])
+
+        /// A person given by id or name, as an id (nil for nil).
+        static func id(_ name: String?, on hub: HubClient) async throws -> Int64? {
+            guard let name else { return nil }
+            return try await ids([name], on: hub).first
+        }
+
+        /// People given by id or by name (compared as the hub does), as ids.
+        static func ids(_ names: [String], on hub: HubClient) async throws -> [Int64] {
+            guard !names.isEmpty else { return [] }
+            let people = try await hub.people()
+            func key(_ name: String) -> String { name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+            return try names.map { name in
+                if let id = Int64(name), people.contains(where: { $0.id == id }) { return id }
+                guard let person = people.first(where: { key($0.name) == key(name) }) else {
+                    throw ValidationError("no person \(name) on the hub: memora hub people add \"\(name)\"")
+                }
+                return person.id
+            }
+        }
+
+        struct AddPerson: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a person.")
+            @OptionGroup var credentials: Credentials
+            @Argument(help: "Their name.") var name: String
+            @Option(help: "How they relate to the family: father, spouse, friend….") var relationship: String?
+
+            func run() async throws {
+                let person = try await credentials.client().addPerson(name: name, relationship: relationship)
+                print("added \(TerminalText.escaped(person.name)) (person \(person.id))")
+            }
+        }
+
+        struct ListPeople: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the people.")
+            @OptionGroup var credentials: Credentials
+            @Flag(help: "Print as JSON.") var json = false
+
+            func run() async throws {
+                let people = try await credentials.client().people()
+                if json { try printJSON(people); return }
+                if people.isEmpty { print("no people yet (memora hub people add NAME)") }
+                for person in people {
+                    print("\(person.id)  \(TerminalText.escaped(person.name))\(person.relationship.map { " (" + TerminalText.escaped($0) + ")" } ?? "")  \(person.memoryCount) memories")
+                }
+            }
+        }
+
+        struct Rename: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Rename a person, or change their relationship.")
+            @OptionGroup var credentials: Credentials
+            @Argument(help: "The person, by name or id.") var person: String
+            @Argument(help: "The new name.") var name: String
+            @Option(help: "The relationship.") var relationship: String?
+
+            func run() async throws {
+                let hub = try credentials.client()
+                let id = try await People.ids([person], on: hub)[0]
+                let renamed = try await hub.updatePerson(id: id, name: name, relationship: relationship)
+                print("person \(renamed.id) is now \(TerminalText.escaped(renamed.name))")
+            }
+        }
+
+        struct RemovePerson: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a person (their face tags are untagged).")
+            @OptionGroup var credentials: Credentials
+            @Argument(help: "The person, by name or id.") var person: String
+
+            func run() async throws {
+                let hub = try credentials.client()
+                let id = try await People.ids([person], on: hub)[0]
+                try await hub.removePerson(id: id)
+                print("removed person \(id)")
+            }
+        }
+    }
+}

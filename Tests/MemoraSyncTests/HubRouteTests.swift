@@ -1,0 +1,253 @@
+import Foundation
+import ImageKit
+import MemoraHub
+import MemoraServer
+import MemoraSync
+import MemoraSystem
+import Synchronization
+import Testing
+import TestSupport
+
+/// A transport that checks every answer against Docs/openapi.json (the hub's routes are documented there too).
+struct CheckedTransport: SyncTransport {
+    let inner = URLSessionSyncTransport(timeout: 30)
+
+    func send(_ request: SyncHTTPRequest) async throws(SyncError) -> SyncHTTPResponse {
+        let response = try await inner.send(request)
+        for problem in OpenAPIDocument.shared.problems(method: request.method, path: request.url.path, status: response.status, body: response.body) {
+            Issue.record("Docs/openapi.json: \(problem)")
+        }
+        return response
+    }
+}
+
+extension TestServer {
+    /// A pairing code for this hub, as `memora-server pair` makes it.
+    func pairingCode(lifetimeSeconds: Int64 = 600) async throws -> ServerConfig {
+        try await ServerData.open(folder, database: database).pairingCode(host: "127.0.0.1", port: port, lifetimeSeconds: lifetimeSeconds)
+    }
+
+    /// A paired hub client, its credentials in `folder`.
+    func pairedClient(_ folder: String) async throws -> HubClient {
+        try await HubClient.pair(try await pairingCode(), credentials: SyncCredentialFile(path: folder + "/hub.json"), transport: CheckedTransport())
+    }
+}
+
+/// The error `body` throws, nil when it succeeds.
+func hubFailure(_ body: () async throws(HubError) -> Void) async -> HubError? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// A raw multipart body with `parts` (name, content type, bytes).
+func multipart(_ parts: [(name: String, type: String, bytes: [UInt8])], boundary: String = "test-boundary-42", close: Bool = true) -> Data {
+    var body = Data()
+    for part in parts {
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\"; filename=\"f\"\r\nContent-Type: \(part.type)\r\n\r\n".utf8))
+        body.append(Data(part.bytes))
+        body.append(Data("\r\n".utf8))
+    }
+    if close { body.append(Data("--\(boundary)--\r\n".utf8)) }
+    return body
+}
+
+@Suite("Memory Palace hub routes")
+struct HubRouteTests {
+    @Test("pairing: the QR code's token works once and not after it expires; the device token then works on every route", arguments: TestStore.available)
+    func pairing(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-pairing")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let code = try await server.pairingCode()
+        // The QR code's JSON (the seed's ServerConfig fields) round-trips through the parser.
+        let json = String(decoding: try JSONEncoder().encode(code), as: UTF8.self)
+        #expect(json.contains("\"serverIP\"") && json.contains("\"authToken\"") && json.contains("\"port\""))
+        let parsed = try ServerConfig(qrText: json)
+        #expect(parsed == code)
+        #expect(throws: HubError.self) { try ServerConfig(qrText: "{\"serverIP\":\"x\"}") }
+        #expect(throws: HubError.self) { try ServerConfig(qrText: "hello") }
+
+        let credentials = SyncCredentialFile(path: folder + "/hub.json")
+        let hub = try await HubClient.pair(parsed, credentials: credentials, transport: CheckedTransport())
+        #expect(try await hub.people().isEmpty)
+        #expect(try await hub.testConnection().status == "ok")
+        let mode = try FileManager.default.attributesOfItem(atPath: folder + "/hub.json")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // The same code again is refused: it was single-use.
+        await #expect(throws: HubError.unauthorized("the pairing code is unknown, used already or expired: show a new QR code (memora-server pair) and scan it again")) {
+            _ = try await HubClient.pair(parsed, credentials: SyncCredentialFile(path: folder + "/other.json"), transport: CheckedTransport())
+        }
+        // An expired code too.
+        let expired = try await server.pairingCode(lifetimeSeconds: 0)
+        await #expect(throws: HubError.self) {
+            _ = try await HubClient.pair(expired, credentials: SyncCredentialFile(path: folder + "/other.json"), transport: CheckedTransport())
+        }
+        // A wrong device token: 401 on every hub route.
+        let stranger = HubClient(base: server.url, token: "not-a-token", transport: CheckedTransport())
+        await #expect(throws: HubError.unauthorized("the token is unknown, expired or revoked: register the device again")) { _ = try await stranger.people() }
+        await #expect(throws: HubError.self) { _ = try await stranger.memories() }
+        // A revoked device is refused.
+        let device = try #require(try credentials.load()?.deviceID)
+        #expect(try await server.store().revoke(deviceID: device, now: Int64(Date().timeIntervalSince1970 * 1000)))
+        await #expect(throws: HubError.self) { _ = try await hub.people() }
+    }
+
+    @Test("people: 201, then 409 with the existing person for the same name in any case or spacing; rename, conflicts, removal untags faces", arguments: TestStore.available)
+    func people(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-people")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let ana = try await hub.addPerson(name: "Ana Silva", relationship: "daughter")
+        #expect(ana.name == "Ana Silva" && ana.relationship == "daughter" && ana.memoryCount == 0)
+        let duplicate = await hubFailure { () async throws(HubError) in _ = try await hub.addPerson(name: "  ana   SILVA ") }
+        #expect(duplicate == .personExists(ana))
+        let joao = try await hub.addPerson(name: "João")
+        let taken = await hubFailure { () async throws(HubError) in _ = try await hub.updatePerson(id: ana.id, name: "joão") }
+        #expect(taken == .personExists(joao))
+        let renamed = try await hub.updatePerson(id: ana.id, name: "Ana", relationship: "daughter")
+        #expect(renamed.name == "Ana")
+        #expect(try await hub.people().map(\.name) == ["Ana", "João"])
+        for bad in ["", "   ", String(repeating: "x", count: 101), "tab\u{7}bell"] {
+            let failure = await hubFailure { () async throws(HubError) in _ = try await hub.addPerson(name: bad) }
+            guard case .invalidRequest(_, let fields)? = failure else { Issue.record("the name \(bad.debugDescription): \(String(describing: failure))"); continue }
+            #expect(fields.first?.hasPrefix("name") == true, "\(fields)")
+        }
+        await #expect(throws: HubError.notFound("no such person")) { _ = try await hub.updatePerson(id: 9999, name: "Nobody") }
+        await #expect(throws: HubError.notFound("no such person")) { try await hub.removePerson(id: 9999) }
+        try await hub.removePerson(id: joao.id)
+        #expect(try await hub.people().map(\.id) == [ana.id])
+    }
+
+    @Test("memories: a photo with faces and people, its date and place read from the photo, deduplicated by SHA-256; voice and text; filters, pages, media, thumbnails, deletion", arguments: TestStore.available)
+    func memories(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-memories")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let ana = try await hub.addPerson(name: "Ana"), rui = try await hub.addPerson(name: "Rui")
+        // A photo carrying a capture date and a GPS position (Paris) in its EXIF.
+        let photo = folder + "/beach.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 640, height: 480, seed: 9), to: photo, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
+        let jpeg = JPEGBuilder.inserting(JPEGBuilder.exifSegment(TIFFBuilder().cameraBlock()), into: [UInt8](try Data(contentsOf: URL(fileURLWithPath: photo))))
+        try Data(jpeg).write(to: URL(fileURLWithPath: photo))
+        let sent = Mutex<Int64>(0)
+        let faces = [FaceTag(x: 0.1, y: 0.2, width: 0.2, height: 0.3, personId: ana.id), FaceTag(x: 0.6, y: 0.2, width: 0.2, height: 0.3)]
+        let (memory, created) = try await hub.upload(MemoryUpload(kind: .photo, title: "At the beach", description: "Ana's first swim", people: [rui.id], faces: faces),
+                                                     file: photo) { done, _ in sent.withLock { $0 = max($0, done) } }
+        #expect(created)
+        #expect(sent.withLock { $0 } > Int64(jpeg.count))  // progress reached the whole body
+        #expect(memory.kind == .photo && memory.title == "At the beach" && memory.mediaType == "image/jpeg")
+        #expect(memory.sha256 == Hex.string(SHA256Digest.hash(jpeg)) && memory.size == Int64(jpeg.count))
+        #expect(memory.width == 640 && memory.height == 480)
+        #expect(memory.people == [ana.id, rui.id].sorted())
+        #expect(memory.faces.count == 2 && memory.faces.first?.personId == ana.id && memory.faces.last?.personId == nil)
+        // The photo's own capture date (2019-07-14 16:05:09) and position (48.858 N, 2.294 E).
+        let taken = try #require(memory.takenAt)
+        #expect(abs(Double(taken) / 1000 - 1_563_120_309) < 24 * 3600)
+        #expect(abs((memory.latitude ?? 0) - 48.858) < 0.001 && abs((memory.longitude ?? 0) - 2.2945) < 0.001)
+        // The same bytes again: 200 with the same memory, nothing added.
+        let (again, createdAgain) = try await hub.upload(MemoryUpload(kind: .photo, title: "Duplicate"), file: photo)
+        #expect(!createdAgain && again.id == memory.id && again.title == "At the beach")
+
+        // A voice note and a text memory.
+        let voice = folder + "/story.m4a"
+        try Data((0..<6_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: voice))
+        let ticks = Mutex<[Int64]>([])
+        let (note, _) = try await hub.upload(MemoryUpload(kind: .voice, title: "Grandpa's story", people: [rui.id]), file: voice) { done, _ in
+            ticks.withLock { $0.append(done) }
+        }
+        // Progress comes as the body goes, not only at the end, and never goes backwards.
+        let reported = ticks.withLock { $0 }
+        #expect(reported.count > 2 && reported == reported.sorted() && (reported.last ?? 0) > 6_000_000, "\(reported)")
+        #expect(note.mediaType == "audio/mp4" && note.thumbnailUrl == nil)
+        let (text, _) = try await hub.upload(MemoryUpload(kind: .text, title: "Recipe", description: "Bake at 180 °C for 40 minutes."))
+        #expect(text.kind == .text && text.size == Int64("Bake at 180 °C for 40 minutes.".utf8.count))
+
+        // Listing: newest first, filters, pages.
+        #expect(try await hub.memories().memories.map(\.id) == [text.id, note.id, memory.id])
+        #expect(try await hub.memories(person: ana.id).memories.map(\.id) == [memory.id])  // through her face tag
+        #expect(try await hub.memories(person: rui.id).memories.map(\.id) == [note.id, memory.id])
+        #expect(try await hub.memories(kind: .voice).memories.map(\.id) == [note.id])
+        let first = try await hub.memories(limit: 2)
+        #expect(first.memories.count == 2 && first.nextCursor != nil)
+        let second = try await hub.memories(cursor: first.nextCursor, limit: 2)
+        #expect(second.memories.map(\.id) == [memory.id] && second.nextCursor == nil)
+        #expect(try await hub.people().first { $0.id == rui.id }?.memoryCount == 2)
+
+        // The media and thumbnail, as stored.
+        let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
+        let raw = URLSessionSyncTransport()
+        let media = try await raw.send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(memory.id)/media"), headers: ["Authorization": "Bearer \(token)"]))
+        #expect(media.status == 200 && [UInt8](media.body) == jpeg)
+        let thumbnail = try await raw.send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(memory.id)/thumbnail"), headers: ["Authorization": "Bearer \(token)"]))
+        #expect(thumbnail.status == 200 && thumbnail.body.prefix(3) == Data([0xFF, 0xD8, 0xFF]))
+        let info = try ImageDecoder.info(of: [UInt8](thumbnail.body))
+        #expect(max(info.width, info.height) == 512)
+
+        // Tagging the untagged face; removing Ana untags hers.
+        let untagged = try #require(memory.faces.last?.id)
+        let tagged = try await hub.tagFace(memory: memory.id, face: untagged, person: rui.id)
+        #expect(tagged.faces.map(\.personId) == [ana.id, rui.id])
+        try await hub.removePerson(id: ana.id)
+        #expect(try await hub.memory(id: memory.id).faces.map(\.personId) == [nil, rui.id])
+        #expect(try await hub.memory(id: memory.id).people == [rui.id])
+
+        // Deleting a memory removes it and its files.
+        try await hub.removeMemory(id: memory.id)
+        await #expect(throws: HubError.notFound("no such memory")) { _ = try await hub.memory(id: memory.id) }
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/server/hub/media/\(memory.sha256.prefix(2))/\(memory.sha256)"))
+    }
+
+    @Test("bad uploads: boxes outside the image, unknown people, wrong types, broken multipart, missing parts, oversized fields; nothing is kept", arguments: TestStore.available)
+    func badUploads(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-bad")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let photo = folder + "/p.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 64, height: 48, seed: 2), to: photo, as: .jpeg())
+        func refusal(_ upload: MemoryUpload, file: String? = photo, type: String? = nil) async -> [String] {
+            let failure = await hubFailure { () async throws(HubError) in _ = try await hub.upload(upload, file: file, contentType: type) }
+            guard case .invalidRequest(_, let fields)? = failure else { Issue.record("\(upload): \(String(describing: failure))"); return [] }
+            return fields
+        }
+        for (box, message) in [(FaceTag(x: 1.2, y: 0, width: 0.1, height: 0.1), "x and y"), (FaceTag(x: 0.1, y: 0.1, width: 0, height: 0.2), "above 0"),
+                               (FaceTag(x: 0.9, y: 0.1, width: 0.2, height: 0.2), "inside the image"), (FaceTag(x: 0.1, y: -0.1, width: 0.1, height: 0.1), "x and y")] {
+            let fields = await refusal(MemoryUpload(kind: .photo, title: "t", faces: [box]))
+            #expect(fields.first?.hasPrefix("metadata.faces[0]") == true && fields.first?.contains(message) == true, "\(fields)")
+        }
+        #expect(await refusal(MemoryUpload(kind: .photo, title: "t", people: [4242])).first?.contains("4242") == true)
+        #expect(await refusal(MemoryUpload(kind: .photo, title: String(repeating: "t", count: 201))).first?.hasPrefix("metadata.title") == true)
+        #expect(await refusal(MemoryUpload(kind: .photo, title: "t", latitude: 91, longitude: 0)).first?.hasPrefix("metadata.latitude") == true)
+        #expect(await refusal(MemoryUpload(kind: .voice, title: "t"), type: "image/jpeg").first?.hasPrefix("media") == true)
+        #expect(await refusal(MemoryUpload(kind: .video, title: "t"), file: nil).first?.hasPrefix("media") == true)
+        // A "photo" that is not one.
+        let notPhoto = folder + "/not.jpg"
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: notPhoto))
+        #expect(await refusal(MemoryUpload(kind: .photo, title: "t"), file: notPhoto).first?.hasPrefix("media") == true)
+
+        // Raw bodies: broken multipart, no metadata, an unknown part, JSON instead of multipart.
+        let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
+        let transport = CheckedTransport()
+        func post(_ body: Data, type: String = "multipart/form-data; boundary=test-boundary-42") async throws -> SyncHTTPResponse {
+            try await transport.send(SyncHTTPRequest(method: "POST", url: server.url.appendingPathComponent("api/memories"),
+                                                     headers: ["Authorization": "Bearer \(token)", "Content-Type": type], body: body))
+        }
+        let metadata = Array(#"{"kind":"text","title":"t","description":"words"}"#.utf8)
+        let cut = multipart([("metadata", "application/json", metadata), ("media", "text/plain", Array("some text".utf8))], close: false)
+        #expect(try await post(cut.prefix(cut.count - 4)).status == 400)
+        #expect(try await post(multipart([("media", "text/plain", Array("x".utf8))])).status == 400)
+        #expect(try await post(multipart([("metadata", "application/json", metadata), ("other", "text/plain", [1])])).status == 400)
+        #expect(try await post(multipart([("metadata", "application/json", Array("{not json".utf8))])).status == 400)
+        #expect(try await post(Data(metadata), type: "application/json").status == 400)
+        #expect(try await post(multipart([("metadata", "application/json", metadata)])).status == 201)  // the same, well formed
+        // Nothing of the refused uploads was kept: one memory, no staged file left behind.
+        #expect(try await hub.memories().memories.count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/incoming").isEmpty)
+    }
+}
