@@ -31,6 +31,7 @@ demo: release models
 ## The sync tests (real servers on loopback, SQLite and PostgreSQL) run on their own after the others:
 ## beside the CPU-bound vision and indexing tests, their servers would wait for a thread.
 test: deps lint models
+	@scripts/install-browser-check.sh
 	$(SWIFT) test $(DEBUG_FLAGS) --skip MemoraSyncTests
 	MEMORA_TEST_POSTGRES="$$(scripts/test-postgres.sh)" MEMORA_REQUIRE_POSTGRES=1 $(SWIFT) test $(DEBUG_FLAGS) --filter MemoraSyncTests
 	@scripts/kill-test.sh

@@ -32,6 +32,8 @@ packages=(
   webp                # cwebp makes the WebP fixtures of the MetadataKit tests
   postgresql          # the sync tests run memora-server on PostgreSQL too (scripts/test-postgres.sh)
   libqrencode-dev     # CQREncode: the hub's pairing QR code (memora-server pair, the dashboard)
+  chromium            # the dashboard's test loads it in a real browser (scripts/dashboard-check.py) and make demo screenshots it
+  chromium-driver     # Selenium drives Chromium through it (scripts/dashboard-check.py)
 )
 if [ "${1:-}" = "--oracle" ]; then
   packages+=(exiv2)

@@ -17,7 +17,7 @@ public struct SyncServer: Sendable {
     let configuration: ServerConfiguration
     let store: any SyncStore
     let objects: ObjectStore
-    let hub: (store: HubStore, media: HubMedia)?
+    let hub: (store: HubStore, media: HubMedia, dashboardKey: String)?
 
     /// Creates a sync server over `store`, keeping uploaded objects in `objects` (no hub routes).
     public init(configuration: ServerConfiguration, store: any SyncStore, objects: ObjectStore) {
@@ -32,7 +32,7 @@ public struct SyncServer: Sendable {
         self.configuration = configuration
         store = data.store
         objects = data.objects
-        hub = (data.hub, data.hubMedia)
+        hub = (data.hub, data.hubMedia, data.dashboardKey)
     }
 
     /// Builds the router: every route, the rate limits, authentication and the error shape.
@@ -72,6 +72,10 @@ public struct SyncServer: Sendable {
             authenticated.get("memories/:id/thumbnail") { request, context in try await routes.file(request, context: context, thumbnail: true) }
             authenticated.post("memories/:id/faces") { request, context in try await routes.addFaces(request, context: context) }
             authenticated.put("memories/:id/faces/:faceId") { request, context in try await routes.tagFace(request, context: context) }
+            let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: hub.media, key: hub.dashboardKey)
+            router.get("/") { request, context in try await dashboard.home(request, context: context) }
+            router.get("/people/:id") { request, context in try await dashboard.person(request, context: context) }
+            router.get("/dashboard/thumbnails/:id") { request, context in try await dashboard.thumbnail(request, context: context) }
         }
         return router
     }

@@ -9,7 +9,7 @@ struct MemoraServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "memora-server",
         abstract: "The Memora sync server: devices push and pull captions, history, preferences and places.",
-        subcommands: [Run.self, Pair.self, Devices.self, Revoke.self, JoinCode.self],
+        subcommands: [Run.self, Pair.self, Dashboard.self, Devices.self, Revoke.self, JoinCode.self],
         defaultSubcommand: Run.self)
 }
 
@@ -99,6 +99,19 @@ extension MemoraServerCommand {
             print(code.terminalText)
             print("Scan this with the collector, or give its text to `memora hub pair`:\n\(text)")
             print("It works once, for \(minutes) minutes; the hub must be running (memora-server --port \(port)).")
+        }
+    }
+
+    struct Dashboard: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Prints the dashboard's address with its key, for a browser on another machine (on the hub itself it opens without one).")
+        @OptionGroup var options: DataOptions
+        @Option(help: "The address the browser reaches the hub at (default: this machine's first network address).") var host: String?
+        @Option(help: "The port the hub listens on.") var port = 8787
+
+        func run() async throws {
+            let key = try await options.open().dashboardKey
+            print("http://\(host ?? NetworkAddress.localIPv4() ?? "127.0.0.1"):\(port)/?key=\(key)")
         }
     }
 

@@ -17,9 +17,10 @@ final class TestServer: Sendable {
     var url: URL { server.url }
 
     /// Rate limits (requests at once, per second) for IPs and devices; nil: effectively none.
-    init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil) async throws {
+    init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil, host: String = "127.0.0.1") async throws {
         let database = try await store.makeDatabase()
         server = try await LoopbackSyncServer(folder: folder, database: database, joinCode: "test-join-code-0123456789") { configuration in
+            configuration.host = host
             if let limits {
                 (configuration.ipBurst, configuration.ipPerSecond) = limits.ip
                 (configuration.deviceBurst, configuration.devicePerSecond) = limits.device

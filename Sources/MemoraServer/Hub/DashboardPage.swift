@@ -1,0 +1,132 @@
+internal import Foundation
+internal import MemoraHub
+
+/// The hub's dashboard, rendered on the server as plain HTML and CSS (no script): the latest memories
+/// with their thumbnails and people, the people, each person's memories, and the pairing QR code.
+/// Accessible by construction: landmarks (header, nav, main, footer), one `h1` and ordered headings,
+/// a skip link, alt text from each memory's description (else its title), visible focus, link text
+/// that says where it goes, and colours with at least 4.5:1 contrast.
+enum DashboardPage {
+    /// `text` escaped for HTML text and attribute values.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    private static let style = """
+        :root{color-scheme:light;font-family:system-ui,-apple-system,"DejaVu Sans",sans-serif;color:#1b1b1b;background:#fbfaf7}
+        body{margin:0;line-height:1.5}
+        .skip{position:absolute;left:-999px;top:0;background:#1b1b1b;color:#fff;padding:.5rem 1rem}
+        .skip:focus{left:1rem}
+        header,main,footer{max-width:72rem;margin:0 auto;padding:1rem 1.5rem}
+        header{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;border-bottom:2px solid #d6d1c4}
+        h1{margin:0;font-size:1.8rem}
+        nav ul{list-style:none;margin:0;padding:0;display:flex;gap:1.25rem}
+        a{color:#0b4f8a;text-decoration:underline;text-underline-offset:.15em}
+        a:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
+        .grid{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:1.25rem}
+        .memory{background:#fff;border:1px solid #d6d1c4;border-radius:.5rem;overflow:hidden;height:100%}
+        .memory img{display:block;width:100%;height:11rem;object-fit:cover;background:#e9e5da}
+        .memory .note{height:11rem;margin:0;padding:1rem;overflow:hidden;background:#f1ede2;font-size:.95rem}
+        .memory h3{margin:.6rem .9rem .2rem;font-size:1.05rem}
+        .memory p{margin:.2rem .9rem .8rem;font-size:.9rem;color:#444}
+        .people{padding-left:1.2rem}
+        .pair{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
+        .pair svg{width:15rem;height:15rem;border:1px solid #d6d1c4}
+        .pair code{display:block;max-width:40rem;word-break:break-all;background:#f1ede2;padding:.5rem;font-size:.8rem}
+        footer{color:#555;font-size:.85rem;border-top:1px solid #d6d1c4}
+        """
+
+    /// A whole page around `body`.
+    static func page(title: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title))</title><style>\(style)</style></head>
+        <body><a class="skip" href="#main">Skip to the content</a>
+        <header><h1>Memory Palace</h1><nav aria-label="Sections"><ul><li><a href="/">Latest memories</a></li>
+        <li><a href="/#people">People</a></li><li><a href="/#pair">Add a device</a></li></ul></nav></header>
+        <main id="main" tabindex="-1">\(body)</main>
+        <footer><p>memora-server \(escape(SyncServer.version)): the family's memories stay on this hub.</p></footer>
+        </body></html>
+        """
+    }
+
+    /// One memory as a card: its thumbnail (alt text from its description, else its title) or its text.
+    static func card(_ memory: HubMemory, people: [Int64: HubPerson]) -> String {
+        let when = memory.takenAt.map { date(Double($0) / 1000) } ?? "date unknown"
+        var media: String
+        if memory.thumbnailUrl != nil {
+            let alt = memory.description.flatMap { $0.isEmpty ? nil : $0 } ?? memory.title
+            media = "<img src=\"/dashboard/thumbnails/\(memory.id)\" alt=\"\(escape(alt))\" width=\"512\" height=\"352\" loading=\"lazy\">"
+        } else {
+            let text = memory.kind == .text ? (memory.description ?? "") : "A \(memory.kind == .voice ? "voice recording" : memory.kind.rawValue) memory."
+            media = "<p class=\"note\">\(escape(String(text.prefix(280))))</p>"
+        }
+        let names = memory.people.compactMap { people[$0] }.map { "<a href=\"/people/\($0.id)\">\(escape($0.name))</a>" }
+        return """
+            <li><article class="memory" aria-labelledby="memory-\(memory.id)">\(media)
+            <h3 id="memory-\(memory.id)">\(escape(memory.title))</h3>
+            <p>\(escape(memory.kind.rawValue.capitalized)), \(escape(when))</p>
+            <p>\(names.isEmpty ? "No one tagged" : "With " + names.joined(separator: ", "))</p></article></li>
+            """
+    }
+
+    static func date(_ seconds: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateStyle = .long
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+
+    /// The home page.
+    static func home(memories: [HubMemory], people: [HubPerson], pairing: ServerConfig, pairingJSON: String, qr: QRCode?) -> String {
+        let byID = Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) })
+        let cards = memories.map { card($0, people: byID) }.joined(separator: "\n")
+        let list = people.map { person in
+            "<li><a href=\"/people/\(person.id)\">\(escape(person.name))</a>\(person.relationship.map { " (" + escape($0) + ")" } ?? ""): "
+                + "\(person.memoryCount) \(person.memoryCount == 1 ? "memory" : "memories")</li>"
+        }.joined(separator: "\n")
+        let expires = pairing.expiresAt.map { "It works once, until \(time(Double($0) / 1000)) UTC." } ?? ""
+        return page(title: "Memory Palace", body: """
+            <section aria-labelledby="latest"><h2 id="latest">Latest memories</h2>
+            \(memories.isEmpty ? "<p>No memories yet. Add a device below, then share the first one.</p>" : "<ul class=\"grid\">\(cards)</ul>")</section>
+            <section id="people" aria-labelledby="people-title"><h2 id="people-title">People</h2>
+            \(people.isEmpty ? "<p>No people yet: a device adds them (memora hub people add NAME).</p>" : "<ul class=\"people\">\(list)</ul>")</section>
+            <section id="pair" aria-labelledby="pair-title"><h2 id="pair-title">Add a device</h2>
+            <div class="pair">\(qr?.svg(title: "QR code to pair a device with this hub") ?? "")
+            <div><p>Scan this code with the Memory Palace collector. \(escape(expires))</p>
+            <p>On a computer: <code>memora hub pair '\(escape(pairingJSON))'</code></p></div></div></section>
+            """)
+    }
+
+    /// A person's page.
+    static func person(_ person: HubPerson, memories: [HubMemory], people: [HubPerson]) -> String {
+        let byID = Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) })
+        let cards = memories.map { card($0, people: byID) }.joined(separator: "\n")
+        return page(title: "\(person.name): Memory Palace", body: """
+            <section aria-labelledby="person-title"><h2 id="person-title">\(escape(person.name))\(person.relationship.map { ", " + escape($0) } ?? "")</h2>
+            <p>\(memories.count) \(memories.count == 1 ? "memory" : "memories"). <a href="/">Back to the latest memories</a></p>
+            \(memories.isEmpty ? "" : "<ul class=\"grid\">\(cards)</ul>")</section>
+            """)
+    }
+
+    static func time(_ seconds: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+}
