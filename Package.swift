@@ -173,7 +173,7 @@ let package = Package(
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync",
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync", "MemoraHub",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -195,7 +195,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode"),
 
         // The Memory Palace collector's library (Docs/Hub.md): the hub's wire types and HubClient.
-        .target(name: "MemoraHub", dependencies: ["MemoraSystem", "MemoraSync"], swiftSettings: strictSwift),
+        .target(name: "MemoraHub", dependencies: ["MemoraSystem", "MemoraSync", "MetadataKit"], swiftSettings: strictSwift),
 
         .target(
             name: "MemoraServer",
@@ -218,7 +218,7 @@ let package = Package(
         .executableTarget(
             name: "memora",
             dependencies: [
-                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer",
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift),

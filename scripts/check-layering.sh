@@ -24,11 +24,11 @@ allowed_for() {
     MemoraSystem) echo "" ;;
     MemoraDatabase|ImageKit|MetadataKit) echo "MemoraSystem" ;;
     VaultCrypto|MemoraSync) echo "MemoraSystem MemoraDatabase" ;;
-    MemoraHub) echo "MemoraSystem MemoraSync" ;;
+    MemoraHub) echo "MemoraSystem MemoraSync MetadataKit" ;;
     MemoraServer) echo "MemoraSystem MemoraDatabase MemoraSync MemoraHub ImageKit MetadataKit" ;;
     PhotoVision) echo "MemoraSystem ImageKit" ;;
     PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVision" ;;
-    MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit MemoraSync" ;;
+    MemoraCore) echo "MemoraSystem MemoraDatabase MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit MemoraSync MemoraHub" ;;
     MemoraTesting) echo "MemoraSystem MemoraCore MemoraSync MemoraServer PhotoIndex" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac

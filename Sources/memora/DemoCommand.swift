@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MemoraCore
 import MemoraServer
+import PhotoVision
 
 /// `memora demo`: generates a sample photo library with the real encoders and runs the main
 /// job on it (MemoraCore's `DemoJob`): inspect every photo, make upright thumbnails, caption
@@ -66,6 +67,13 @@ struct DemoCommand: AsyncParsableCommand {
         for step in sync.steps { print("  \(step)") }
         print("  phone: \(sync.placesPerDevice[0].joined(separator: ", ")); laptop: \(sync.placesPerDevice[1].joined(separator: ", ")); "
               + (sync.converged ? "identical to the server" : "DIFFERENT from the server"))
+        // The Memory Palace hub: the astronaut photo the models script installs (a real face), else the album's first photo.
+        let astronaut = VisionModels.installed.folder + "/fixtures/astronaut.png"
+        let photo = FileManager.default.fileExists(atPath: astronaut) ? astronaut : report.library + "/family/" + ((try? FileManager.default.contentsOfDirectory(atPath: report.library + "/family"))?.sorted().first { $0.hasSuffix(".jpg") } ?? "")
+        let palace = try await HubDemo.run(folder: output + "/hub", photo: photo, faceFinder: try? VisionFaceFinder())
+        print("Memory Palace: a hub on \(palace.hub) (SQLite in \(output)/hub/hub) and a collector device:")
+        for step in palace.steps { print("  \(step)") }
+        print("  dashboard: " + (palace.screenshot.map { "screenshot \($0)" } ?? (palace.screenshotNote ?? "no screenshot")))
         print(String(format: "Done in %.2f s.", report.seconds))
     }
 }

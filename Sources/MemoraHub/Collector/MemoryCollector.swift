@@ -1,0 +1,130 @@
+internal import Foundation
+internal import MemoraSystem
+internal import MetadataKit
+
+/// The collector's pipeline (the seed's upload flows): a photo's faces are found on the device and
+/// suggested as people from the faces the user tagged before; its location is stripped unless the user
+/// keeps it; the user's tags are kept as given; then the memory goes to the paired hub, or, when the
+/// hub cannot be reached, waits in the ``MemoryOutbox`` for the next ``flush()``. Pixels and faces
+/// leave the device only for that hub.
+public struct MemoryCollector: Sendable {
+    /// The paired hub.
+    public let hub: HubClient
+    /// The faces the user tagged (embeddings, on the device only).
+    public let knownFaces: KnownFaces
+    /// Memories waiting for the hub.
+    public let outbox: MemoryOutbox
+    /// Finds faces on photos; nil: photos go without faces unless the user gives them.
+    public let faceFinder: (any PhotoFaceFinder)?
+
+    /// A collector keeping its state (known faces, outbox) in `folder`.
+    public init(hub: HubClient, folder: String, faceFinder: (any PhotoFaceFinder)?) {
+        self.hub = hub
+        knownFaces = KnownFaces(path: folder + "/known-faces.json")
+        outbox = MemoryOutbox(folder: folder + "/outbox")
+        self.faceFinder = faceFinder
+    }
+
+    /// A photo ready to upload.
+    public struct PreparedPhoto: Sendable {
+        /// The file to upload: a copy without the location, or the photo itself.
+        public var file: String
+        /// The faces found, with suggested people.
+        public var faces: [FoundFace]
+        /// Whether a GPS position was removed from the copy.
+        public var locationRemoved: Bool
+    }
+
+    /// Finds the photo's faces (with suggestions) and, unless `keepLocation`, makes a copy without its
+    /// GPS position (the photo itself is never changed). Call ``discard(_:)`` when done.
+    public func prepare(photo path: String, keepLocation: Bool = false) throws(HubError) -> PreparedPhoto {
+        guard FileSystem.exists(path) else { throw .file(path: path, reason: "no such photo") }
+        var faces: [FoundFace] = []
+        if let faceFinder {
+            do { faces = try faceFinder.faces(inPhotoAt: path) } catch { throw .file(path: path, reason: "cannot look for faces: \(error)") }
+            for index in faces.indices {
+                if let embedding = faces[index].embedding { faces[index].suggestedPerson = knownFaces.suggestion(for: embedding) }
+            }
+        }
+        let hasLocation = (try? MetadataReader.scan(contentsOf: path))?.gps != nil
+        guard hasLocation, !keepLocation else { return PreparedPhoto(file: path, faces: faces, locationRemoved: false) }
+        let copy = NSTemporaryDirectory() + "memora-collector-\(UUID().uuidString)-" + SystemPath.fileName(of: path)
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            _ = try CaptionWriter.stripLocation(from: copy)
+        } catch {
+            try? FileManager.default.removeItem(atPath: copy)
+            throw .file(path: path, reason: "cannot remove its location before upload: \(error)")
+        }
+        return PreparedPhoto(file: copy, faces: faces, locationRemoved: true)
+    }
+
+    /// Removes a prepared photo's copy, if it made one.
+    public func discard(_ prepared: PreparedPhoto) {
+        if prepared.locationRemoved { try? FileManager.default.removeItem(atPath: prepared.file) }
+    }
+
+    /// What adding a memory did.
+    public enum Outcome: Sendable {
+        /// The hub has it (`created` false: the same bytes were there already).
+        case uploaded(HubMemory, created: Bool)
+        /// The hub could not be reached: it waits in the outbox (its position there).
+        case queued(Int)
+    }
+
+    /// Adds a photo memory: prepared, faces tagged with `tags` (a face's index to a person) or else
+    /// with their suggestions when `acceptSuggestions`, then uploaded or queued. Tagged faces' embeddings
+    /// are remembered for later suggestions.
+    public func addPhoto(_ path: String, metadata: MemoryUpload, tags: [Int: Int64] = [:], acceptSuggestions: Bool = true,
+                         keepLocation: Bool = false) async throws(HubError) -> Outcome {
+        let prepared = try prepare(photo: path, keepLocation: keepLocation)
+        defer { discard(prepared) }
+        var upload = metadata
+        upload.kind = .photo
+        if !keepLocation { (upload.latitude, upload.longitude) = (nil, nil) }
+        var remembered: [(person: Int64, embedding: [Float])] = []
+        let faces = prepared.faces.enumerated().map { index, face in
+            var box = face.box
+            box.personId = tags[index] ?? (acceptSuggestions ? face.suggestedPerson : nil)
+            if let person = box.personId, let embedding = face.embedding { remembered.append((person, embedding)) }
+            return box
+        }
+        upload.faces = (upload.faces ?? []) + faces
+        let outcome = try await send(upload, file: prepared.file, contentType: nil)
+        try knownFaces.remember(remembered)
+        return outcome
+    }
+
+    /// Adds a video, voice or text memory: uploaded, or queued when the hub cannot be reached.
+    public func add(_ metadata: MemoryUpload, file: String?) async throws(HubError) -> Outcome {
+        try await send(metadata, file: file, contentType: nil)
+    }
+
+    private func send(_ upload: MemoryUpload, file: String?, contentType: String?) async throws(HubError) -> Outcome {
+        do {
+            let (memory, created) = try await hub.upload(upload, file: file, contentType: contentType)
+            return .uploaded(memory, created: created)
+        } catch .connectionFailed {
+            return .queued(try outbox.add(upload, file: file))
+        }
+    }
+
+    /// Uploads what waits in the outbox, oldest first, and stops at the first that cannot go (the hub is
+    /// still away: it stays queued). An upload the hub refuses for good is set aside in `refused/` with
+    /// the reason, so it does not block the rest. Returns the memories uploaded.
+    public func flush() async throws(HubError) -> [HubMemory] {
+        var uploaded: [HubMemory] = []
+        for item in try outbox.items() {
+            do {
+                let (memory, _) = try await hub.upload(item.metadata, file: item.file)
+                uploaded.append(memory)
+                outbox.remove(item)
+            } catch .connectionFailed {
+                break
+            } catch .invalidRequest(let message, let fields) {
+                outbox.setAside(item, reason: HubError.invalidRequest(message, fields).description)
+            }
+        }
+        return uploaded
+    }
+}
