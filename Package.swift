@@ -251,7 +251,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraSyncTests",
-            dependencies: ["TestSupport", "MemoraSync", "MemoraServer", "MemoraCore", "MemoraSystem", "MemoraTesting", "ImageKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["TestSupport", "MemoraSync", "MemoraHub", "MemoraServer", "MemoraCore", "MemoraSystem", "MemoraTesting", "ImageKit", "MetadataKit", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(

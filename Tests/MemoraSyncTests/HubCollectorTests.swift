@@ -1,0 +1,99 @@
+import Foundation
+import ImageKit
+import MemoraCore
+import MemoraHub
+import MemoraServer
+import MemoraSync
+import MemoraSystem
+import MetadataKit
+import PhotoVision
+import Testing
+import TestSupport
+
+/// The collector's pipeline with the real face finder (dlib through PhotoVision, the installed
+/// models) against a real hub: faces found and tagged, people suggested, locations stripped, and the
+/// offline outbox.
+@Suite("Memory Palace collector")
+struct HubCollectorTests {
+    /// The astronaut photo the models script installs (a real face), written as a JPEG carrying a GPS position.
+    static func facePhoto(_ path: String, size: Int) throws {
+        let models = VisionModels.installed.folder
+        let image = try ImageDecoder.thumbnail(contentsOf: models + "/fixtures/astronaut.png", maxPixelSize: size)
+        try ImageEncoder.write(image, to: path, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
+        let jpeg = JPEGBuilder.inserting(JPEGBuilder.exifSegment(TIFFBuilder().cameraBlock()), into: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        try Data(jpeg).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("a photo's face is found on the device and tagged; the next photo of that face is suggested as the same person; the location leaves only when kept")
+    func facesAndSuggestions() async throws {
+        let folder = try temporaryFolder("hub-collector")
+        let server = try await TestServer(folder: folder + "/server")
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceFinder: try VisionFaceFinder())
+        let ana = try await hub.addPerson(name: "Ana")
+        let first = folder + "/first.jpg", second = folder + "/second.jpg"
+        try Self.facePhoto(first, size: 512)
+        try Self.facePhoto(second, size: 400)
+        let original = try Data(contentsOf: URL(fileURLWithPath: first))
+
+        // Prepared: the face found (no suggestion yet), a copy without the GPS position; the photo itself untouched.
+        let prepared = try collector.prepare(photo: first)
+        #expect(prepared.faces.count >= 1 && prepared.faces[0].suggestedPerson == nil && prepared.faces[0].embedding?.count == 128)
+        #expect(prepared.locationRemoved && prepared.file != first)
+        #expect(try MetadataReader.scan(contentsOf: prepared.file).gps == nil)
+        collector.discard(prepared)
+        #expect(!FileManager.default.fileExists(atPath: prepared.file))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first)) == original)
+
+        // Uploaded with the face tagged Ana: the hub has no GPS position, her face box is where dlib found it.
+        guard case .uploaded(let memory, true) = try await collector.addPhoto(first, metadata: MemoryUpload(kind: .photo, title: "Launch day"), tags: [0: ana.id]) else {
+            Issue.record("the photo was not uploaded")
+            return
+        }
+        #expect(memory.latitude == nil && memory.longitude == nil)
+        #expect(memory.faces.first?.personId == ana.id && memory.people == [ana.id])
+        #expect(memory.sha256 != Hex.string(SHA256Digest.hash([UInt8](original))))  // the stripped copy went, not the original
+
+        // The same face in another photo: suggested as Ana from the embedding kept on the device.
+        let next = try collector.prepare(photo: second, keepLocation: true)
+        defer { collector.discard(next) }
+        #expect(!next.locationRemoved && next.file == second)
+        #expect(next.faces.first?.suggestedPerson == ana.id)
+        guard case .uploaded(let kept, _) = try await collector.addPhoto(second, metadata: MemoryUpload(kind: .photo, title: "Later"), keepLocation: true) else {
+            Issue.record("the second photo was not uploaded")
+            return
+        }
+        #expect(kept.faces.first?.personId == ana.id)  // the suggestion accepted
+        #expect(abs((kept.latitude ?? 0) - 48.858) < 0.01)  // kept on request: the hub read it from the photo
+        // The embeddings stay on the device: the known faces file is the owner's only.
+        let mode = try FileManager.default.attributesOfItem(atPath: folder + "/device/known-faces.json")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("offline: memories made while the hub is away wait in the outbox, in order, and go when it is back; sending one twice makes one memory")
+    func offlineOutbox() async throws {
+        let folder = try temporaryFolder("hub-outbox")
+        let server = try await TestServer(folder: folder + "/server")
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceFinder: nil)
+        let voice = folder + "/note.m4a"
+        try Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: voice))
+        await server.stop()
+        guard case .queued(1) = try await collector.add(MemoryUpload(kind: .voice, title: "First"), file: voice) else { Issue.record("not queued"); return }
+        guard case .queued(2) = try await collector.add(MemoryUpload(kind: .text, title: "Second", description: "words"), file: nil) else { Issue.record("not queued"); return }
+        try FileManager.default.removeItem(atPath: voice)  // the outbox keeps its own copy
+        #expect(try await collector.flush().isEmpty)  // still away: nothing lost
+        #expect(try collector.outbox.items().map(\.metadata.title) == ["First", "Second"])
+        try await server.restart()
+        let sent = try await collector.flush()
+        #expect(sent.map(\.title) == ["First", "Second"])
+        #expect(try collector.outbox.items().isEmpty)
+        // A memory whose upload reached the hub but whose removal from the outbox did not (a crash): sent again, still one memory.
+        try collector.outbox.add(MemoryUpload(kind: .text, title: "Second again", description: "words"), file: nil)
+        let again = try await collector.flush()
+        #expect(again.map(\.id) == [sent[1].id])
+        #expect(try await hub.memories().memories.count == 2)
+    }
+}
