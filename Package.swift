@@ -255,7 +255,7 @@ let package = Package(
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(
-            name: "MemoraCLITests", dependencies: ["TestSupport", "memora", "MemoraSystem", "ImageKit", "MetadataKit"],
+            name: "MemoraCLITests", dependencies: ["TestSupport", "memora", "MemoraSystem", "ImageKit", "MetadataKit", "MemoraServer", "MemoraTesting"],
             swiftSettings: strictSwift),
     ],
     cxxLanguageStandard: .cxx17

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MemoraCore
 import MemoraHub
 import MemoraSync
 import MemoraSystem
@@ -9,13 +10,17 @@ struct HubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hub",
         abstract: "Collect memories for a Memory Palace hub (memora-server): pair, add photos, videos, voice notes and texts, tag people.",
-        subcommands: [Pair.self, Status.self, Add.self, Memories.self, Remove.self, People.self, Tag.self])
+        subcommands: [Pair.self, Status.self, Add.self, Flush.self, Memories.self, Remove.self, People.self, Tag.self])
 
     /// Where the hub's token is kept.
     struct Credentials: ParsableArguments {
         @Option(help: "Where this device's hub token is kept (0600).") var credentials: String = ApplicationFolders().configuration + "/hub-credentials.json"
         var file: SyncCredentialFile { SyncCredentialFile(path: credentials) }
         func client() throws -> HubClient { try HubClient(credentials: file) }
+        /// The collector: faces found on this device (when the vision models are installed), the outbox.
+        func collector() throws -> MemoryCollector {
+            MemoryCollector(hub: try client(), folder: ApplicationFolders().data + "/hub-collector", faceFinder: try? VisionFaceFinder())
+        }
     }
 
     struct Pair: AsyncParsableCommand {
@@ -53,6 +58,9 @@ struct HubCommand: AsyncParsableCommand {
         @Option(help: "When it happened: YYYY-MM-DD (a photo's own date by default).") var date: String?
         @Option(help: "A place name.") var place: String?
         @Option(parsing: .upToNextOption, help: "People in it, by name or id (memora hub people list).") var people: [String] = []
+        @Option(name: .customLong("tag"), help: "A photo's face and who it is: FACE=PERSON (faces numbered from 1, most certain first).") var tags: [String] = []
+        @Flag(help: "Do not tag faces with the people they are suggested as.") var noSuggestions = false
+        @Flag(help: "Send the photo's GPS position too (it is removed by default).") var keepLocation = false
         @Flag(help: "Print the memory as JSON.") var json = false
 
         func run() async throws {
@@ -72,14 +80,46 @@ struct HubCommand: AsyncParsableCommand {
                 guard let day = parser.date(from: date) else { throw ValidationError("--date is YYYY-MM-DD, for example 2019-07-14") }
                 takenAt = Int64(day.timeIntervalSince1970 * 1000)
             }
-            let hub = try credentials.client()
-            let ids = try await People.ids(people, on: hub)
+            let collector = try credentials.collector()
+            let ids = try await People.ids(people, on: collector.hub)
+            var faceTags: [Int: Int64] = [:]
+            for tag in tags {
+                let parts = tag.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let face = Int(parts[0]), face >= 1 else { throw ValidationError("--tag is FACE=PERSON, for example 1=Ana (faces are numbered from 1, most certain first)") }
+                faceTags[face - 1] = try await People.ids([parts[1]], on: collector.hub)[0]
+            }
             let name = title ?? file.map { SystemPath.fileName(of: $0) } ?? "Note"
             let upload = MemoryUpload(kind: kind, title: name, description: kind == .text ? text : description, takenAt: takenAt, place: place,
                                       people: ids.isEmpty ? nil : ids)
-            let (memory, created) = try await hub.upload(upload, file: file)
-            if json { try printJSON(memory); return }
-            print("\(created ? "added" : "already on the hub:") memory \(memory.id), \(memory.kind.rawValue) \"\(TerminalText.escaped(memory.title))\" (\(memory.size) bytes)")
+            let outcome: MemoryCollector.Outcome
+            if kind == .photo, let file {
+                if collector.faceFinder == nil && !json { print("(no vision models: faces are not looked for; scripts/install-models.sh installs them)") }
+                outcome = try await collector.addPhoto(file, metadata: upload, tags: faceTags, acceptSuggestions: !noSuggestions, keepLocation: keepLocation)
+            } else {
+                outcome = try await collector.add(upload, file: file)
+            }
+            switch outcome {
+            case .uploaded(let memory, let created):
+                if json { try printJSON(memory); return }
+                print("\(created ? "added" : "already on the hub:") memory \(memory.id), \(memory.kind.rawValue) \"\(TerminalText.escaped(memory.title))\" (\(memory.size) bytes)")
+                for (index, face) in memory.faces.enumerated() {
+                    print("  face \(index + 1) (id \(face.id.map(String.init) ?? "?")): " + (face.personId.map { "person \($0)" } ?? "untagged (memora hub tag \(memory.id) \(face.id.map(String.init) ?? "FACE") NAME)"))
+                }
+            case .queued(let waiting):
+                print("the hub cannot be reached: the memory waits on this device (\(waiting) waiting); `memora hub flush` sends them")
+            }
+        }
+    }
+
+    struct Flush: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send the memories made while the hub was away.")
+        @OptionGroup var credentials: Credentials
+
+        func run() async throws {
+            let collector = try credentials.collector()
+            let sent = try await collector.flush()
+            let waiting = try collector.outbox.items().count
+            print("sent \(sent.count) memor\(sent.count == 1 ? "y" : "ies")" + (waiting > 0 ? "; \(waiting) still wait (the hub cannot be reached)" : ""))
         }
     }
 
