@@ -226,7 +226,7 @@ let package = Package(
             name: "memora-bench",
             dependencies: [
                 "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraTesting",
-                "MemoraSync", "MemoraServer", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
+                "MemoraSync", "MemoraHub", "MemoraServer", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),

@@ -25,6 +25,7 @@ struct Bench {
         var dbscanPoints = 20_000
         var facePoints = 50_000
         var uploadMegabytes = 1024
+        var hubMemories = 100_000
     }
 
     static func main() async {
@@ -94,6 +95,9 @@ struct Bench {
         }
         if settings.only == nil || settings.only == "sync" {
             try await SyncBench.run(settings)
+        }
+        if settings.only == nil || settings.only == "hub" {
+            try await HubBench.run(settings)
         }
     }
 
@@ -224,6 +228,12 @@ struct Bench {
         print(String(format: "   %@: %.2fx  (%@: %@)\n", ratioName, ratio, target, passed ? "met" : "NOT met"))
     }
 
+    static func seconds(measuring body: () async throws -> Void) async throws -> Double {
+        let start = ContinuousClock.now
+        try await body()
+        return seconds(ContinuousClock.now - start)
+    }
+
     static func seconds(_ body: () throws -> Void) throws -> Double {
         let start = ContinuousClock.now
         try body()
@@ -259,8 +269,9 @@ struct Bench {
             case "--index-rows": settings.indexRows = Int(value) ?? settings.indexRows
             case "--dbscan-points": settings.dbscanPoints = Int(value) ?? settings.dbscanPoints
             case "--face-points": settings.facePoints = Int(value) ?? settings.facePoints
+            case "--hub-memories": settings.hubMemories = max(1000, Int(value) ?? settings.hubMemories)
             case "--upload-megabytes": settings.uploadMegabytes = max(8, Int(value) ?? settings.uploadMegabytes)
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision|sync, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points, --upload-megabytes")
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision|sync|hub, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points, --upload-megabytes, --hub-memories")
             }
         }
         return settings

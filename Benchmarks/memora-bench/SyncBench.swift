@@ -139,13 +139,29 @@ enum SyncBench {
             return
         }
         let file = folder + "/upload.bin"
+        let hash = try randomFile(file, megabytes: megabytes)
+        let copy = try plainCopy(file)
+        let upload = try curlUpload(curl, server: server, folder: folder, token: client.token, contentType: "application/octet-stream",
+                                    arguments: ["-X", "PUT", "-T", file, "http://127.0.0.1:\(server.port)/api/objects/\(hash)"])
+        let (status, elapsed, before, peak, resetPeak) = (upload.status, upload.seconds, upload.before, upload.peak, upload.resetPeak)
+        guard status == "201" else { throw BenchError("the upload answered \(status), not 201") }
+        let rate = Double(megabytes) * 1.048576 / elapsed
+        print(String(format: "   upload of %d MiB (PUT /api/objects/{sha256}, curl -T, hashed and written by the server): %.2f s, %.0f MB/s; target >= 100 MB/s: %@",
+                     megabytes, elapsed, rate, rate >= 100 ? "met" : "NOT met"))
+        print(String(format: "      a plain copy of the file (copy + fsync) %.2f s: upload / copy %.2fx", copy, elapsed / copy))
+        print(String(format: "      server memory %.0f MiB before, peak %.0f MiB during: +%.0f MiB%@; limit +50 MiB: %@", before, peak, peak - before,
+                     resetPeak ? "" : " (peak not reset: an upper bound)", peak - before < 50 ? "met" : "NOT met"))
+    }
+
+    /// Writes `megabytes` MiB of random bytes to `path`; returns their SHA-256.
+    static func randomFile(_ path: String, megabytes: Int) throws -> String {
         let digest = StreamingSHA256()
-        guard let handle = FileManager.default.createFile(atPath: file, contents: nil) ? FileHandle(forWritingAtPath: file) : nil else {
-            throw BenchError("cannot create \(file)")
+        guard let handle = FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil else {
+            throw BenchError("cannot create \(path)")
         }
         var random = UInt64(0x9E37_79B9_7F4A_7C15)
         var chunk = [UInt8](repeating: 0, count: 8 << 20)
-        for _ in 0..<(megabytes / 8) {
+        for _ in 0..<max(1, megabytes / 8) {
             chunk.withUnsafeMutableBytes { raw in
                 for index in 0..<(raw.count / 8) {
                     random = random &* 6364136223846793005 &+ 1442695040888963407
@@ -156,39 +172,44 @@ enum SyncBench {
             handle.write(Data(chunk))
         }
         try handle.close()
-        let hash = digest.finalizeHex()
-        // The token goes to curl in a 0600 header file, not on its command line (where `ps` shows it).
-        let headers = folder + "/headers"
-        guard FileManager.default.createFile(atPath: headers, contents: Data("Authorization: Bearer \(client.token)\nContent-Type: application/octet-stream\n".utf8),
-                                             attributes: [.posixPermissions: 0o600]) else { throw BenchError("cannot write \(headers)") }
-        let copy = try Bench.seconds {
-            try FileManager.default.copyItem(atPath: file, toPath: folder + "/copy.bin")
-            let copied = FileHandle(forUpdatingAtPath: folder + "/copy.bin")
+        return digest.finalizeHex()
+    }
+
+    /// Seconds to copy `file` beside itself and fsync the copy (the disk's own speed: the peer of an upload).
+    static func plainCopy(_ file: String) throws -> Double {
+        let target = file + ".copy"
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        return try Bench.seconds {
+            try FileManager.default.copyItem(atPath: file, toPath: target)
+            let copied = FileHandle(forUpdatingAtPath: target)
             try copied?.synchronize()
             try copied?.close()
         }
-        try? FileManager.default.removeItem(atPath: folder + "/copy.bin")
+    }
+
+    /// Runs curl against the child server with the device token in a 0600 header file (not on its command
+    /// line, where `ps` shows it); returns the status, the seconds and the server's memory before and at its peak.
+    static func curlUpload(_ curl: String, server: ChildServer, folder: String, token: String, contentType: String?,
+                           arguments: [String]) throws -> (status: String, seconds: Double, before: Double, peak: Double, resetPeak: Bool) {
+        let headers = folder + "/headers"
+        try? FileManager.default.removeItem(atPath: headers)
+        let lines = "Authorization: Bearer \(token)\n" + (contentType.map { "Content-Type: \($0)\n" } ?? "")
+        guard FileManager.default.createFile(atPath: headers, contents: Data(lines.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw BenchError("cannot write \(headers)")
+        }
         let before = DBSCANBench.memory("VmRSS", of: "\(server.pid)")
         let resetPeak = (try? "5".write(toFile: "/proc/\(server.pid)/clear_refs", atomically: false, encoding: .utf8)) != nil
         let process = Process()
         process.executableURL = URL(fileURLWithPath: curl)
-        process.arguments = ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT", "-H", "@" + headers, "-T", file,
-                             "http://127.0.0.1:\(server.port)/api/objects/\(hash)"]
+        process.arguments = ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "@" + headers] + arguments
         let output = Pipe()
         process.standardOutput = output
         let start = ContinuousClock.now
         try process.run()
         let status = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        let elapsed = Bench.seconds(ContinuousClock.now - start)
-        let peak = DBSCANBench.memory("VmHWM", of: "\(server.pid)")
-        guard status == "201" else { throw BenchError("the upload answered \(status), not 201") }
-        let rate = Double(megabytes) * 1.048576 / elapsed
-        print(String(format: "   upload of %d MiB (PUT /api/objects/{sha256}, curl -T, hashed and written by the server): %.2f s, %.0f MB/s; target >= 100 MB/s: %@",
-                     megabytes, elapsed, rate, rate >= 100 ? "met" : "NOT met"))
-        print(String(format: "      a plain copy of the file (copy + fsync) %.2f s: upload / copy %.2fx", copy, elapsed / copy))
-        print(String(format: "      server memory %.0f MiB before, peak %.0f MiB during: +%.0f MiB%@; limit +50 MiB: %@", before, peak, peak - before,
-                     resetPeak ? "" : " (peak not reset: an upper bound)", peak - before < 50 ? "met" : "NOT met"))
+        let seconds = Bench.seconds(ContinuousClock.now - start)
+        return (status, seconds, before, DBSCANBench.memory("VmHWM", of: "\(server.pid)"), resetPeak)
     }
 
     // MARK: Convergence

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import MemoraHub
+internal import MemoraSystem
 
 /// The Memory Palace hub's tables (Docs/Hub.md) on either store, through ``SQLBatchRunner``: pairing
 /// tokens, people, memories, the people in each memory and the faces on its photo. Every change is one
@@ -279,5 +280,33 @@ struct HubStore: Sendable {
                       .integer(memoryID)]))
         }
         return !(try await runner.run(statements))[0].isEmpty
+    }
+}
+
+extension ServerData {
+    /// Fills the hub with `count` text memories (titles and dates spread over ten years), a tenth of
+    /// them with one of `people` people, in transactions of 1,000: the memory bench's library.
+    package func seedMemories(_ count: Int, people: Int) async throws(ServerError) {
+        var ids: [Int64] = []
+        for index in 0..<people {
+            ids.append(try await hub.addPerson(name: "Person \(index)", relationship: nil, device: "bench", now: 0).person.id)
+        }
+        let start = 1_262_304_000_000 as Int64, step = 315_360_000_000 / Int64(max(count, 1))  // ten years from 2010
+        for batch in stride(from: 0, to: count, by: 1000) {
+            var statements: [SQLStatement] = []
+            for index in batch..<min(batch + 1000, count) {
+                let hash = Hex.string(SHA256Digest.hash(Array("bench memory \(index)".utf8)))
+                statements.append(SQLStatement("""
+                    INSERT INTO hub_memories (sha256, kind, title, description, taken_at, media_type, size, uploaded_by, upload_nonce, created_at)
+                    VALUES (?, 'text', ?, ?, ?, 'text/plain; charset=utf-8', 40, 'bench', 'bench', ?)
+                    """, [.text(hash), .text("Memory \(index)"), .text("A note written for the benchmark, number \(index)."),
+                          .integer(start + Int64(index) * step), .integer(start + Int64(index))]))
+                if !ids.isEmpty, index % 10 == 0 {
+                    statements.append(SQLStatement("INSERT INTO hub_memory_people (memory_id, person_id) SELECT id, ? FROM hub_memories WHERE sha256 = ?",
+                                                   [.integer(ids[(index / 10) % ids.count]), .text(hash)]))
+                }
+            }
+            _ = try await hub.runner.run(statements)
+        }
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import ImageKit
+import MemoraHub
+import MemoraServer
+import MemoraSync
+
+/// Scenario 20 (`--only hub`): the Memory Palace hub in a child process on loopback.
+/// - listing pages of `GET /api/memories` (newest, deep in the list, by person, by kind and dates)
+///   with 100,000 memories, against the 50 ms limit;
+/// - photo uploads through `HubClient` (multipart, thumbnails, metadata read) against a plain copy;
+/// - a 1 GiB video uploaded with curl's streaming multipart, against a plain copy, with the server's memory.
+enum HubBench {
+    static func run(_ settings: Bench.Settings) async throws {
+        let folder = NSTemporaryDirectory() + "memora-bench-hub-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        print("20. Memory Palace hub (memora-server in a child process, SQLite)")
+        let data = try await ServerData.open(folder + "/hub")
+        let seeding = try await Bench.seconds(measuring: { try await data.seedMemories(settings.hubMemories, people: 50) })
+        print(String(format: "   %d text memories and 50 people written in %.1f s", settings.hubMemories, seeding))
+        let server = try ChildServer(["--sync-server", folder + "/hub"])
+        defer { server.stop() }
+        let code = try await data.pairingCode(host: "127.0.0.1", port: server.port)
+        let hub = try await HubClient.pair(code, credentials: SyncCredentialFile(path: folder + "/device.json"))
+        try await listing(hub, count: settings.hubMemories)
+        try await photos(hub, folder: folder)
+        let token = try SyncCredentialFile(path: folder + "/device.json").load()?.token ?? ""
+        try video(server: server, token: token, folder: folder, megabytes: settings.uploadMegabytes)
+        print("")
+    }
+
+    static func listing(_ hub: HubClient, count: Int) async throws {
+        let middle = String(count / 2)
+        let cases: [(String, () async throws -> MemoryPage)] = [
+            ("newest 50", { try await hub.memories(limit: 50) }),
+            ("50 from the middle (cursor)", { try await hub.memories(cursor: middle, limit: 50) }),
+            ("a person's newest 50", { try await hub.memories(person: 7, limit: 50) }),
+            ("text memories of 2015, 50", { try await hub.memories(kind: .text, from: 1_420_070_400_000, to: 1_451_606_399_000, limit: 50) }),
+        ]
+        var worst = 0.0
+        for (name, request) in cases {
+            _ = try await request()
+            var times: [Double] = []
+            for _ in 0..<15 {
+                let start = ContinuousClock.now
+                let page = try await request()
+                times.append(Bench.seconds(ContinuousClock.now - start) * 1000)
+                guard !page.memories.isEmpty else { throw BenchError("\(name): no memories") }
+            }
+            worst = max(worst, Bench.median(times))
+            print(String(format: "   listing with %d memories, %@: %.2f ms median (%.2f–%.2f)", count, name, Bench.median(times), times.min() ?? 0, times.max() ?? 0))
+        }
+        print(String(format: "   slowest page %.2f ms; limit 50 ms: %@", worst, worst < 50 ? "met" : "NOT met"))
+    }
+
+    static func photos(_ hub: HubClient, folder: String) async throws {
+        var paths: [String] = []
+        for index in 0..<24 {
+            let path = folder + "/photo-\(index).jpg"
+            try ImageEncoder.write(try SyntheticPhoto.landscape(width: 3000, height: 2000, seed: UInt64(index + 100)), to: path, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
+            paths.append(path)
+        }
+        let bytes = try paths.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
+        let copy = try paths.reduce(0.0) { $0 + (try SyncBench.plainCopy($1)) }
+        let start = ContinuousClock.now
+        for (index, path) in paths.enumerated() {
+            let (_, created) = try await hub.upload(MemoryUpload(kind: .photo, title: "Photo \(index)"), file: path)
+            guard created else { throw BenchError("photo \(index) was not new") }
+        }
+        let elapsed = Bench.seconds(ContinuousClock.now - start)
+        print(String(format: "   %d photo memories of 6 MP (%.1f MB each) through HubClient.upload (multipart from a temporary file; the hub hashes, reads the metadata, makes a 512-px thumbnail): %.1f photos/s, %.0f MB/s; a plain copy of each + fsync: %.2fx faster",
+                     paths.count, Double(bytes) / Double(paths.count) / 1e6, Double(paths.count) / elapsed, Double(bytes) / 1e6 / elapsed, elapsed / copy))
+    }
+
+    static func video(server: ChildServer, token: String, folder: String, megabytes: Int) throws {
+        guard let curl = SyncBench.executable("curl") else {
+            print("   video: skipped (curl is not installed)")
+            return
+        }
+        let file = folder + "/video.mp4"
+        _ = try SyncBench.randomFile(file, megabytes: megabytes)
+        let copy = try SyncBench.plainCopy(file)
+        let metadata = folder + "/metadata.json"
+        try Data(#"{"kind":"video","title":"The wedding, whole"}"#.utf8).write(to: URL(fileURLWithPath: metadata))
+        let upload = try SyncBench.curlUpload(curl, server: server, folder: folder, token: token, contentType: nil, arguments: [
+            "-F", "metadata=<\(metadata);type=application/json", "-F", "media=@\(file);type=video/mp4", "http://127.0.0.1:\(server.port)/api/memories",
+        ])
+        guard upload.status == "201" else { throw BenchError("the video upload answered \(upload.status), not 201") }
+        let rate = Double(megabytes) * 1.048576 / upload.seconds
+        print(String(format: "   a %d MiB video (POST /api/memories, curl's streaming multipart; staged, hashed, kept): %.2f s, %.0f MB/s; target >= 100 MB/s: %@",
+                     megabytes, upload.seconds, rate, rate >= 100 ? "met" : "NOT met"))
+        print(String(format: "      a plain copy of the file (copy + fsync) %.2f s: upload / copy %.2fx", copy, upload.seconds / copy))
+        print(String(format: "      server memory %.0f MiB before, peak %.0f MiB during: +%.0f MiB%@; flat (< +50 MiB): %@", upload.before, upload.peak,
+                     upload.peak - upload.before, upload.resetPeak ? "" : " (peak not reset: an upper bound)", upload.peak - upload.before < 50 ? "met" : "NOT met"))
+    }
+}
