@@ -55,8 +55,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // memora-server's PostgreSQL store.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // The hub's multipart uploads (a streaming parser).
-        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // `make docs` (DocC): a command plugin only; nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -201,7 +199,6 @@ let package = Package(
             name: "MemoraServer",
             dependencies: [
                 "MemoraSystem", "MemoraDatabase", "MemoraSync", "MemoraHub", "ImageKit", "MetadataKit", "CQREncode", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -133,6 +133,12 @@ package final class StreamingSHA256: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { memora_sha256_update(&state, $0.baseAddress, $0.count) }
     }
 
+    /// Adds the bytes `bytes` points at.
+    package func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        _ = memora_sha256_update(&state, base, bytes.count)
+    }
+
     /// The digest in 64 lower-case hex digits; call once, at the end.
     package func finalizeHex() -> String {
         var digest = [UInt8](repeating: 0, count: 32)
