@@ -21,7 +21,9 @@ struct DashboardRoutes: Sendable {
         if ["127.0.0.1", "::1", "::ffff:127.0.0.1"].contains(context.remoteIP) { return nil }
         if let cookie = request.cookies[Self.cookie]?.value, ServerSecrets.equal(cookie, key) { return nil }
         if let given = request.uri.queryParameters.get("key"), ServerSecrets.equal(given, key) {
-            var response = Response(status: .seeOther, headers: [.location: request.uri.path, .cacheControl: "no-store"])
+            // Back to the page asked for, on this hub only (a path such as //host would leave it).
+            let path = request.uri.path.hasPrefix("/") && !request.uri.path.hasPrefix("//") ? request.uri.path : "/"
+            var response = Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
             response.setCookie(Cookie(name: Self.cookie, value: key, path: "/", httpOnly: true, sameSite: .strict))
             return response
         }

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import ImageKit
 internal import MemoraSystem
+internal import MemoraSync
 
 /// The hub's files: each memory's media kept by SHA-256 (`media/ab/abcdef…`), a JPEG thumbnail of each
 /// photo (`thumbnails/ab/abcdef….jpg`), and uploads on their way in (`incoming/`, emptied at start).
@@ -20,10 +21,15 @@ struct HubMedia: Sendable {
         }
     }
 
-    /// Where the media with this SHA-256 lives (the hash is one the server computed: 64 hex digits).
-    func path(_ sha256: String) -> String { folder + "/media/" + sha256.prefix(2) + "/" + sha256 }
+    /// Where the media with this SHA-256 lives. A value that is not 64 hex digits (a damaged database)
+    /// names a file that cannot exist, never a path outside the folder.
+    func path(_ sha256: String) -> String { folder + "/media/" + Self.safe(sha256).prefix(2) + "/" + Self.safe(sha256) }
     /// Where its thumbnail lives.
-    func thumbnailPath(_ sha256: String) -> String { folder + "/thumbnails/" + sha256.prefix(2) + "/" + sha256 + ".jpg" }
+    func thumbnailPath(_ sha256: String) -> String { folder + "/thumbnails/" + Self.safe(sha256).prefix(2) + "/" + Self.safe(sha256) + ".jpg" }
+
+    private static func safe(_ sha256: String) -> String {
+        SyncValueCheck.isSHA256(sha256) ? sha256 : "invalid"
+    }
 
     /// Stages `bytes` (a text memory's text) as an upload would be.
     func stage(_ bytes: [UInt8]) throws -> (path: String, sha256: String, size: Int64, contentType: String?, fileName: String?) {
