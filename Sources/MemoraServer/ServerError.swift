@@ -12,6 +12,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     case mutationGap(expected: Int64)
     /// Nothing there (`404`).
     case notFound(String)
+    /// The request conflicts with the resource's state, which the message gives (`409`).
+    case conflict(String)
     /// The body is larger than the route takes (`413`).
     case tooLarge(limit: Int)
     /// Too many requests: try again after this many seconds (`429`).
@@ -26,7 +28,7 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         case .unauthorized: 401
         case .revoked: 403
         case .notFound: 404
-        case .mutationGap: 409
+        case .mutationGap, .conflict: 409
         case .tooLarge: 413
         case .rateLimited: 429
         case .storage: 503
@@ -41,6 +43,7 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         case .revoked: APIError(code: "revoked", message: "this device was revoked on the server; ask its owner to allow it again (memora-server devices)")
         case .mutationGap(let expected): APIError(code: "mutation_gap", message: "the server expected mutation \(expected) next; pull to learn the last one it processed, then push from there")
         case .notFound(let message): APIError(code: "not_found", message: message)
+        case .conflict(let message): APIError(code: "conflict", message: message)
         case .tooLarge(let limit): APIError(code: "too_large", message: "the body is larger than \(limit) bytes")
         case .rateLimited(let seconds): APIError(code: "rate_limited", message: "too many requests; try again in \(seconds) s")
         case .storage(let message): APIError(code: "storage_unavailable", message: "the server's storage failed: \(message)")

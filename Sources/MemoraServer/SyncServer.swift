@@ -2,6 +2,7 @@ internal import Foundation
 public import Hummingbird
 internal import Logging
 internal import MemoraSync
+internal import MemoraSystem
 
 /// The Memora sync server: its routes (Docs/Sync.md, Docs/openapi.yaml) over a ``SyncStore``.
 ///
@@ -72,6 +73,9 @@ public struct SyncServer: Sendable {
             authenticated.get("memories/:id/thumbnail") { request, context in try await routes.file(request, context: context, thumbnail: true) }
             authenticated.post("memories/:id/faces") { request, context in try await routes.addFaces(request, context: context) }
             authenticated.put("memories/:id/faces/:faceId") { request, context in try await routes.tagFace(request, context: context) }
+            authenticated.post("uploads") { request, context in try await routes.startUpload(request, context: context) }
+            authenticated.get("uploads/:uploadId") { request, context in try await routes.uploadStatus(request, context: context) }
+            authenticated.patch("uploads/:uploadId") { request, context in try await routes.continueUpload(request, context: context) }
             let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: hub.media, key: hub.dashboardKey)
             router.get("/") { request, context in try await dashboard.home(request, context: context) }
             router.get("/people/:id") { request, context in try await dashboard.person(request, context: context) }
@@ -120,6 +124,9 @@ extension SyncServer {
         let tombstones = try await store.purgeTombstones(before: now - configuration.tombstoneRetentionSeconds * 1000)
         let orphans = try await store.removeOrphanObjects(before: now - 24 * 3600 * 1000)
         for hash in orphans { objects.remove(hash) }
+        if let hub {
+            for id in try await hub.store.removeExpiredUploadSessions(now: now) { try? FileSystem.remove(hub.media.sessionPath(id)) }
+        }
         return Maintenance(tombstones: tombstones, orphanObjects: orphans.count)
     }
 }

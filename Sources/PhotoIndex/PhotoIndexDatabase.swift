@@ -61,6 +61,7 @@ public final class PhotoIndexDatabase: Sendable {
             try IndexedPhotoRecord.addSceneLabels(db)
         }
         migrator.registerMigration("v6: faces pinned to a person by a user") { db in try PinnedFaceRecord.create(db) }
+        migrator.registerMigration("v7: people merged by a user") { db in try PersonRecord.addMergedByUser(db) }
         return migrator
     }
 

@@ -6,9 +6,9 @@ import PhotoIndex
 struct PeopleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "people",
-        abstract: "List, name, merge, split and hide the people found in the photos' faces (`memora index` groups them).",
+        abstract: "The people found in the photos' faces (`memora index` groups them): list them and their photos, name, merge, split and hide them.",
         discussion: "Faces are found in the pixels by `memora index` (with the models of scripts/install-models.sh) and grouped into people: two faces of one photo are never one person, and a name from a photo's metadata names the person its face is in. A name you give stays, and so do the faces you split off.",
-        subcommands: [List.self, Name.self, Merge.self, Split.self, Hide.self, Show.self, Cluster.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Photos.self, Name.self, Merge.self, Split.self, Hide.self, Show.self, Cluster.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The people, most photos first, with their numbers.")
@@ -27,6 +27,19 @@ struct PeopleCommand: ParsableCommand {
                 let name = person.name.map { "\($0)\(person.isNamedByUser ? "" : " (from the photos' metadata)")" } ?? "(no name: memora people name \(person.id) NAME)"
                 print("\(person.id)  \(name)  \(person.photoCount) photos, \(person.faceCount) faces\(person.isHidden ? "  hidden" : "")")
             }
+        }
+    }
+
+    struct Photos: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The photos a person is in, newest first.")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Argument(help: "The person's number (see `memora people`).") var id: Int64
+        @Flag(help: "Print as JSON.") var json = false
+
+        func run() throws {
+            let photos = try database.openExisting().photos(ofPerson: id)
+            if json { try printJSON(photos); return }
+            for path in photos { print(TerminalText.escaped(path)) }
         }
     }
 

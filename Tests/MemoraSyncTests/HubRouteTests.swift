@@ -251,3 +251,93 @@ struct HubRouteTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/incoming").isEmpty)
     }
 }
+
+/// A transport that loses the answer of the second PATCH (the bytes arrived) and drops the fourth
+/// before it is sent: the resumable upload must continue from what the hub has.
+final class DroppingTransport: SyncTransport, @unchecked Sendable {
+    let inner = CheckedTransport()
+    private let patches = Mutex(0)
+
+    func send(_ request: SyncHTTPRequest) async throws(SyncError) -> SyncHTTPResponse {
+        guard request.method == "PATCH" else { return try await inner.send(request) }
+        let count = patches.withLock { $0 += 1; return $0 }
+        if count == 4 { throw .connectionFailed(server: "hub", reason: "dropped before it was sent (test)") }
+        let response = try await inner.send(request)
+        if count == 2 { throw .connectionFailed(server: "hub", reason: "the answer was lost (test)") }
+        return response
+    }
+}
+
+@Suite("Memory Palace hub: resumable uploads")
+struct HubResumableUploadTests {
+    @Test("an upload session survives dropped connections: offsets, a wrong offset answered 409, the memory made from it once complete and its SHA-256 checked", arguments: TestStore.available)
+    func resumable(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-resumable")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let code = try await server.pairingCode()
+        let hub = try await HubClient.pair(code, credentials: SyncCredentialFile(path: folder + "/hub.json"), transport: DroppingTransport())
+        let video = folder + "/wedding.mp4"
+        let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        try Data(bytes).write(to: URL(fileURLWithPath: video))
+        let seen = Mutex<[Int64]>([])
+        let (memory, created) = try await hub.uploadResumable(MemoryUpload(kind: .video, title: "The wedding"), file: video, pieceSize: 500_000) { offset, _ in
+            seen.withLock { $0.append(offset) }
+        }
+        #expect(created && memory.kind == .video && memory.mediaType == "video/mp4")
+        #expect(memory.size == 3_000_000 && memory.sha256 == Hex.string(SHA256Digest.hash(bytes)))
+        #expect(seen.withLock { $0 }.last == 3_000_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/sessions").isEmpty)  // the session's file became the media
+
+        // By hand: a wrong offset is answered 409; an incomplete session makes no memory; a session of another device is not found.
+        let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
+        let transport = CheckedTransport()
+        func send(_ method: String, _ path: String, body: Data = Data(), headers: [String: String] = [:], as device: String? = nil) async throws -> SyncHTTPResponse {
+            try await transport.send(SyncHTTPRequest(method: method, url: server.url.appendingPathComponent(path),
+                                                     headers: ["Authorization": "Bearer \(device ?? token)", "Content-Type": "application/json"].merging(headers) { $1 }, body: body))
+        }
+        let small = Array("a voice note, in two pieces".utf8)
+        let start = try await send("POST", "api/uploads", body: try JSONEncoder().encode(UploadSessionRequest(size: Int64(small.count), sha256: Hex.string(SHA256Digest.hash(small)), contentType: "audio/mp4")))
+        #expect(start.status == 201)
+        let session = try JSONDecoder().decode(UploadSessionStatus.self, from: start.body)
+        #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.prefix(10)), headers: ["Upload-Offset": "0"]).status == 200)
+        #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: ["Upload-Offset": "0"]).status == 409)
+        #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: [:]).status == 400)
+        let incomplete = await hubFailure { () async throws(HubError) in _ = try await hub.upload(MemoryUpload(kind: .voice, title: "Too soon", uploadId: session.id)) }
+        guard case .invalidRequest(_, let fields)? = incomplete else { Issue.record("\(String(describing: incomplete))"); return }
+        #expect(fields.first?.contains("10 of 27 bytes") == true, "\(fields)")
+        let other = try await server.pairedClient(folder + "/other")
+        let otherToken = try #require(try SyncCredentialFile(path: folder + "/other/hub.json").load()?.token)
+        _ = other
+        #expect(try await send("GET", "api/uploads/\(session.id)", as: otherToken).status == 404)
+        let status = try JSONDecoder().decode(UploadSessionStatus.self, from: try await send("GET", "api/uploads/\(session.id)").body)
+        #expect(status.offset == 10)
+        #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10) + [1]), headers: ["Upload-Offset": "10"]).status == 413)
+        #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: ["Upload-Offset": "10"]).status == 200)
+        let (note, _) = try await hub.upload(MemoryUpload(kind: .voice, title: "Two pieces", uploadId: session.id))
+        #expect(note.size == Int64(small.count) && note.mediaType == "audio/mp4")
+        #expect(try await send("GET", "api/uploads/\(session.id)").status == 404)  // used up
+
+        // An abandoned session expires: maintenance removes it and its bytes.
+        let abandoned = try JSONDecoder().decode(UploadSessionStatus.self, from: try await send("POST", "api/uploads",
+            body: try JSONEncoder().encode(UploadSessionRequest(size: 100, sha256: String(repeating: "a", count: 64), contentType: "video/mp4"))).body)
+        let data = try await ServerData.open(server.folder, database: server.database)
+        _ = try await SyncServer(configuration: ServerConfiguration(joinCode: server.joinCode), data: data).maintain(now: abandoned.expiresAt + 1)
+        #expect(try await send("GET", "api/uploads/\(abandoned.id)").status == 404)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/server/hub/sessions/\(abandoned.id)"))
+    }
+
+    @Test("the same photo from two devices is one memory: 201 for the first, 200 with the same memory for the second", arguments: TestStore.available)
+    func samePhotoTwoDevices(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-two-devices")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let phone = try await server.pairedClient(folder + "/phone"), laptop = try await server.pairedClient(folder + "/laptop")
+        let photo = folder + "/same.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: 77), to: photo, as: .jpeg())
+        let (first, created) = try await phone.upload(MemoryUpload(kind: .photo, title: "From the phone"), file: photo)
+        let (second, createdAgain) = try await laptop.upload(MemoryUpload(kind: .photo, title: "From the laptop"), file: photo)
+        #expect(created && !createdAgain && second.id == first.id && second.title == "From the phone")
+        #expect(try await laptop.memories().memories.count == 1)
+    }
+}

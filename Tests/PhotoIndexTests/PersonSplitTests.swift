@@ -160,3 +160,33 @@ struct PersonSplitTests {
         #expect(try Self.photos(of: bea, in: library) == ["a4"], "two people called Bea: refused")
     }
 }
+
+@Suite("Merging people")
+struct PersonMergeTests {
+    @Test("a merge survives an update and a rebuild; the merged person's photos are listed, newest first")
+    func mergeSurvivesRebuild() throws {
+        let (library, ana, cy) = try PersonSplitTests.people()
+        defer { library.remove() }
+        try library.database.merge(person: cy, into: ana)
+        #expect(try library.database.person(ana).faceCount == 9)
+        #expect(throws: PhotoIndexError.self) { try library.database.person(cy) }
+        _ = try PeopleClustering(database: library.database).update()
+        #expect(try library.database.person(ana).faceCount == 9)
+        // A rebuild clusters the faces again and finds two groups; both were Ana's, whom the user merged: both stay hers.
+        _ = try PeopleClustering(database: library.database).rebuild()
+        let people = try library.database.people()
+        #expect(people.count == 1 && people.first?.id == ana && people.first?.faceCount == 9, "\(people)")
+        #expect(try library.database.person(ana).name == "Ana")
+        let photos = try library.database.photos(ofPerson: ana)
+        #expect(Set(photos) == Set(PersonSplitTests.faces.map { library.folder + "/\($0.0).jpg" }))
+        #expect(throws: PhotoIndexError.self) { try library.database.photos(ofPerson: 9999) }
+    }
+
+    @Test("without a merge, a rebuild keeps two people apart")
+    func rebuildWithoutMerge() throws {
+        let (library, ana, cy) = try PersonSplitTests.people()
+        defer { library.remove() }
+        _ = try PeopleClustering(database: library.database).rebuild()
+        #expect(Set(try library.database.people().map(\.id)) == [ana, cy])
+    }
+}

@@ -145,6 +145,55 @@ public struct HubClient: Sendable {
         return (try Self.decode(response), response.status == 201)
     }
 
+    /// Uploads a large file (a video) in pieces through an upload session, then makes the memory from it.
+    /// A dropped connection costs only the piece in flight: the client asks the hub where the session
+    /// stands and continues from there, up to `retries` times in a row. Memory stays at one piece.
+    public func uploadResumable(_ metadata: MemoryUpload, file: String, contentType: String? = nil, pieceSize: Int = 8 << 20, retries: Int = 5,
+                                progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws(HubError) -> (memory: HubMemory, created: Bool) {
+        let source: SystemFile, size: Int64, hash: String
+        do {
+            source = try SystemFile(file)
+            size = try source.size()
+            hash = Hex.string(try SHA256Digest.hash(contentsOf: file))
+        } catch {
+            throw .file(path: file, reason: "cannot be read: \(error)")
+        }
+        defer { source.close() }
+        let request = UploadSessionRequest(size: size, sha256: hash, contentType: contentType ?? MultipartBody.contentType(of: file))
+        var status: UploadSessionStatus = try await json("POST", "api/uploads", body: request, expecting: [201])
+        var failures = 0
+        while status.offset < status.size {
+            let count = Int(min(Int64(pieceSize), status.size - status.offset))
+            let piece: [UInt8]
+            do { piece = try source.readExactly(count, at: status.offset) } catch { throw .file(path: file, reason: "cannot be read: \(error)") }
+            let url = base.appendingPathComponent("api/uploads/\(status.id)")
+            let response: SyncHTTPResponse
+            do {
+                response = try await transport.send(SyncHTTPRequest(method: "PATCH", url: url, headers: [
+                    "Authorization": "Bearer \(token)", "Upload-Offset": String(status.offset), "Content-Type": "application/offset+octet-stream",
+                ], body: Data(piece)))
+            } catch {
+                guard case .connectionFailed(let host, let reason) = error else { throw .malformedResponse(error.description) }
+                failures += 1
+                guard failures <= retries else { throw .connectionFailed(host: host, reason: reason) }
+                try? await Task.sleep(for: .milliseconds(200 * failures))
+                status = try await json("GET", "api/uploads/\(status.id)")  // what arrived before the connection dropped
+                continue
+            }
+            if response.status == 409 {
+                status = try await json("GET", "api/uploads/\(status.id)")  // the hub is elsewhere: continue from there
+            } else {
+                try Self.check(response, expecting: [200])
+                status = try Self.decode(response)
+                failures = 0
+            }
+            progress?(status.offset, status.size)
+        }
+        var upload = metadata
+        upload.uploadId = status.id
+        return try await self.upload(upload)
+    }
+
     // MARK: HTTP
 
     private func json<Answer: Decodable>(_ method: String, _ path: String, expecting: Set<Int> = [200]) async throws(HubError) -> Answer {

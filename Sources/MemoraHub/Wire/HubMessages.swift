@@ -219,10 +219,13 @@ public struct MemoryUpload: Sendable, Hashable, Codable {
     public var people: [Int64]?
     /// The faces on its photo.
     public var faces: [FaceTag]?
+    /// A completed upload session (`POST /api/uploads`) holding the media, instead of a `media` part.
+    public var uploadId: String?
 
     /// Creates an upload's metadata.
     public init(kind: MemoryKind, title: String, description: String? = nil, takenAt: Int64? = nil, latitude: Double? = nil,
-                longitude: Double? = nil, place: String? = nil, people: [Int64]? = nil, faces: [FaceTag]? = nil) {
+                longitude: Double? = nil, place: String? = nil, people: [Int64]? = nil, faces: [FaceTag]? = nil, uploadId: String? = nil) {
+        self.uploadId = uploadId
         self.kind = kind
         self.title = title
         self.description = description
@@ -242,4 +245,41 @@ public struct FaceTagRequest: Sendable, Hashable, Codable {
 
     /// Creates a request.
     public init(personId: Int64?) { self.personId = personId }
+}
+
+/// The body of `POST /api/uploads`: a resumable upload of a large file, sent in pieces.
+public struct UploadSessionRequest: Sendable, Hashable, Codable {
+    /// The file's size in bytes.
+    public var size: Int64
+    /// The file's SHA-256 (64 lower-case hex digits): checked when the memory is made from it.
+    public var sha256: String
+    /// The file's media type (`video/mp4`, `audio/mp4`…).
+    public var contentType: String
+
+    /// Creates a request.
+    public init(size: Int64, sha256: String, contentType: String) {
+        self.size = size
+        self.sha256 = sha256
+        self.contentType = contentType
+    }
+}
+
+/// Where an upload session stands: `PATCH /api/uploads/{id}` continues it at `offset`.
+public struct UploadSessionStatus: Sendable, Hashable, Codable {
+    /// The session's id.
+    public var id: String
+    /// How many bytes the hub has.
+    public var offset: Int64
+    /// The file's size.
+    public var size: Int64
+    /// When the session and its bytes are dropped unless used (milliseconds since 1970).
+    public var expiresAt: Int64
+
+    /// Creates a status.
+    public init(id: String, offset: Int64, size: Int64, expiresAt: Int64) {
+        self.id = id
+        self.offset = offset
+        self.size = size
+        self.expiresAt = expiresAt
+    }
 }

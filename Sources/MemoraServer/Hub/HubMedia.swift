@@ -4,7 +4,8 @@ internal import MemoraSystem
 internal import MemoraSync
 
 /// The hub's files: each memory's media kept by SHA-256 (`media/ab/abcdef…`), a JPEG thumbnail of each
-/// photo (`thumbnails/ab/abcdef….jpg`), and uploads on their way in (`incoming/`, emptied at start).
+/// photo (`thumbnails/ab/abcdef….jpg`), uploads on their way in (`incoming/`, emptied at start) and the
+/// files of resumable upload sessions (`sessions/ID`, kept until used or expired).
 struct HubMedia: Sendable {
     let folder: String
     var incoming: String { folder + "/incoming" }
@@ -13,7 +14,7 @@ struct HubMedia: Sendable {
     init(folder: String) throws(ServerError) {
         self.folder = folder
         do {
-            for sub in ["", "/media", "/thumbnails", "/incoming"] { try FileSystem.makeFolder(folder + sub, permissions: 0o700) }
+            for sub in ["", "/media", "/thumbnails", "/incoming", "/sessions"] { try FileSystem.makeFolder(folder + sub, permissions: 0o700) }
             try FileSystem.removeTree(folder + "/incoming")
             try FileSystem.makeFolder(folder + "/incoming", permissions: 0o700)
         } catch {
@@ -61,6 +62,12 @@ struct HubMedia: Sendable {
         } catch {
             return false
         }
+    }
+
+    /// The file of upload session `id` (an id the server made: letters, digits, `-`, `_`).
+    func sessionPath(_ id: String) -> String {
+        let safe = !id.isEmpty && id.count <= 64 && id.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 45 || $0 == 95 }
+        return folder + "/sessions/" + (safe ? id : "invalid")
     }
 
     /// Removes a memory's files.

@@ -1,10 +1,12 @@
 internal import Foundation
 internal import Hummingbird
+internal import HTTPTypes
 internal import ImageKit
 internal import MemoraHub
 internal import MemoraSync
 internal import MemoraSystem
 internal import MetadataKit
+internal import Synchronization
 
 /// The Memory Palace hub's routes (Docs/Hub.md): pairing by QR code, people, memories and face tags.
 struct HubRoutes: Sendable {
@@ -12,6 +14,7 @@ struct HubRoutes: Sendable {
     let store: any SyncStore
     let hub: HubStore
     let media: HubMedia
+    let sessions = SessionLocks()
 
     private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
@@ -114,9 +117,18 @@ struct HubRoutes: Sendable {
         for try await chunk in request.body { try receiver.feed(chunk) }
         let received = try receiver.finish()
         var staged = received.media
-        defer { if let staged { try? FileSystem.remove(staged.path) } }
+        var session: HubStore.UploadSession?
+        // A refused upload leaves nothing; a session's file stays (the memory may be asked for again) until it expires.
+        defer { if let staged, session == nil { try? FileSystem.remove(staged.path) } }
         var upload = try RequestDecoding.decode(MemoryUpload.self, from: received.metadata, field: "metadata")
         try await check(&upload)
+        if let id = upload.uploadId {
+            guard staged == nil else {
+                throw ServerError.invalidRequest("the memory has both a media part and an upload session", [FieldProblem(field: "metadata.uploadId", message: "send one of them")])
+            }
+            session = try await completedSession(id, device: device)
+            staged = (media.sessionPath(id), session?.sha256 ?? "", session?.size ?? 0, session?.contentType, nil)
+        }
         if staged == nil, upload.kind == .text, let text = upload.description, !text.isEmpty {
             staged = try media.stage(Array(text.utf8))
         }
@@ -124,7 +136,13 @@ struct HubRoutes: Sendable {
             throw ServerError.invalidRequest("the memory has no media", [FieldProblem(field: "media", message: "required for a \(upload.kind.rawValue) memory (a text memory may give its text as description)")])
         }
         let mediaType = try checkedType(upload.kind, declared: file.contentType, path: file.path)
-        if let existing = try await hub.memory(sha256: file.sha256) { return ErrorMiddleware.json(existing, status: .ok) }
+        if let existing = try await hub.memory(sha256: file.sha256) {
+            if let session {
+                try await hub.removeUploadSession(id: session.id)
+                try? FileSystem.remove(file.path)
+            }
+            return ErrorMiddleware.json(existing, status: .ok)
+        }
         var info: ImageInfo?
         if upload.kind == .photo {
             info = try? ImageDecoder.info(contentsOf: file.path)
@@ -143,6 +161,7 @@ struct HubRoutes: Sendable {
         let stored = try await hub.addMemory(HubStore.NewMemory(
             sha256: file.sha256, upload: upload, mediaType: mediaType, size: file.size, width: info?.uprightWidth, height: info?.uprightHeight,
             hasThumbnail: thumbnail, device: device), now: now)
+        if let session { try await hub.removeUploadSession(id: session.id) }  // its file is the memory's now
         guard let memory = try await hub.memory(id: stored.id) else { throw ServerError.storage("the memory was not stored") }
         context.logger.info("memory added", metadata: ["id": "\(memory.id)", "kind": "\(memory.kind.rawValue)", "size": "\(memory.size)"])
         return ErrorMiddleware.json(memory, status: stored.created ? .created : .ok)
@@ -262,6 +281,105 @@ struct HubRoutes: Sendable {
         return Response(status: .ok, headers: [.contentType: thumbnail ? "image/jpeg" : memory.mediaType, .cacheControl: "private, max-age=86400"], body: body)
     }
 
+    // MARK: Upload sessions
+
+    /// A session of this device whose bytes are all there and match its SHA-256; a mismatch ends the session.
+    private func completedSession(_ id: String, device: String) async throws -> HubStore.UploadSession {
+        guard let session = try await hub.uploadSession(id: id, device: device, now: now) else {
+            throw ServerError.invalidRequest("no such upload session", [FieldProblem(field: "metadata.uploadId", message: "unknown, expired or another device's: start a new one")])
+        }
+        let path = media.sessionPath(id)
+        let size = FileSystem.statusIfPresent(of: path)?.size ?? 0
+        guard size == session.size else {
+            throw ServerError.invalidRequest("the upload session is not complete", [FieldProblem(field: "metadata.uploadId", message: "the hub has \(size) of \(session.size) bytes: send the rest first")])
+        }
+        let hash = (try? SHA256Digest.hash(contentsOf: path)).map(Hex.string)
+        guard hash == session.sha256 else {
+            try await hub.removeUploadSession(id: id)
+            try? FileSystem.remove(path)
+            throw ServerError.invalidRequest("the uploaded bytes are not the file announced", [FieldProblem(field: "metadata.uploadId", message: "their SHA-256 differs: the session was dropped; upload again")])
+        }
+        return session
+    }
+
+    private func status(_ session: HubStore.UploadSession) -> UploadSessionStatus {
+        UploadSessionStatus(id: session.id, offset: FileSystem.statusIfPresent(of: media.sessionPath(session.id))?.size ?? 0, size: session.size, expiresAt: session.expiresAt)
+    }
+
+    /// `POST /api/uploads`: starts a resumable upload (24 hours to finish it).
+    func startUpload(_ request: Request, context: ServerContext) async throws -> Response {
+        let device = try device(context)
+        let body = try await RequestDecoding.decode(UploadSessionRequest.self, from: request, limit: configuration.maxJSONBytes)
+        var problems: [FieldProblem] = []
+        if !(1...configuration.maxMemoryBytes).contains(body.size) { problems.append(FieldProblem(field: "size", message: "between 1 and \(configuration.maxMemoryBytes) bytes")) }
+        if !SyncValueCheck.isSHA256(body.sha256) { problems.append(FieldProblem(field: "sha256", message: "64 lower-case hex digits")) }
+        if body.contentType.isEmpty || SyncValueCheck.textProblem(body.contentType, maxLength: 100) != nil || !body.contentType.contains("/") {
+            problems.append(FieldProblem(field: "contentType", message: "a media type such as video/mp4"))
+        }
+        guard problems.isEmpty else { throw ServerError.invalidRequest("the upload session is not valid", problems) }
+        let session = HubStore.UploadSession(id: ServerSecrets.randomToken(bytes: 18), device: device, size: body.size, sha256: body.sha256,
+                                             contentType: body.contentType.lowercased(), expiresAt: now + 24 * 3600 * 1000)
+        do {
+            let file = try SystemFile(media.sessionPath(session.id), .creatingNew(permissions: 0o600))
+            file.close()
+        } catch {
+            throw ServerError.storage("cannot start the upload: \(error)")
+        }
+        try await hub.addUploadSession(session, now: now)
+        return ErrorMiddleware.json(status(session), status: .created)
+    }
+
+    /// `GET /api/uploads/{id}`: where the session stands (after a dropped connection).
+    func uploadStatus(_ request: Request, context: ServerContext) async throws -> Response {
+        guard let id = context.parameters.get("uploadId"), let session = try await hub.uploadSession(id: id, device: try device(context), now: now) else {
+            throw ServerError.notFound("no such upload session")
+        }
+        let current = status(session)
+        var response = ErrorMiddleware.json(current)
+        response.headers[HTTPField.Name("Upload-Offset")!] = String(current.offset)
+        return response
+    }
+
+    /// `PATCH /api/uploads/{id}` with `Upload-Offset: N`: the next bytes, appended when N is where the
+    /// session stands (else `409` with the offset to continue from); durable before the answer.
+    func continueUpload(_ request: Request, context: ServerContext) async throws -> Response {
+        guard let id = context.parameters.get("uploadId"), let session = try await hub.uploadSession(id: id, device: try device(context), now: now) else {
+            throw ServerError.notFound("no such upload session")
+        }
+        guard let offset = request.headers[HTTPField.Name("Upload-Offset")!].flatMap(Int64.init), offset >= 0 else {
+            throw ServerError.invalidRequest("say where the bytes go", [FieldProblem(field: "Upload-Offset", message: "the header is required: the session's offset (GET /api/uploads/{id})")])
+        }
+        guard sessions.begin(id) else { throw ServerError.conflict("another request is writing to this session: wait for it") }
+        defer { sessions.end(id) }
+        let path = media.sessionPath(id)
+        let current = FileSystem.statusIfPresent(of: path)?.size ?? 0
+        guard offset == current else {
+            throw ServerError.conflict("the session is at byte \(current), not \(offset): continue from there")
+        }
+        let file: SystemFile
+        do { file = try SystemFile(path, .readingAndWriting(createWith: nil)) } catch { throw ServerError.storage("cannot continue the upload: \(error)") }
+        defer { file.close() }
+        var position = offset
+        do {
+            for try await chunk in request.body {
+                guard position + Int64(chunk.readableBytes) <= session.size else { throw ServerError.tooLarge(limit: Int(session.size)) }
+                try chunk.withUnsafeReadableBytes { bytes throws(SystemError) in try file.write(bytes, at: position) }
+                position += Int64(chunk.readableBytes)
+            }
+        } catch let error as ServerError {
+            try? file.sync()
+            throw error
+        } catch {
+            // The connection dropped: what arrived stays, durable, and the device continues from it.
+            try? file.sync()
+            throw error
+        }
+        do { try file.sync() } catch { throw ServerError.storage("cannot store the upload: \(error)") }
+        var response = ErrorMiddleware.json(UploadSessionStatus(id: id, offset: position, size: session.size, expiresAt: session.expiresAt))
+        response.headers[HTTPField.Name("Upload-Offset")!] = String(position)
+        return response
+    }
+
     // MARK: Faces
 
     func addFaces(_ request: Request, context: ServerContext) async throws -> Response {
@@ -295,4 +413,15 @@ struct HubRoutes: Sendable {
               let memory = try await hub.memory(id: id) else { throw ServerError.notFound("no such face on that memory") }
         return ErrorMiddleware.json(memory)
     }
+}
+
+/// The upload sessions a request is writing to right now (one writer per session).
+final class SessionLocks: Sendable {
+    private let active = Mutex<Set<String>>([])
+
+    /// Marks `id` as written; false when another request writes to it.
+    func begin(_ id: String) -> Bool { active.withLock { $0.insert(id).inserted } }
+
+    /// The request is done with `id`.
+    func end(_ id: String) { _ = active.withLock { $0.remove(id) } }
 }

@@ -36,6 +36,10 @@ struct HubStore: Sendable {
             """,
             "CREATE INDEX IF NOT EXISTS hub_faces_memory ON hub_faces (memory_id)",
             "CREATE INDEX IF NOT EXISTS hub_faces_person ON hub_faces (person_id, memory_id)",
+            """
+            CREATE TABLE IF NOT EXISTS hub_uploads (id TEXT PRIMARY KEY, device TEXT NOT NULL, size BIGINT NOT NULL, sha256 TEXT NOT NULL,
+                content_type TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
         ].map { SQLStatement($0) }
         _ = try await runner.run(statements)
         return HubStore(runner: runner)
@@ -55,6 +59,44 @@ struct HubStore: Sendable {
     func usePairingToken(hash: String, now: Int64) async throws(ServerError) -> Bool {
         !(try await runner.rows("UPDATE hub_pairing SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING token_hash",
                                 [.integer(now), .text(hash), .integer(now)])).isEmpty
+    }
+
+    // MARK: Upload sessions
+
+    /// An upload session: a large file sent in pieces that survive a dropped connection.
+    struct UploadSession: Sendable {
+        var id: String
+        var device: String
+        var size: Int64
+        var sha256: String
+        var contentType: String
+        var expiresAt: Int64
+    }
+
+    func addUploadSession(_ session: UploadSession, now: Int64) async throws(ServerError) {
+        _ = try await runner.run([SQLStatement(
+            "INSERT INTO hub_uploads (id, device, size, sha256, content_type, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [.text(session.id), .text(session.device), .integer(session.size), .text(session.sha256), .text(session.contentType), .integer(now),
+             .integer(session.expiresAt)])])
+    }
+
+    /// The device's unexpired session with this id.
+    func uploadSession(id: String, device: String, now: Int64) async throws(ServerError) -> UploadSession? {
+        try await runner.rows("SELECT id, device, size, sha256, content_type, expires_at FROM hub_uploads WHERE id = ? AND device = ? AND expires_at > ?",
+                              [.text(id), .text(device), .integer(now)]).first.map { row in
+            UploadSession(id: row[0].text ?? "", device: row[1].text ?? "", size: row[2].integer ?? 0, sha256: row[3].text ?? "",
+                          contentType: row[4].text ?? "", expiresAt: row[5].integer ?? 0)
+        }
+    }
+
+    /// Ends a session (used or abandoned).
+    func removeUploadSession(id: String) async throws(ServerError) {
+        _ = try await runner.run([SQLStatement("DELETE FROM hub_uploads WHERE id = ?", [.text(id)])])
+    }
+
+    /// Removes the sessions that expired before `now`; returns their ids (their files go too).
+    func removeExpiredUploadSessions(now: Int64) async throws(ServerError) -> [String] {
+        try await runner.rows("DELETE FROM hub_uploads WHERE expires_at <= ? RETURNING id", [.integer(now)]).compactMap { $0[0].text }
     }
 
     // MARK: People

@@ -129,6 +129,8 @@ public struct PeopleClustering: Sendable {
             for (label, person) in existingPeople.enumerated() { labelPeople[label] = person }
             let newLabels = Set(assignments.map(\.label).filter { $0 >= existingCount })
             var claimed = Set<Int64>()
+            // A person a user merged others into takes every cluster whose faces were mostly theirs.
+            let merged = Set(try Int64.fetchAll(db, sql: "SELECT id FROM persons WHERE merged_by_user = 1"))
             for label in newLabels.sorted() {
                 // Pinned faces go to their pins' people whatever their cluster; the others decide the cluster's person.
                 let members = assignments.filter { $0.label == label && $0.face.pinnedPersonID == nil }.map(\.face)
@@ -136,7 +138,7 @@ public struct PeopleClustering: Sendable {
                 let previous = Dictionary(grouping: members.compactMap(\.personID), by: { $0 }).max {
                     ($0.value.count, $1.key) < ($1.value.count, $0.key)
                 }?.key
-                if rebuilding, let previous, !claimed.contains(previous) {
+                if rebuilding, let previous, !claimed.contains(previous) || merged.contains(previous) {
                     labelPeople[label] = previous
                     claimed.insert(previous)
                 } else {
@@ -311,9 +313,21 @@ extension PhotoIndexDatabase {
                 try db.execute(sql: "UPDATE faces SET name = NULL WHERE person_id = ? AND name = ?", arguments: [id, old])
             }
             try db.execute(sql: "UPDATE faces SET person_id = ? WHERE person_id = ?", arguments: [target, id])
+            try db.execute(sql: "UPDATE persons SET merged_by_user = 1 WHERE id = ?", arguments: [target])
             try PinnedFaceRecord.move(person: id, to: target, in: db)
             _ = try PersonRecord.deleteOne(db, key: id)
             try PeopleClustering.settleNames(db)
+        }
+    }
+
+    /// The photos person `id` is in (a face of theirs), newest first: paths as indexed.
+    public func photos(ofPerson id: Int64) throws(PhotoIndexError) -> [String] {
+        _ = try person(id)
+        return try read { db in
+            try String.fetchAll(db, sql: """
+                SELECT photos.path FROM photos WHERE photos.id IN (SELECT photo_id FROM faces WHERE person_id = ?)
+                ORDER BY photos.taken_at DESC, photos.path
+                """, arguments: [id])
         }
     }
 

@@ -12,10 +12,13 @@ struct PersonRecord: IndexRecord, Identifiable, Equatable {
     var namedByUser: Bool
     var hidden: Bool
     var createdAt: Date
+    /// Whether a user merged another person into this one (`memora people merge`): a rebuild then keeps
+    /// every cluster whose faces were this person's in it, instead of splitting them up again.
+    var mergedByUser = false
 
     enum CodingKeys: String, CodingKey {
         case id, name, hidden
-        case namedByUser = "named_by_user", createdAt = "created_at"
+        case namedByUser = "named_by_user", createdAt = "created_at", mergedByUser = "merged_by_user"
     }
 
     enum Columns {
@@ -32,6 +35,13 @@ struct PersonRecord: IndexRecord, Identifiable, Equatable {
             table.column(CodingKeys.namedByUser.rawValue, .boolean).notNull().defaults(to: false)
             table.column(CodingKeys.hidden.rawValue, .boolean).notNull().defaults(to: false)
             table.column(CodingKeys.createdAt.rawValue, .integer).notNull()
+        }
+    }
+
+    /// v7: people merged by a user stay merged through a rebuild.
+    static func addMergedByUser(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: CodingKeys.mergedByUser.rawValue, .boolean).notNull().defaults(to: false)
         }
     }
 }
