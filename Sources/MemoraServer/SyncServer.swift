@@ -65,6 +65,8 @@ public struct SyncServer: Sendable {
             authenticated.put("people/:id") { request, context in try await routes.updatePerson(request, context: context) }
             authenticated.delete("people/:id") { request, context in try await routes.removePerson(request, context: context) }
             authenticated.get("people/:id/memories") { request, context in try await routes.memories(request, context: context) }
+            authenticated.put("people/:id/avatar") { request, context in try await routes.setAvatar(request, context: context) }
+            authenticated.get("people/:id/avatar") { request, context in try await routes.avatar(request, context: context) }
             authenticated.post("memories") { request, context in try await routes.addMemory(request, context: context) }
             authenticated.get("memories") { request, context in try await routes.memories(request, context: context) }
             authenticated.get("memories/:id") { request, context in try await routes.memory(request, context: context) }
@@ -80,6 +82,7 @@ public struct SyncServer: Sendable {
             router.get("/") { request, context in try await dashboard.home(request, context: context) }
             router.get("/people/:id") { request, context in try await dashboard.person(request, context: context) }
             router.get("/dashboard/thumbnails/:id") { request, context in try await dashboard.thumbnail(request, context: context) }
+            router.get("/dashboard/avatars/:id") { request, context in try await dashboard.avatar(request, context: context) }
         }
         return router
     }

@@ -179,7 +179,7 @@ struct HubCommand: AsyncParsableCommand {
 
     struct People: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The hub's people: add, list, rename, remove.",
-                                                        subcommands: [AddPerson.self, ListPeople.self, Rename.self, RemovePerson.self])
+                                                        subcommands: [AddPerson.self, ListPeople.self, Rename.self, Avatar.self, RemovePerson.self])
 
         /// A person given by id or name, as an id (nil for nil).
         static func id(_ name: String?, on hub: HubClient) async throws -> Int64? {
@@ -240,6 +240,20 @@ struct HubCommand: AsyncParsableCommand {
                 let id = try await People.ids([person], on: hub)[0]
                 let renamed = try await hub.updatePerson(id: id, name: name, relationship: relationship)
                 print("person \(renamed.id) is now \(TerminalText.escaped(renamed.name))")
+            }
+        }
+
+        struct Avatar: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Give a person an avatar (the hub keeps a 256-pixel copy).")
+            @OptionGroup var credentials: Credentials
+            @Argument(help: "The person, by name or id.") var person: String
+            @Argument(help: "An image file: JPEG, PNG, HEIC, WebP or AVIF.") var image: String
+
+            func run() async throws {
+                let hub = try credentials.client()
+                let id = try await People.ids([person], on: hub)[0]
+                let updated = try await hub.setAvatar(person: id, image: image)
+                print("\(TerminalText.escaped(updated.name)) has an avatar")
             }
         }
 

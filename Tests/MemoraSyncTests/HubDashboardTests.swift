@@ -54,6 +54,9 @@ struct HubDashboardTests {
         let hub = try await server.pairedClient(folder)
         let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")
         _ = try await hub.addPerson(name: "Rui <grandpa>")
+        let portrait = folder + "/ana.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 300, height: 300, seed: 12), to: portrait, as: .jpeg())
+        _ = try await hub.setAvatar(person: ana.id, image: portrait)
         // A photo of one strong colour, so the screenshot shows whether its thumbnail is on the page.
         let photo = folder + "/red.jpg"
         try ImageEncoder.write(try Image(width: 800, height: 600, fill: RGBAColor(red: 220, green: 20, blue: 30)), to: photo, as: .jpeg())
@@ -64,8 +67,9 @@ struct HubDashboardTests {
         let screenshot = folder + "/dashboard.png"
         let report = try Self.browse(server.url, screenshot: screenshot)
         #expect(report.title == "Memory Palace")
-        // Every image has alt text and loaded: the thumbnail's alt is the memory's description.
-        #expect(report.images.map(\.alt) == ["Ana in her red coat at the harbour"], "\(report.images)")
+        // Every image has alt text and loaded: the thumbnail's alt is the memory's description; Ana's avatar,
+        // beside her name, is decorative (empty alt).
+        #expect(report.images.map(\.alt) == ["Ana in her red coat at the harbour", ""], "\(report.images)")
         #expect(report.images.allSatisfy { $0.loaded }, "\(report.images)")
         // Keyboard: Tab reaches the skip link first, then the navigation.
         #expect(report.focus.first?.text == "Skip to the content" && report.focus.first?.href == "#main", "\(report.focus)")

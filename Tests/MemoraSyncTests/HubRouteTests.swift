@@ -341,3 +341,40 @@ struct HubResumableUploadTests {
         #expect(try await laptop.memories().memories.count == 1)
     }
 }
+
+@Suite("Memory Palace hub: avatars")
+struct HubAvatarTests {
+    @Test("an avatar is kept as a 256-pixel JPEG, replaced, refused when it is not an image, and removed with its person", arguments: TestStore.available)
+    func avatars(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-avatars")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let ana = try await hub.addPerson(name: "Ana")
+        #expect(ana.avatarUrl == nil)
+        let portrait = folder + "/ana.png"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 900, height: 600, seed: 5), to: portrait, as: .png())
+        let updated = try await hub.setAvatar(person: ana.id, image: portrait)
+        #expect(updated.avatarUrl == "/api/people/\(ana.id)/avatar")
+        let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
+        let fetched = try await CheckedTransport().send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/people/\(ana.id)/avatar"),
+                                                                         headers: ["Authorization": "Bearer \(token)"]))
+        #expect(fetched.status == 200)
+        let info = try ImageDecoder.info(of: [UInt8](fetched.body))
+        #expect(info.format == .jpeg && max(info.width, info.height) == 256)
+        // Replaced: one avatar file remains.
+        let second = folder + "/ana2.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 400, height: 400, seed: 6), to: second, as: .jpeg())
+        _ = try await hub.setAvatar(person: ana.id, image: second)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/avatars").count == 1)
+        // Not an image: refused, the avatar unchanged.
+        let text = folder + "/not.png"
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: text))
+        let refused = await hubFailure { () async throws(HubError) in _ = try await hub.setAvatar(person: ana.id, image: text) }
+        guard case .invalidRequest? = refused else { Issue.record("\(String(describing: refused))"); return }
+        await #expect(throws: HubError.notFound("no such person")) { _ = try await hub.setAvatar(person: 999, image: second) }
+        // Removed with the person.
+        try await hub.removePerson(id: ana.id)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/avatars").isEmpty)
+    }
+}

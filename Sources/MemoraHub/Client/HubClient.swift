@@ -80,6 +80,24 @@ public struct HubClient: Sendable {
         try await json("PUT", "api/people/\(id)", body: PersonRequest(name: name, relationship: relationship))
     }
 
+    /// Sets a person's avatar from an image file (the hub keeps a 256-pixel JPEG of it).
+    public func setAvatar(person id: Int64, image path: String) async throws(HubError) -> HubPerson {
+        let bytes: Data
+        do { bytes = Data(try SystemFile(path).readAll()) } catch { throw .file(path: path, reason: "cannot be read: \(error)") }
+        let response: SyncHTTPResponse
+        do {
+            response = try await transport.send(SyncHTTPRequest(method: "PUT", url: base.appendingPathComponent("api/people/\(id)/avatar"), headers: [
+                "Authorization": "Bearer \(token)", "Content-Type": MultipartBody.contentType(of: path),
+            ], body: bytes))
+        } catch .connectionFailed(let host, let reason) {
+            throw .connectionFailed(host: host, reason: reason)
+        } catch {
+            throw .malformedResponse(error.description)
+        }
+        try Self.check(response, expecting: [200])
+        return try Self.decode(response)
+    }
+
     /// Removes a person (their face tags become untagged).
     public func removePerson(id: Int64) async throws(HubError) {
         let response = try await Self.send(transport, "DELETE", base.appendingPathComponent("api/people/\(id)"), token: token, json: Optional<String>.none)

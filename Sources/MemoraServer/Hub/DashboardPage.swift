@@ -40,7 +40,8 @@ enum DashboardPage {
         .memory .note{height:11rem;margin:0;padding:1rem;overflow:hidden;background:#f1ede2;font-size:.95rem}
         .memory h3{margin:.6rem .9rem .2rem;font-size:1.05rem}
         .memory p{margin:.2rem .9rem .8rem;font-size:.9rem;color:#444}
-        .people{padding-left:1.2rem}
+        .people{padding-left:1.2rem;line-height:2.4}
+        .avatar{width:2rem;height:2rem;border-radius:50%;object-fit:cover;vertical-align:middle}
         .pair{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
         .pair svg{width:15rem;height:15rem;border:1px solid #d6d1c4}
         .pair code{display:block;max-width:40rem;word-break:break-all;background:#f1ede2;padding:.5rem;font-size:.8rem}
@@ -95,7 +96,9 @@ enum DashboardPage {
         let byID = Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) })
         let cards = memories.map { card($0, people: byID) }.joined(separator: "\n")
         let list = people.map { person in
-            "<li><a href=\"/people/\(person.id)\">\(escape(person.name))</a>\(person.relationship.map { " (" + escape($0) + ")" } ?? ""): "
+            // The avatar is decorative: the name beside it says who it is.
+            let avatar = person.avatarUrl == nil ? "" : "<img class=\"avatar\" src=\"/dashboard/avatars/\(person.id)\" alt=\"\" width=\"32\" height=\"32\"> "
+            return "<li>\(avatar)<a href=\"/people/\(person.id)\">\(escape(person.name))</a>\(person.relationship.map { " (" + escape($0) + ")" } ?? ""): "
                 + "\(person.memoryCount) \(person.memoryCount == 1 ? "memory" : "memories")</li>"
         }.joined(separator: "\n")
         let expires = pairing.expiresAt.map { "It works once, until \(time(Double($0) / 1000)) UTC." } ?? ""

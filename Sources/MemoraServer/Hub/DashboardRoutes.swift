@@ -67,6 +67,15 @@ struct DashboardRoutes: Sendable {
         return html(DashboardPage.person(person, memories: memories, people: try await hub.people()))
     }
 
+    func avatar(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try admit(request, context: context) { return redirect }
+        guard let id = context.parameters.get("id").flatMap(Int64.init), let hash = try await hub.avatar(person: id) else {
+            throw ServerError.notFound("no such avatar")
+        }
+        let body = try await FileIO().loadFile(path: media.avatarPath(hash), context: context)
+        return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, max-age=3600"], body: body)
+    }
+
     func thumbnail(_ request: Request, context: ServerContext) async throws -> Response {
         if let redirect = try admit(request, context: context) { return redirect }
         guard let id = context.parameters.get("id").flatMap(Int64.init), let memory = try await hub.memory(id: id), memory.thumbnailUrl != nil else {

@@ -14,7 +14,7 @@ struct HubMedia: Sendable {
     init(folder: String) throws(ServerError) {
         self.folder = folder
         do {
-            for sub in ["", "/media", "/thumbnails", "/incoming", "/sessions"] { try FileSystem.makeFolder(folder + sub, permissions: 0o700) }
+            for sub in ["", "/media", "/thumbnails", "/incoming", "/sessions", "/avatars"] { try FileSystem.makeFolder(folder + sub, permissions: 0o700) }
             try FileSystem.removeTree(folder + "/incoming")
             try FileSystem.makeFolder(folder + "/incoming", permissions: 0o700)
         } catch {
@@ -68,6 +68,21 @@ struct HubMedia: Sendable {
     func sessionPath(_ id: String) -> String {
         let safe = !id.isEmpty && id.count <= 64 && id.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 45 || $0 == 95 }
         return folder + "/sessions/" + (safe ? id : "invalid")
+    }
+
+    /// Where an avatar lives (by the SHA-256 of its JPEG).
+    func avatarPath(_ sha256: String) -> String { folder + "/avatars/" + Self.safe(sha256) + ".jpg" }
+
+    /// Makes an avatar from an image's bytes: at most 256 pixels on its long side, as JPEG; returns its SHA-256.
+    func makeAvatar(_ bytes: [UInt8]) throws -> String {
+        let image = try ImageDecoder.thumbnail(bytes, source: "avatar", maxPixelSize: 256, options: DecodingOptions(applyOrientation: true))
+        let staging = incoming + "/" + UUID().uuidString.lowercased() + ".jpg"
+        defer { try? FileSystem.remove(staging) }
+        try ImageEncoder.write(image, to: staging, as: .jpeg(JPEGEncodingOptions(quality: 0.85)))
+        let encoded = try SystemFile(staging).readAll()
+        let hash = Hex.string(SHA256Digest.hash(encoded))
+        try FileSystem.rename(staging, to: avatarPath(hash))
+        return hash
     }
 
     /// Removes a memory's files.

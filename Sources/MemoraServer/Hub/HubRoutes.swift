@@ -96,8 +96,37 @@ struct HubRoutes: Sendable {
     }
 
     func removePerson(_ request: Request, context: ServerContext) async throws -> Response {
-        guard try await hub.removePerson(id: try id(context)) else { throw ServerError.notFound("no such person") }
+        let id = try id(context)
+        let avatar = try await hub.avatar(person: id)
+        guard try await hub.removePerson(id: id) else { throw ServerError.notFound("no such person") }
+        if let avatar { try? FileSystem.remove(media.avatarPath(avatar)) }
         return Response(status: .noContent)
+    }
+
+    /// `PUT /api/people/{id}/avatar`: an image (at most 20 MB) becomes the person's avatar (256 pixels, JPEG).
+    func setAvatar(_ request: Request, context: ServerContext) async throws -> Response {
+        let id = try id(context)
+        guard try await hub.person(id: id) != nil else { throw ServerError.notFound("no such person") }
+        let body = try await request.body.collect(upTo: 20 * 1024 * 1024)
+        let hash: String
+        do {
+            hash = try media.makeAvatar(Array(body.readableBytesView))
+        } catch {
+            throw ServerError.invalidRequest("the avatar cannot be read", [FieldProblem(field: "body", message: "send a JPEG, PNG, HEIC, WebP or AVIF image")])
+        }
+        let previous = try await hub.avatar(person: id)
+        guard try await hub.setAvatar(person: id, sha256: hash, now: now), let person = try await hub.person(id: id) else {
+            throw ServerError.notFound("no such person")
+        }
+        if let previous, previous != hash { try? FileSystem.remove(media.avatarPath(previous)) }
+        return ErrorMiddleware.json(person)
+    }
+
+    /// `GET /api/people/{id}/avatar`: the avatar's JPEG.
+    func avatar(_ request: Request, context: ServerContext) async throws -> Response {
+        guard let hash = try await hub.avatar(person: try id(context)) else { throw ServerError.notFound("the person has no avatar") }
+        let body = try await FileIO().loadFile(path: media.avatarPath(hash), context: context)
+        return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, max-age=3600"], body: body)
     }
 
     // MARK: Memories

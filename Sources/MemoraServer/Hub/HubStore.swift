@@ -168,6 +168,17 @@ struct HubStore: Sendable {
         return !results[2].isEmpty
     }
 
+    /// Sets (or, with nil, clears) a person's avatar; false when there is no such person.
+    func setAvatar(person id: Int64, sha256: String?, now: Int64) async throws(ServerError) -> Bool {
+        !(try await runner.rows("UPDATE hub_people SET avatar_sha256 = ?, updated_at = ? WHERE id = ? RETURNING id",
+                                [SQLValue(sha256), .integer(now), .integer(id)])).isEmpty
+    }
+
+    /// A person's avatar, if they have one.
+    func avatar(person id: Int64) async throws(ServerError) -> String? {
+        try await runner.rows("SELECT avatar_sha256 FROM hub_people WHERE id = ?", [.integer(id)]).first?[0].text
+    }
+
     /// Which of these ids are people on the hub.
     func existingPeople(_ ids: Set<Int64>) async throws(ServerError) -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
