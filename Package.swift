@@ -189,6 +189,11 @@ let package = Package(
             swiftSettings: strictSwift),
 
         // The sync server's library (routes, authentication, rate limits, storage); memora-server runs it.
+        // FFmpeg (libavformat, libavcodec, libswscale): a video's or voice note's duration and a video's poster frame.
+        .target(
+            name: "CFFmpeg",
+            linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
+
         // libqrencode: the hub's pairing QR code.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode"),
 
@@ -198,7 +203,7 @@ let package = Package(
         .target(
             name: "MemoraServer",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MemoraSync", "MemoraHub", "ImageKit", "MetadataKit", "CQREncode", .product(name: "GRDB", package: "GRDB.swift"),
+                "MemoraSystem", "MemoraDatabase", "MemoraSync", "MemoraHub", "ImageKit", "MetadataKit", "CQREncode", "CFFmpeg", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

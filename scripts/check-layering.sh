@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ours=(MemoraSystem MemoraDatabase ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting)
-c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels CQREncode)
+c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels CQREncode CFFmpeg)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
 allowed_for() {

@@ -32,6 +32,10 @@ packages=(
   webp                # cwebp makes the WebP fixtures of the MetadataKit tests
   postgresql          # the sync tests run memora-server on PostgreSQL too (scripts/test-postgres.sh)
   libqrencode-dev     # CQREncode: the hub's pairing QR code (memora-server pair, the dashboard)
+  libavformat-dev     # CFFmpeg: a video's or voice note's duration and a video's poster frame, on the hub
+  libavcodec-dev
+  libswscale-dev
+  ffmpeg              # the hub's tests and bench make their video and voice fixtures with it
   chromium            # the dashboard's test loads it in a real browser (scripts/dashboard-check.py) and make demo screenshots it
   chromium-driver     # Selenium drives Chromium through it (scripts/dashboard-check.py)
 )

@@ -77,18 +77,31 @@ enum HubBench {
             print("   video: skipped (curl is not installed)")
             return
         }
-        let file = folder + "/video.mp4"
-        _ = try SyncBench.randomFile(file, megabytes: megabytes)
+        // A real video of about `megabytes` MiB: uncompressed 720p frames in Matroska, made by Debian's ffmpeg (the hub reads every video it keeps).
+        guard let ffmpeg = SyncBench.executable("ffmpeg") else {
+            print("   video: skipped (ffmpeg is not installed: scripts/install-deps.sh)")
+            return
+        }
+        let file = folder + "/video.mkv"
+        let frames = max(1, megabytes * 1_048_576 / (1280 * 720 * 3 / 2))
+        let maker = Process()
+        maker.executableURL = URL(fileURLWithPath: ffmpeg)
+        maker.arguments = ["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=1280x720:rate=30", "-frames:v", String(frames),
+                           "-c:v", "rawvideo", "-pix_fmt", "yuv420p", file]
+        try maker.run()
+        maker.waitUntilExit()
+        guard maker.terminationStatus == 0 else { throw BenchError("ffmpeg could not make the video") }
+        let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
         let copy = try SyncBench.plainCopy(file)
         let metadata = folder + "/metadata.json"
         try Data(#"{"kind":"video","title":"The wedding, whole"}"#.utf8).write(to: URL(fileURLWithPath: metadata))
         let upload = try SyncBench.curlUpload(curl, server: server, folder: folder, token: token, contentType: nil, arguments: [
-            "-F", "metadata=<\(metadata);type=application/json", "-F", "media=@\(file);type=video/mp4", "http://127.0.0.1:\(server.port)/api/memories",
+            "-F", "metadata=<\(metadata);type=application/json", "-F", "media=@\(file);type=video/x-matroska", "http://127.0.0.1:\(server.port)/api/memories",
         ])
         guard upload.status == "201" else { throw BenchError("the video upload answered \(upload.status), not 201") }
-        let rate = Double(megabytes) * 1.048576 / upload.seconds
-        print(String(format: "   a %d MiB video (POST /api/memories, curl's streaming multipart; staged, hashed, kept): %.2f s, %.0f MB/s; target >= 100 MB/s: %@",
-                     megabytes, upload.seconds, rate, rate >= 100 ? "met" : "NOT met"))
+        let rate = Double(size) / 1e6 / upload.seconds
+        print(String(format: "   a %d MiB video (POST /api/memories, curl's streaming multipart; parsed, hashed, staged, read by FFmpeg, a poster frame made, kept): %.2f s, %.0f MB/s; target >= 100 MB/s: %@",
+                     size >> 20, upload.seconds, rate, rate >= 100 ? "met" : "NOT met"))
         print(String(format: "      a plain copy of the file (copy + fsync) %.2f s: upload / copy %.2fx", copy, upload.seconds / copy))
         print(String(format: "      server memory %.0f MiB before, peak %.0f MiB during: +%.0f MiB%@; flat (< +50 MiB): %@", upload.before, upload.peak,
                      upload.peak - upload.before, upload.resetPeak ? "" : " (peak not reset: an upper bound)", upload.peak - upload.before < 50 ? "met" : "NOT met"))

@@ -33,6 +33,14 @@ extension TestServer {
     }
 }
 
+/// A video or sound file made by Debian's `ffmpeg` from its test sources (scripts/install-deps.sh installs it).
+func mediaFixture(_ path: String, _ arguments: String...) throws {
+    let outcome = try ChildProcess.run("/usr/bin/ffmpeg", ["-y", "-v", "error"] + arguments + [path])
+    guard outcome.status == 0, FileManager.default.fileExists(atPath: path) else {
+        throw APIError(code: "fixture", message: "ffmpeg could not make \(path) (is Debian's ffmpeg installed? scripts/install-deps.sh)")
+    }
+}
+
 /// The error `body` throws, nil when it succeeds.
 func hubFailure(_ body: () async throws(HubError) -> Void) async -> HubError? {
     do {
@@ -155,16 +163,16 @@ struct HubRouteTests {
         #expect(!createdAgain && again.id == memory.id && again.title == "At the beach")
 
         // A voice note and a text memory.
-        let voice = folder + "/story.m4a"
-        try Data((0..<6_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: voice))
+        let voice = folder + "/story.wav"
+        try mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=440:duration=70", "-c:a", "pcm_s16le")  // 6 MB
         let ticks = Mutex<[Int64]>([])
         let (note, _) = try await hub.upload(MemoryUpload(kind: .voice, title: "Grandpa's story", people: [rui.id]), file: voice) { done, _ in
             ticks.withLock { $0.append(done) }
         }
         // Progress comes as the body goes, not only at the end, and never goes backwards.
         let reported = ticks.withLock { $0 }
-        #expect(reported.count > 2 && reported == reported.sorted() && (reported.last ?? 0) > 6_000_000, "\(reported)")
-        #expect(note.mediaType == "audio/mp4" && note.thumbnailUrl == nil)
+        #expect(reported.count > 2 && reported == reported.sorted() && (reported.last ?? 0) > 6_000_000, "\(reported.count) ticks, last \(reported.last ?? 0)")
+        #expect(note.mediaType == "audio/wav" && note.thumbnailUrl == nil && note.durationMs == 70_000)
         let (text, _) = try await hub.upload(MemoryUpload(kind: .text, title: "Recipe", description: "Bake at 180 °C for 40 minutes."))
         #expect(text.kind == .text && text.size == Int64("Bake at 180 °C for 40 minutes.".utf8.count))
 
@@ -278,15 +286,17 @@ struct HubResumableUploadTests {
         let code = try await server.pairingCode()
         let hub = try await HubClient.pair(code, credentials: SyncCredentialFile(path: folder + "/hub.json"), transport: DroppingTransport())
         let video = folder + "/wedding.mp4"
-        let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
-        try Data(bytes).write(to: URL(fileURLWithPath: video))
+        try mediaFixture(video, "-f", "lavfi", "-i", "testsrc=size=640x480:rate=25", "-t", "3", "-c:v", "mpeg4", "-q:v", "2")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: video)))
         let seen = Mutex<[Int64]>([])
-        let (memory, created) = try await hub.uploadResumable(MemoryUpload(kind: .video, title: "The wedding"), file: video, pieceSize: 500_000) { offset, _ in
+        let (memory, created) = try await hub.uploadResumable(MemoryUpload(kind: .video, title: "The wedding"), file: video, pieceSize: 32 * 1024) { offset, _ in
             seen.withLock { $0.append(offset) }
         }
         #expect(created && memory.kind == .video && memory.mediaType == "video/mp4")
-        #expect(memory.size == 3_000_000 && memory.sha256 == Hex.string(SHA256Digest.hash(bytes)))
-        #expect(seen.withLock { $0 }.last == 3_000_000)
+        #expect(bytes.count > 5 * 32 * 1024, "the video is large enough for the dropped pieces")
+        #expect(memory.size == Int64(bytes.count) && memory.sha256 == Hex.string(SHA256Digest.hash(bytes)))
+        #expect(seen.withLock { $0 }.last == Int64(bytes.count))
+        #expect(memory.durationMs == 3000 && memory.width == 640 && memory.thumbnailUrl != nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/sessions").isEmpty)  // the session's file became the media
 
         // By hand: a wrong offset is answered 409; an incomplete session makes no memory; a session of another device is not found.
@@ -296,8 +306,10 @@ struct HubResumableUploadTests {
             try await transport.send(SyncHTTPRequest(method: method, url: server.url.appendingPathComponent(path),
                                                      headers: ["Authorization": "Bearer \(device ?? token)", "Content-Type": "application/json"].merging(headers) { $1 }, body: body))
         }
-        let small = Array("a voice note, in two pieces".utf8)
-        let start = try await send("POST", "api/uploads", body: try JSONEncoder().encode(UploadSessionRequest(size: Int64(small.count), sha256: Hex.string(SHA256Digest.hash(small)), contentType: "audio/mp4")))
+        let clip = folder + "/clip.wav"
+        try mediaFixture(clip, "-f", "lavfi", "-i", "sine=frequency=220:duration=1", "-c:a", "pcm_s16le", "-ar", "8000")
+        let small = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
+        let start = try await send("POST", "api/uploads", body: try JSONEncoder().encode(UploadSessionRequest(size: Int64(small.count), sha256: Hex.string(SHA256Digest.hash(small)), contentType: "audio/wav")))
         #expect(start.status == 201)
         let session = try JSONDecoder().decode(UploadSessionStatus.self, from: start.body)
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.prefix(10)), headers: ["Upload-Offset": "0"]).status == 200)
@@ -305,7 +317,7 @@ struct HubResumableUploadTests {
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: [:]).status == 400)
         let incomplete = await hubFailure { () async throws(HubError) in _ = try await hub.upload(MemoryUpload(kind: .voice, title: "Too soon", uploadId: session.id)) }
         guard case .invalidRequest(_, let fields)? = incomplete else { Issue.record("\(String(describing: incomplete))"); return }
-        #expect(fields.first?.contains("10 of 27 bytes") == true, "\(fields)")
+        #expect(fields.first?.contains("10 of \(small.count) bytes") == true, "\(fields)")
         let other = try await server.pairedClient(folder + "/other")
         let otherToken = try #require(try SyncCredentialFile(path: folder + "/other/hub.json").load()?.token)
         _ = other
@@ -315,7 +327,7 @@ struct HubResumableUploadTests {
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10) + [1]), headers: ["Upload-Offset": "10"]).status == 413)
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: ["Upload-Offset": "10"]).status == 200)
         let (note, _) = try await hub.upload(MemoryUpload(kind: .voice, title: "Two pieces", uploadId: session.id))
-        #expect(note.size == Int64(small.count) && note.mediaType == "audio/mp4")
+        #expect(note.size == Int64(small.count) && note.mediaType == "audio/wav" && note.durationMs == 1000)
         #expect(try await send("GET", "api/uploads/\(session.id)").status == 404)  // used up
 
         // An abandoned session expires: maintenance removes it and its bytes.
@@ -325,6 +337,38 @@ struct HubResumableUploadTests {
         _ = try await SyncServer(configuration: ServerConfiguration(joinCode: server.joinCode), data: data).maintain(now: abandoned.expiresAt + 1)
         #expect(try await send("GET", "api/uploads/\(abandoned.id)").status == 404)
         #expect(!FileManager.default.fileExists(atPath: folder + "/server/hub/sessions/\(abandoned.id)"))
+    }
+
+    @Test("videos and voice notes are read by FFmpeg: durations, a video's poster frame as its thumbnail; a file that is not what it says is refused", arguments: TestStore.available)
+    func media(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-media")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let video = folder + "/party.mp4", voice = folder + "/story.m4a"
+        try mediaFixture(video, "-f", "lavfi", "-i", "testsrc=size=1280x720:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p")
+        try mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac")
+        let (party, _) = try await hub.upload(MemoryUpload(kind: .video, title: "The party"), file: video)
+        #expect(party.durationMs == 2000 && party.width == 1280 && party.height == 720 && party.mediaType == "video/mp4")
+        let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
+        let poster = try await URLSessionSyncTransport().send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(party.id)/thumbnail"),
+                                                                             headers: ["Authorization": "Bearer \(token)"]))
+        let info = try ImageDecoder.info(of: [UInt8](poster.body))
+        #expect(poster.status == 200 && info.width == 512 && info.height == 288)
+        let (story, _) = try await hub.upload(MemoryUpload(kind: .voice, title: "The story"), file: voice)
+        #expect(abs((story.durationMs ?? 0) - 2000) <= 50 && story.mediaType == "audio/mp4" && story.thumbnailUrl == nil, "\(story)")
+        // Not a video; a sound sent as a video; nothing kept.
+        let fake = folder + "/fake.mp4"
+        try Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: fake))
+        let song = folder + "/song.m4a"  // not uploaded yet (the same bytes again would give the existing memory)
+        try mediaFixture(song, "-f", "lavfi", "-i", "sine=frequency=523:duration=1", "-c:a", "aac")
+        for (file, kind, message) in [(fake, MemoryKind.video, "cannot be read"), (song, MemoryKind.video, "has no video"), (fake, MemoryKind.voice, "cannot be read")] {
+            let failure = await hubFailure { () async throws(HubError) in _ = try await hub.upload(MemoryUpload(kind: kind, title: "bad"), file: file, contentType: kind == .video ? "video/mp4" : "audio/mp4") }
+            guard case .invalidRequest(let text, _)? = failure else { Issue.record("\(String(describing: failure))"); continue }
+            #expect(text.contains(message), "\(text)")
+        }
+        #expect(try await hub.memories().memories.count == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/incoming").isEmpty)
     }
 
     @Test("the same photo from two devices is one memory: 201 for the first, 200 with the same memory for the second", arguments: TestStore.available)

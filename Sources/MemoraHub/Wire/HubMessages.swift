@@ -146,7 +146,9 @@ public struct HubMemory: Sendable, Hashable, Codable {
     public var size: Int64
     /// The media's SHA-256: the same bytes are one memory.
     public var sha256: String
-    /// A photo's upright size in pixels.
+    /// A video's or voice note's duration in milliseconds, when the hub could read it.
+    public var durationMs: Int64?
+    /// A photo's upright size in pixels (a video's frame size).
     public var width: Int?
     /// See ``width``.
     public var height: Int?
@@ -161,8 +163,9 @@ public struct HubMemory: Sendable, Hashable, Codable {
 
     /// Creates a memory.
     public init(id: Int64, kind: MemoryKind, title: String, description: String?, takenAt: Int64?, latitude: Double?, longitude: Double?,
-                place: String?, people: [Int64], faces: [FaceTag], mediaType: String, size: Int64, sha256: String, width: Int?, height: Int?,
-                uploadedBy: String, createdAt: Int64, mediaUrl: String, thumbnailUrl: String?) {
+                place: String?, people: [Int64], faces: [FaceTag], mediaType: String, size: Int64, sha256: String, durationMs: Int64? = nil,
+                width: Int?, height: Int?, uploadedBy: String, createdAt: Int64, mediaUrl: String, thumbnailUrl: String?) {
+        self.durationMs = durationMs
         self.id = id
         self.kind = kind
         self.title = title

@@ -78,9 +78,15 @@ enum DashboardPage {
         return """
             <li><article class="memory" aria-labelledby="memory-\(memory.id)">\(media)
             <h3 id="memory-\(memory.id)">\(escape(memory.title))</h3>
-            <p>\(escape(memory.kind.rawValue.capitalized)), \(escape(when))</p>
+            <p>\(escape(memory.kind.rawValue.capitalized))\(memory.durationMs.map { ", " + duration($0) } ?? ""), \(escape(when))</p>
             <p>\(names.isEmpty ? "No one tagged" : "With " + names.joined(separator: ", "))</p></article></li>
             """
+    }
+
+    /// A duration as people read it: 0:42, 12:05, 1:02:03.
+    static func duration(_ milliseconds: Int64) -> String {
+        let seconds = Int((Double(milliseconds) / 1000).rounded())
+        return seconds >= 3600 ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60) : String(format: "%d:%02d", seconds / 60, seconds % 60)
     }
 
     static func date(_ seconds: Double) -> String {

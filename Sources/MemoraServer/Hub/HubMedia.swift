@@ -85,6 +85,19 @@ struct HubMedia: Sendable {
         return hash
     }
 
+    /// Makes a video's thumbnail from its frame one second in (FFmpeg); false when no frame can be decoded.
+    func makePoster(sha256: String) -> Bool {
+        let destination = thumbnailPath(sha256)
+        guard let frame = MediaProbe.poster(path(sha256), maxSide: 512) else { return false }
+        do {
+            try FileSystem.makeFolder(SystemPath.folder(of: destination), permissions: 0o700)
+            try ImageEncoder.write(frame, to: destination, as: .jpeg(JPEGEncodingOptions(quality: 0.82)))
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Removes a memory's files.
     func remove(sha256: String) {
         try? FileSystem.remove(path(sha256))

@@ -184,12 +184,25 @@ struct HubRoutes: Sendable {
                 if upload.latitude == nil, let gps = metadata.gps { (upload.latitude, upload.longitude) = (gps.latitude, gps.longitude) }
             }
         }
+        var probed: MediaProbe.Info?
+        if upload.kind == .video || upload.kind == .voice {
+            // The file must be what it says: FFmpeg reads its streams (and a video's duration and size).
+            switch MediaProbe.info(file.path) {
+            case .success(let found) where upload.kind == .video ? found.hasVideo : found.hasAudio:
+                probed = found
+            case .success:
+                throw ServerError.invalidRequest("the file has no \(upload.kind == .video ? "video" : "sound")", [FieldProblem(field: "media", message: "send a \(upload.kind == .video ? "video" : "voice recording") (MP4, QuickTime, WebM, M4A, MP3, WAV…)")])
+            case .failure(let error):
+                throw ServerError.invalidRequest("the \(upload.kind.rawValue) cannot be read", [FieldProblem(field: "media", message: "FFmpeg: \(error.message)")])
+            }
+        }
         try media.keep(file.path, sha256: file.sha256)
         staged = nil
-        let thumbnail = upload.kind == .photo && media.makeThumbnail(sha256: file.sha256)
+        let thumbnail = upload.kind == .photo ? media.makeThumbnail(sha256: file.sha256)
+            : upload.kind == .video ? media.makePoster(sha256: file.sha256) : false
         let stored = try await hub.addMemory(HubStore.NewMemory(
-            sha256: file.sha256, upload: upload, mediaType: mediaType, size: file.size, width: info?.uprightWidth, height: info?.uprightHeight,
-            hasThumbnail: thumbnail, device: device), now: now)
+            sha256: file.sha256, upload: upload, mediaType: mediaType, size: file.size, width: info?.uprightWidth ?? probed?.width,
+            height: info?.uprightHeight ?? probed?.height, durationMilliseconds: probed?.durationMilliseconds, hasThumbnail: thumbnail, device: device), now: now)
         if let session { try await hub.removeUploadSession(id: session.id) }  // its file is the memory's now
         guard let memory = try await hub.memory(id: stored.id) else { throw ServerError.storage("the memory was not stored") }
         context.logger.info("memory added", metadata: ["id": "\(memory.id)", "kind": "\(memory.kind.rawValue)", "size": "\(memory.size)"])
@@ -384,6 +397,9 @@ struct HubRoutes: Sendable {
         let current = FileSystem.statusIfPresent(of: path)?.size ?? 0
         guard offset == current else {
             throw ServerError.conflict("the session is at byte \(current), not \(offset): continue from there")
+        }
+        if let length = request.headers[.contentLength].flatMap(Int64.init), offset + length > session.size {
+            throw ServerError.tooLarge(limit: Int(session.size - offset))  // nothing written: the session stays where it was
         }
         let file: SystemFile
         do { file = try SystemFile(path, .readingAndWriting(createWith: nil)) } catch { throw ServerError.storage("cannot continue the upload: \(error)") }

@@ -42,6 +42,13 @@ struct HubStore: Sendable {
             """,
         ].map { SQLStatement($0) }
         _ = try await runner.run(statements)
+        // v2: durations of videos and voice notes.
+        if postgres {
+            _ = try await runner.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
+                                      SQLStatement("ALTER TABLE hub_memories ADD COLUMN IF NOT EXISTS duration_ms BIGINT")])
+        } else if try await runner.rows("SELECT COUNT(*) FROM pragma_table_info('hub_memories') WHERE name = 'duration_ms'").first?[0].integer == 0 {
+            _ = try await runner.run([SQLStatement("ALTER TABLE hub_memories ADD COLUMN duration_ms BIGINT")])
+        }
         return HubStore(runner: runner)
     }
 
@@ -197,6 +204,7 @@ struct HubStore: Sendable {
         var size: Int64
         var width: Int?
         var height: Int?
+        var durationMilliseconds: Int64?
         var hasThumbnail: Bool
         var device: String
     }
@@ -208,12 +216,12 @@ struct HubStore: Sendable {
         let upload = memory.upload
         var statements = [SQLStatement("""
             INSERT INTO hub_memories (sha256, kind, title, description, taken_at, latitude, longitude, place, media_type, size, width, height,
-                has_thumbnail, uploaded_by, upload_nonce, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
+                has_thumbnail, uploaded_by, upload_nonce, created_at, duration_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
             """, [.text(memory.sha256), .text(upload.kind.rawValue), .text(upload.title), SQLValue(upload.description), SQLValue(upload.takenAt),
                   SQLValue(upload.latitude), SQLValue(upload.longitude), SQLValue(upload.place), .text(memory.mediaType), .integer(memory.size),
                   SQLValue(memory.width.map(Int64.init)), SQLValue(memory.height.map(Int64.init)), .integer(memory.hasThumbnail ? 1 : 0),
-                  .text(memory.device), .text(nonce), .integer(now)]),
+                  .text(memory.device), .text(nonce), .integer(now), SQLValue(memory.durationMilliseconds)]),
             SQLStatement("SELECT id FROM hub_memories WHERE sha256 = ?", [.text(memory.sha256)]),
         ]
         // Only the request that inserted the row (its nonce) adds people and faces.
@@ -249,7 +257,7 @@ struct HubStore: Sendable {
 
     private static let memoryColumns = """
         m.id, m.kind, m.title, m.description, m.taken_at, m.latitude, m.longitude, m.place, m.media_type, m.size, m.width, m.height,
-        m.has_thumbnail, m.uploaded_by, m.created_at, m.sha256
+        m.has_thumbnail, m.uploaded_by, m.created_at, m.sha256, m.duration_ms
         """
 
     /// A page of memories, newest first, with their people and faces.
@@ -300,7 +308,7 @@ struct HubStore: Sendable {
                 id: id, kind: MemoryKind(rawValue: row[1].text ?? "") ?? .photo, title: row[2].text ?? "", description: row[3].text,
                 takenAt: row[4].integer, latitude: row[5].real, longitude: row[6].real, place: row[7].text,
                 people: Array(Set((people[id] ?? []) + tagged)).sorted(), faces: faces[id] ?? [], mediaType: row[8].text ?? "",
-                size: row[9].integer ?? 0, sha256: row[15].text ?? "", width: row[10].integer.map(Int.init), height: row[11].integer.map(Int.init),
+                size: row[9].integer ?? 0, sha256: row[15].text ?? "", durationMs: row[16].integer, width: row[10].integer.map(Int.init), height: row[11].integer.map(Int.init),
                 uploadedBy: row[13].text ?? "", createdAt: row[14].integer ?? 0, mediaUrl: "/api/memories/\(id)/media",
                 thumbnailUrl: row[12].integer == 1 ? "/api/memories/\(id)/thumbnail" : nil)
         }

@@ -39,8 +39,20 @@ public final class LoopbackSyncServer: Sendable {
         (configuration.ipBurst, configuration.ipPerSecond) = (1_000_000, 1_000_000)
         (configuration.deviceBurst, configuration.devicePerSecond) = (1_000_000, 1_000_000)
         configure(&configuration)
-        let server = try await SyncServer(configuration: configuration, data: data).start()
-        running.withLock { $0 = server }
+        // A restart takes the same port again: an outgoing connection of another test may hold that
+        // number for a moment (it is in the ephemeral range), so binding is tried again for a while.
+        var attempt = 0
+        while true {
+            do {
+                let server = try await SyncServer(configuration: configuration, data: data).start()
+                running.withLock { $0 = server }
+                return
+            } catch {
+                attempt += 1
+                guard port != 0, attempt < 100, "\(error)".contains("Address already in use") else { throw error }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
     }
 
     /// Stops the server (open requests are cut).
