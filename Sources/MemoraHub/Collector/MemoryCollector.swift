@@ -102,11 +102,22 @@ public struct MemoryCollector: Sendable {
 
     private func send(_ upload: MemoryUpload, file: String?, contentType: String?) async throws(HubError) -> Outcome {
         do {
-            let (memory, created) = try await hub.upload(upload, file: file, contentType: contentType)
+            let (memory, created) = try await deliver(upload, file: file, contentType: contentType)
             return .uploaded(memory, created: created)
         } catch .connectionFailed {
             return .queued(try outbox.add(upload, file: file))
         }
+    }
+
+    /// Files larger than this go through a resumable upload session (``HubClient/uploadResumable(_:file:contentType:pieceSize:retries:progress:)``).
+    public static let resumableThreshold: Int64 = 64 << 20
+
+    /// One upload: a large file in resumable pieces, anything else in one request.
+    private func deliver(_ upload: MemoryUpload, file: String?, contentType: String?) async throws(HubError) -> (memory: HubMemory, created: Bool) {
+        if let file, (FileSystem.statusIfPresent(of: file)?.size ?? 0) > Self.resumableThreshold {
+            return try await hub.uploadResumable(upload, file: file, contentType: contentType)
+        }
+        return try await hub.upload(upload, file: file, contentType: contentType)
     }
 
     /// Uploads what waits in the outbox, oldest first, and stops at the first that cannot go (the hub is
@@ -116,7 +127,7 @@ public struct MemoryCollector: Sendable {
         var uploaded: [HubMemory] = []
         for item in try outbox.items() {
             do {
-                let (memory, _) = try await hub.upload(item.metadata, file: item.file)
+                let (memory, _) = try await deliver(item.metadata, file: item.file, contentType: nil)
                 uploaded.append(memory)
                 outbox.remove(item)
             } catch .connectionFailed {
