@@ -5,6 +5,18 @@ import MemoraSystem
 import MemoraTesting
 import Testing
 
+extension CLI {
+    /// `memora arguments`, waited for on a thread of its own: the hub runs in this test process, so
+    /// a thread of Swift's cooperative pool must never block on the child that talks to it.
+    func runBeside(_ arguments: String...) async throws -> (status: Int32, out: String, err: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try self.run(arguments) })
+            }
+        }
+    }
+}
+
 /// `memora hub` against a real hub on loopback.
 @Suite("memora hub, end to end")
 struct HubCLITests {
@@ -13,47 +25,47 @@ struct HubCLITests {
         let cli = try CLI()
         defer { cli.remove() }
         // Before pairing: an error that says what to do.
-        let unpaired = try cli.run("hub", "memories")
+        let unpaired = try await cli.runBeside("hub", "memories")
         #expect(unpaired.status != 0 && unpaired.err.contains("memora hub pair"), "\(unpaired.err)")
 
         let server = try await LoopbackSyncServer(folder: cli.folder + "/hub")
         let code = try await ServerData.open(cli.folder + "/hub").pairingCode(host: "127.0.0.1", port: server.port)
         let json = String(decoding: try JSONEncoder().encode(code), as: UTF8.self)
-        let paired = try cli.run("hub", "pair", json)
+        let paired = try await cli.runBeside("hub", "pair", json)
         #expect(paired.status == 0 && paired.out.contains("paired with Memory Palace at http://127.0.0.1:\(server.port)"), "\(paired)")
-        let replayed = try cli.run("hub", "pair", json)
+        let replayed = try await cli.runBeside("hub", "pair", json)
         #expect(replayed.status != 0 && replayed.err.contains("used already or expired"), "\(replayed.err)")
 
-        #expect(try cli.run("hub", "people", "add", "Ana", "--relationship", "daughter").status == 0)
-        let taken = try cli.run("hub", "people", "add", "  ANA ")
+        #expect(try await cli.runBeside("hub", "people", "add", "Ana", "--relationship", "daughter").status == 0)
+        let taken = try await cli.runBeside("hub", "people", "add", "  ANA ")
         #expect(taken.status != 0 && taken.err.contains("a person called Ana exists already on the hub"), "\(taken.err)")
         let photo = try cli.photo("beach.jpg")
-        let added = try cli.run("hub", "add", "photo", photo, "--title", "Beach day", "--people", "Ana")
+        let added = try await cli.runBeside("hub", "add", "photo", photo, "--title", "Beach day", "--people", "Ana")
         #expect(added.status == 0 && added.out.contains("added memory 1, photo \"Beach day\""), "\(added)")
-        let text = try cli.run("hub", "add", "text", "--title", "Recipe", "--text", "Bake for 40 minutes.")
+        let text = try await cli.runBeside("hub", "add", "text", "--title", "Recipe", "--text", "Bake for 40 minutes.")
         #expect(text.status == 0 && text.out.contains("added memory 2, text"), "\(text)")
-        let again = try cli.run("hub", "add", "photo", photo, "--title", "Same bytes")
+        let again = try await cli.runBeside("hub", "add", "photo", photo, "--title", "Same bytes")
         #expect(again.status == 0 && again.out.contains("already on the hub: memory 1"), "\(again)")
 
-        let listed = try cli.run("hub", "memories", "--json")
+        let listed = try await cli.runBeside("hub", "memories", "--json")
         let page = try JSONSerialization.jsonObject(with: Data(listed.out.utf8)) as? [String: Any]
         #expect((page?["memories"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["Recipe", "Beach day"], "\(listed)")
-        let anas = try cli.run("hub", "memories", "--person", "ana")
+        let anas = try await cli.runBeside("hub", "memories", "--person", "ana")
         #expect(anas.status == 0 && anas.out.contains("Beach day") && !anas.out.contains("Recipe"), "\(anas)")
-        let people = try cli.run("hub", "people", "list")
+        let people = try await cli.runBeside("hub", "people", "list")
         #expect(people.out.contains("Ana (daughter)  1 memories"), "\(people.out)")
 
         // The hub goes away: a memory waits on the device, and goes with `flush` once the hub is back.
         await server.stop()
-        let queued = try cli.run("hub", "add", "text", "--title", "Offline note", "--text", "Written on the train.")
+        let queued = try await cli.runBeside("hub", "add", "text", "--title", "Offline note", "--text", "Written on the train.")
         #expect(queued.status == 0 && queued.out.contains("waits on this device (1 waiting)"), "\(queued)")
         try await server.restart()
-        let flushed = try cli.run("hub", "flush")
+        let flushed = try await cli.runBeside("hub", "flush")
         #expect(flushed.status == 0 && flushed.out.contains("sent 1 memory"), "\(flushed)")
-        #expect(try cli.run("hub", "memories").out.contains("Offline note"))
-        let removed = try cli.run("hub", "remove", "2")
+        #expect(try await cli.runBeside("hub", "memories").out.contains("Offline note"))
+        let removed = try await cli.runBeside("hub", "remove", "2")
         #expect(removed.status == 0)
-        #expect(!(try cli.run("hub", "memories").out.contains("Recipe")))
+        #expect(!(try await cli.runBeside("hub", "memories").out.contains("Recipe")))
         await server.stop()
     }
 }

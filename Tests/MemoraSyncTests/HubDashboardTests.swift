@@ -28,7 +28,15 @@ struct HubDashboardTests {
         let axe: Axe
     }
 
-    static func browse(_ url: URL, screenshot: String) throws -> BrowserReport {
+    /// ``browseBlocking(_:screenshot:)`` on a thread of its own: the hub runs in this test process, so a
+    /// thread of Swift's cooperative pool must never wait for the browser that talks to it.
+    static func browse(_ url: URL, screenshot: String) async throws -> BrowserReport {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try browseBlocking(url, screenshot: screenshot) }) }
+        }
+    }
+
+    static func browseBlocking(_ url: URL, screenshot: String) throws -> BrowserReport {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/dashboard-check.py").standardized.path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -65,7 +73,7 @@ struct HubDashboardTests {
         _ = try await hub.upload(MemoryUpload(kind: .text, title: "Sunday lunch", description: "Grandma's soup <recipe> & bread"))
 
         let screenshot = folder + "/dashboard.png"
-        let report = try Self.browse(server.url, screenshot: screenshot)
+        let report = try await Self.browse(server.url, screenshot: screenshot)
         #expect(report.title == "Memory Palace")
         // Every image has alt text and loaded: the thumbnail's alt is the memory's description; Ana's avatar,
         // beside her name, is decorative (empty alt).
@@ -105,7 +113,7 @@ struct HubDashboardTests {
         #expect(try await second.people().count == 2)
 
         // Ana's page lists her memory.
-        let anaPage = try Self.browse(server.url.appendingPathComponent("people/\(ana.id)"), screenshot: folder + "/ana.png")
+        let anaPage = try await Self.browse(server.url.appendingPathComponent("people/\(ana.id)"), screenshot: folder + "/ana.png")
         #expect(anaPage.title == "Ana: Memory Palace" && anaPage.images.count == 1)
         #expect(anaPage.axe.violations?.isEmpty == true, "\(anaPage.axe.violations ?? [])")
     }

@@ -68,9 +68,14 @@ public enum HubDemo {
         guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first(where: FileManager.default.isExecutableFile) else {
             return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium is not installed (scripts/install-deps.sh installs it)")
         }
-        let outcome = try? ChildProcess.run(chromium, ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,1500",
-                                                      "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(screenshot)", running.url.absoluteString + "/"],
-                                            environment: ["HOME": folder + "/device"])
+        let arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,1500",
+                         "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(screenshot)", running.url.absoluteString + "/"]
+        // The browser is waited for on a thread of its own: the hub it loads runs on this process's cooperative threads.
+        let outcome: ChildProcess.Outcome? = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: try? ChildProcess.run(chromium, arguments, environment: ["HOME": folder + "/device"]))
+            }
+        }
         guard outcome?.status == 0, FileSystem.exists(screenshot) else {
             return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium could not take the screenshot")
         }
