@@ -68,10 +68,10 @@ public struct SavedPlaces: Sendable {
     /// The place called `nameOrID` (its id, or its name compared without case and surrounding
     /// spaces); nil when there is none. Several places with that name are an error naming their ids.
     public func place(named nameOrID: String) throws(MemoraError) -> SavedPlace? {
-        let wanted = Self.folded(nameOrID)
+        let wanted = NameKey.of(nameOrID)
         let places = try all()
         if let byID = places.first(where: { $0.id == nameOrID }) { return byID }
-        let matches = places.filter { Self.folded($0.name) == wanted }
+        let matches = places.filter { NameKey.of($0.name) == wanted }
         if matches.count > 1 { throw .placeAmbiguous(nameOrID, ids: matches.map(\.id)) }
         return matches.first
     }
@@ -89,11 +89,6 @@ public struct SavedPlaces: Sendable {
         guard let place = try place(named: nameOrID) else { throw .placeNotFound(nameOrID) }
         do { _ = try database.syncReplica.delete(SyncSchema.places, key: ["id": .string(place.id)]) } catch { throw .sync(error) }
         return place
-    }
-
-    /// A name as places are looked up: without case, surrounding spaces or runs of spaces.
-    static func folded(_ name: String) -> String {
-        name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// The place a synced record holds, if it is complete.

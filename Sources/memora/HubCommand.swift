@@ -191,10 +191,9 @@ struct HubCommand: AsyncParsableCommand {
         static func ids(_ names: [String], on hub: HubClient) async throws -> [Int64] {
             guard !names.isEmpty else { return [] }
             let people = try await hub.people()
-            func key(_ name: String) -> String { name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ") }
             return try names.map { name in
                 if let id = Int64(name), people.contains(where: { $0.id == id }) { return id }
-                guard let person = people.first(where: { key($0.name) == key(name) }) else {
+                guard let person = people.first(where: { NameKey.of($0.name) == NameKey.of(name) }) else {
                     throw ValidationError("no person \(name) on the hub: memora hub people add \"\(name)\"")
                 }
                 return person.id

@@ -49,8 +49,18 @@ public struct KnownFaces: Sendable {
 
     /// The person whose known face is nearest `embedding`, when within ``threshold``.
     public func suggestion(for embedding: [Float]) -> Int64? {
+        suggestions(for: [embedding])[0]
+    }
+
+    /// ``suggestion(for:)`` for each of several faces, reading the file once.
+    public func suggestions(for embeddings: [[Float]?]) -> [Int64?] {
+        let entries = load()
+        return embeddings.map { embedding in embedding.flatMap { Self.nearest($0, in: entries, within: threshold) } }
+    }
+
+    private static func nearest(_ embedding: [Float], in entries: [Entry], within threshold: Float) -> Int64? {
         var best: (person: Int64, distance: Float)?
-        for entry in load() where entry.embedding.count == embedding.count {
+        for entry in entries where entry.embedding.count == embedding.count {
             var sum: Float = 0
             for index in embedding.indices {
                 let difference = embedding[index] - entry.embedding[index]

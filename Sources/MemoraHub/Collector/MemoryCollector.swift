@@ -42,9 +42,7 @@ public struct MemoryCollector: Sendable {
         var faces: [FoundFace] = []
         if let faceFinder {
             do { faces = try faceFinder.faces(inPhotoAt: path) } catch { throw .file(path: path, reason: "cannot look for faces: \(error)") }
-            for index in faces.indices {
-                if let embedding = faces[index].embedding { faces[index].suggestedPerson = knownFaces.suggestion(for: embedding) }
-            }
+            for (index, person) in knownFaces.suggestions(for: faces.map(\.embedding)).enumerated() { faces[index].suggestedPerson = person }
         }
         let hasLocation = (try? MetadataReader.scan(contentsOf: path))?.gps != nil
         guard hasLocation, !keepLocation else { return PreparedPhoto(file: path, faces: faces, locationRemoved: false) }

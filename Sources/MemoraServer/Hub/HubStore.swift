@@ -1,6 +1,7 @@
 internal import Foundation
 internal import MemoraHub
 internal import MemoraSystem
+internal import MemoraSync
 
 /// The Memory Palace hub's tables (Docs/Hub.md) on either store, through ``SQLBatchRunner``: pairing
 /// tokens, people, memories, the people in each memory and the faces on its photo. Every change is one
@@ -108,15 +109,10 @@ struct HubStore: Sendable {
 
     // MARK: People
 
-    /// A name as people are compared: without case, surrounding spaces or runs of spaces.
-    static func nameKey(_ name: String) -> String {
-        name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
-    }
-
     private static let personColumns = """
         p.id, p.name, p.relationship, p.avatar_sha256,
-        (SELECT COUNT(*) FROM hub_memories m WHERE EXISTS (SELECT 1 FROM hub_memory_people l WHERE l.memory_id = m.id AND l.person_id = p.id)
-            OR EXISTS (SELECT 1 FROM hub_faces f WHERE f.memory_id = m.id AND f.person_id = p.id))
+        (SELECT COUNT(*) FROM (SELECT memory_id FROM hub_memory_people WHERE person_id = p.id
+                               UNION SELECT memory_id FROM hub_faces WHERE person_id = p.id) AS counted)
         """
 
     private static func person(_ row: [SQLValue]) -> HubPerson {
@@ -137,7 +133,7 @@ struct HubStore: Sendable {
 
     /// Adds a person; when the name is taken, nothing changes and the person who has it comes back with `created` false.
     func addPerson(name: String, relationship: String?, device: String, now: Int64) async throws(ServerError) -> (person: HubPerson, created: Bool) {
-        let key = Self.nameKey(name)
+        let key = NameKey.of(name)
         let results = try await runner.run([
             SQLStatement("""
                 INSERT INTO hub_people (name, name_key, relationship, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -152,7 +148,7 @@ struct HubStore: Sendable {
     /// Renames a person or changes their relationship. Nil when there is no such person; the other person
     /// with the new name as `conflict` when it is taken.
     func updatePerson(id: Int64, name: String, relationship: String?, now: Int64) async throws(ServerError) -> (person: HubPerson?, conflict: HubPerson?) {
-        let key = Self.nameKey(name)
+        let key = NameKey.of(name)
         let results = try await runner.run([
             SQLStatement("""
                 UPDATE hub_people SET name = ?, name_key = ?, relationship = ?, updated_at = ?
@@ -264,7 +260,8 @@ struct HubStore: Sendable {
     func memories(_ filter: MemoryFilter) async throws(ServerError) -> (memories: [HubMemory], more: Bool) {
         var conditions: [String] = [], values: [SQLValue] = []
         if let person = filter.person {
-            conditions.append("(EXISTS (SELECT 1 FROM hub_memory_people l WHERE l.memory_id = m.id AND l.person_id = ?) OR EXISTS (SELECT 1 FROM hub_faces f WHERE f.memory_id = m.id AND f.person_id = ?))")
+            // Both through their (person_id, memory_id) indexes: the person's memories, never a scan of all of them.
+            conditions.append("m.id IN (SELECT memory_id FROM hub_memory_people WHERE person_id = ? UNION SELECT memory_id FROM hub_faces WHERE person_id = ?)")
             values += [.integer(person), .integer(person)]
         }
         if let kind = filter.kind { conditions.append("m.kind = ?"); values.append(.text(kind.rawValue)) }
