@@ -75,6 +75,7 @@ public struct SyncServer: Sendable {
             authenticated.get("memories/:id/thumbnail") { request, context in try await routes.file(request, context: context, thumbnail: true) }
             authenticated.post("memories/:id/faces") { request, context in try await routes.addFaces(request, context: context) }
             authenticated.put("memories/:id/faces/:faceId") { request, context in try await routes.tagFace(request, context: context) }
+            authenticated.get("faces/known") { request, context in try await routes.knownFaces(request, context: context) }
             authenticated.post("uploads") { request, context in try await routes.startUpload(request, context: context) }
             authenticated.get("uploads/:uploadId") { request, context in try await routes.uploadStatus(request, context: context) }
             authenticated.patch("uploads/:uploadId") { request, context in try await routes.continueUpload(request, context: context) }

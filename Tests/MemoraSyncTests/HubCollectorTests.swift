@@ -71,6 +71,45 @@ struct HubCollectorTests {
         #expect(mode == 0o600)
     }
 
+    @Test("a face tagged on one device is suggested on another: the hub keeps tagged faces' embeddings and each collector keeps a copy")
+    func suggestionsAcrossDevices() async throws {
+        let folder = try temporaryFolder("hub-collector-devices")
+        let server = try await TestServer(folder: folder + "/server")
+        defer { Task { await server.stop() } }
+        let finder = try VisionFaceFinder()
+        let phone = MemoryCollector(hub: try await server.pairedClient(folder + "/phone"), folder: folder + "/phone", faceFinder: finder)
+        let laptop = MemoryCollector(hub: try await server.pairedClient(folder + "/laptop"), folder: folder + "/laptop", faceFinder: finder)
+        let ana = try await phone.hub.addPerson(name: "Ana")
+        let first = folder + "/first.jpg", second = folder + "/second.jpg"
+        try Self.facePhoto(first, size: 512)
+        try Self.facePhoto(second, size: 400)
+        guard case .uploaded(let tagged, true) = try await phone.addPhoto(first, metadata: MemoryUpload(kind: .photo, title: "Launch day"), tags: [0: ana.id]) else {
+            Issue.record("the photo was not uploaded")
+            return
+        }
+        #expect(tagged.faces.first?.personId == ana.id)
+
+        // The laptop has tagged nothing: no suggestion from its own faces, Ana's from the hub's.
+        #expect(try laptop.prepare(photo: second, keepLocation: true).faces.first?.suggestedPerson == nil)
+        try await laptop.refreshKnownFaces()
+        let prepared = try laptop.prepare(photo: second)
+        defer { laptop.discard(prepared) }
+        #expect(prepared.faces.first?.suggestedPerson == ana.id)
+        let mode = try FileManager.default.attributesOfItem(atPath: laptop.knownFaces.sharedPath)[.posixPermissions] as? Int
+        #expect(mode == 0o600 && !FileManager.default.fileExists(atPath: laptop.knownFaces.path))
+        guard case .uploaded(let suggested, true) = try await laptop.addPhoto(second, metadata: MemoryUpload(kind: .photo, title: "Later")) else {
+            Issue.record("the second photo was not uploaded")
+            return
+        }
+        #expect(suggested.faces.first?.personId == ana.id)
+
+        // Ana removed: her faces are no longer known to the hub, nor, after a refresh, to the laptop.
+        try await phone.hub.removePerson(id: ana.id)
+        #expect(try await laptop.hub.knownFaces().isEmpty)
+        try await laptop.refreshKnownFaces()
+        #expect(try laptop.prepare(photo: first, keepLocation: true).faces.first?.suggestedPerson == nil)
+    }
+
     @Test("offline: memories made while the hub is away wait in the outbox, in order, and go when it is back; sending one twice makes one memory")
     func offlineOutbox() async throws {
         let folder = try temporaryFolder("hub-outbox")

@@ -384,6 +384,70 @@ struct HubResumableUploadTests {
         #expect(created && !createdAgain && second.id == first.id && second.title == "From the phone")
         #expect(try await laptop.memories().memories.count == 1)
     }
+
+    @Test("faces from two devices converge on one photo: a face's tag is kept, untagged faces get the other's, new faces are added, people join; sending again changes nothing; tagged embeddings are known to every device", arguments: TestStore.available)
+    func facesFromTwoDevices(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-faces-merge")
+        let photo = folder + "/group.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: 78), to: photo, as: .jpeg())
+        let embedding = { (seed: Float) in (0..<128).map { Float($0) * 0.001 + seed } }
+        // The phone: face A tagged (person 1), face B untagged. The laptop: A moved a little and tagged
+        // (person 2), B tagged (person 3), a new face C; the memory's people: person 2.
+        func phoneFaces(_ people: [Int64]) -> [FaceTag] {
+            [FaceTag(x: 0.10, y: 0.10, width: 0.20, height: 0.30, personId: people[0], embedding: embedding(0.5)),
+             FaceTag(x: 0.50, y: 0.10, width: 0.20, height: 0.30, embedding: embedding(-0.25))]
+        }
+        func laptopFaces(_ people: [Int64]) -> [FaceTag] {
+            [FaceTag(x: 0.11, y: 0.12, width: 0.20, height: 0.29, personId: people[1]),
+             FaceTag(x: 0.49, y: 0.11, width: 0.21, height: 0.30, personId: people[2], embedding: embedding(0.75)),
+             FaceTag(x: 0.75, y: 0.50, width: 0.20, height: 0.30)]
+        }
+        var outcomes: [[String]] = []
+        for phoneFirst in [true, false] {
+            let server = try await TestServer(folder: folder + "/server-\(phoneFirst)", store: store)
+            defer { Task { await server.stop() } }
+            let phone = try await server.pairedClient(folder + "/phone-\(phoneFirst)"), laptop = try await server.pairedClient(folder + "/laptop-\(phoneFirst)")
+            var people: [Int64] = []
+            for name in ["Ana", "Bea", "Carl"] { people.append(try await phone.addPerson(name: name).id) }
+            let fromPhone = MemoryUpload(kind: .photo, title: "Phone", faces: phoneFaces(people))
+            let fromLaptop = MemoryUpload(kind: .photo, title: "Laptop", people: [people[1]], faces: laptopFaces(people))
+            let order = phoneFirst ? [(phone, fromPhone), (laptop, fromLaptop)] : [(laptop, fromLaptop), (phone, fromPhone)]
+            let (first, created) = try await order[0].0.upload(order[0].1, file: photo)
+            let (merged, createdAgain) = try await order[1].0.upload(order[1].1, file: photo)
+            #expect(created && !createdAgain && merged.id == first.id)
+            // Three faces whichever came first: B is tagged person 3 and C is untagged; A keeps the first device's tag.
+            #expect(merged.faces.count == 3, "\(merged.faces)")
+            let byPlace = merged.faces.sorted { $0.x < $1.x }
+            #expect(byPlace.map(\.personId) == [people[phoneFirst ? 0 : 1], people[2], nil])
+            #expect(byPlace.allSatisfy { $0.embedding == nil })  // embeddings stay on the hub
+            #expect(Set(merged.people) == Set(phoneFirst ? people : [people[1], people[2]]))
+            // Sent again, by either device: nothing changes.
+            #expect(try await order[1].0.upload(order[1].1, file: photo).memory == merged)
+            #expect(try await order[0].0.upload(order[0].1, file: photo).memory == merged)
+            // Faces added later merge the same way: one already there keeps its tag, a new one is added.
+            let added = try await laptop.addFaces(memory: merged.id, faces: [FaceTag(x: 0.76, y: 0.5, width: 0.19, height: 0.3, personId: people[0]),
+                                                                             FaceTag(x: 0.12, y: 0.1, width: 0.2, height: 0.3, personId: people[2])])
+            #expect(added.faces.sorted { $0.x < $1.x }.map(\.personId) == [people[phoneFirst ? 0 : 1], people[2], people[0]])
+            #expect(try await phone.addFaces(memory: merged.id, faces: [FaceTag(x: 0.0, y: 0.7, width: 0.1, height: 0.1)]).faces.count == 4)
+            // Changing a tag is a PUT: the later one wins, whoever sends it.
+            let faceA = try #require(byPlace[0].id)
+            _ = try await phone.tagFace(memory: merged.id, face: faceA, person: people[1])
+            #expect(try await laptop.tagFace(memory: merged.id, face: faceA, person: people[0]).faces.first { $0.id == faceA }?.personId == people[0])
+            // Every device sees the tagged faces' embeddings: A's (tagged person 1, from the phone) and
+            // B's (the phone's embedding kept, tagged person 3 by the laptop).
+            let known = try await laptop.knownFaces()
+            #expect(Set(known) == [KnownFace(personId: people[0], embedding: embedding(0.5)), KnownFace(personId: people[2], embedding: embedding(phoneFirst ? -0.25 : 0.75))])
+            outcomes.append(merged.faces.sorted { $0.x < $1.x }.map { "\($0.x),\($0.y),\($0.width),\($0.height)" })
+            // Bad embeddings are refused.
+            for bad in [[Float](), [Float](repeating: 0.5, count: 513)] {
+                let failure = await hubFailure { () async throws(HubError) in _ = try await phone.addFaces(memory: merged.id, faces: [FaceTag(x: 0.3, y: 0.6, width: 0.1, height: 0.1, embedding: bad)]) }
+                guard case .invalidRequest(_, let fields)? = failure else { Issue.record("\(String(describing: failure))"); continue }
+                #expect(fields.first?.contains("embedding") == true, "\(fields)")
+            }
+        }
+        // The boxes kept are the first device's (a face is where it was first seen), both ways three faces.
+        #expect(outcomes.count == 2 && outcomes.allSatisfy { $0.count == 3 })
+    }
 }
 
 @Suite("Memory Palace hub: avatars")

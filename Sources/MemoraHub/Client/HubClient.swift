@@ -138,9 +138,17 @@ public struct HubClient: Sendable {
         try await json("PUT", "api/memories/\(memory)/faces/\(face)", body: FaceTagRequest(personId: person))
     }
 
-    /// Adds faces found on a memory's photo.
+    /// Adds faces found on a memory's photo; a face the photo has already (its box overlaps one with an
+    /// IoU of 0.5 or more) is merged into it and keeps its tag.
     public func addFaces(memory: Int64, faces: [FaceTag]) async throws(HubError) -> HubMemory {
         try await json("POST", "api/memories/\(memory)/faces", body: faces, expecting: [201])
+    }
+
+    /// The embeddings of the faces tagged on the hub from every device (at most 32 a person, the latest):
+    /// what ``KnownFaces`` suggests people from.
+    public func knownFaces() async throws(HubError) -> [KnownFace] {
+        let list: KnownFaceList = try await json("GET", "api/faces/known")
+        return list.faces
     }
 
     /// Uploads a memory: `metadata` and the file at `file` (none for a text memory whose text is its

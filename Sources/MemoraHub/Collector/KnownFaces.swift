@@ -1,11 +1,15 @@
 internal import Foundation
 internal import MemoraSystem
 
-/// The embeddings of faces this device's user tagged, by person, kept on the device only (a JSON
-/// file, 0600): what suggests who a new face is. Never sent to the hub.
+/// The embeddings of tagged faces, by person, that suggest who a new face is: those this device's user
+/// tagged (kept in `path`, so suggestions work offline) and those tagged on the hub from every device
+/// (a copy in `sharedPath`, refreshed by ``MemoryCollector/refreshKnownFaces()``). Both files are 0600.
+/// Embeddings leave the device only with their photo, for the paired hub.
 public struct KnownFaces: Sendable {
-    /// The file.
+    /// This device's tagged faces.
     public let path: String
+    /// The copy of the hub's tagged faces.
+    public let sharedPath: String
     /// Faces within this Euclidean distance of a tagged face are suggested as that person (dlib's
     /// embeddings: one person's faces are usually within 0.6; 0.5 keeps look-alikes apart).
     public var threshold: Float = 0.5
@@ -14,36 +18,60 @@ public struct KnownFaces: Sendable {
 
     private struct Entry: Codable { var person: Int64; var embedding: [Float] }
 
-    /// Known faces kept in `path`.
-    public init(path: String) { self.path = path }
+    /// Known faces kept in `path`, with the hub's copy in `sharedPath` (by default beside `path`).
+    public init(path: String, sharedPath: String? = nil) {
+        self.path = path
+        self.sharedPath = sharedPath ?? SystemPath.folder(of: path) + "/hub-faces.json"
+    }
 
-    private func load() -> [Entry] {
-        guard let bytes = try? SystemFile(path).readAll() else { return [] }
+    private func load(_ file: String) -> [Entry] {
+        guard let bytes = try? SystemFile(file).readAll() else { return [] }
         return (try? JSONDecoder().decode([Entry].self, from: Data(bytes))) ?? []
+    }
+
+    private func save(_ entries: [Entry], to file: String) throws(HubError) {
+        do {
+            try FileSystem.makeFolder(SystemPath.folder(of: file), permissions: 0o700)
+            try AtomicFileWriter.write(Array(try JSONEncoder().encode(entries)), to: file, options: .secret())
+        } catch {
+            throw .file(path: file, reason: "cannot save the known faces: \(error)")
+        }
+    }
+
+    /// Replaces the copy of the hub's tagged faces.
+    public func replaceShared(_ faces: [KnownFace]) throws(HubError) {
+        try save(faces.map { Entry(person: $0.personId, embedding: $0.embedding) }, to: sharedPath)
+    }
+
+    /// How old the copy of the hub's faces is, in seconds; nil when there is none.
+    public var sharedAge: Double? {
+        guard let modified = try? FileManager.default.attributesOfItem(atPath: sharedPath)[.modificationDate] as? Date else { return nil }
+        return Date().timeIntervalSince(modified)
     }
 
     /// Records tagged faces' embeddings.
     public func remember(_ faces: [(person: Int64, embedding: [Float])]) throws(HubError) {
         guard !faces.isEmpty else { return }
-        var entries = load() + faces.map { Entry(person: $0.person, embedding: $0.embedding) }
+        var entries = load(path) + faces.map { Entry(person: $0.person, embedding: $0.embedding) }
         var kept: [Int64: Int] = [:]
         entries = entries.reversed().filter { entry in
             kept[entry.person, default: 0] += 1
             return kept[entry.person]! <= perPerson
         }.reversed()
-        do {
-            try FileSystem.makeFolder(SystemPath.folder(of: path), permissions: 0o700)
-            try AtomicFileWriter.write(Array(try JSONEncoder().encode(entries)), to: path, options: .secret())
-        } catch {
-            throw .file(path: path, reason: "cannot save the known faces: \(error)")
-        }
+        try save(entries, to: path)
     }
 
     /// Forgets a person (they were removed from the hub).
     public func forget(person: Int64) throws(HubError) {
-        let entries = load().filter { $0.person != person }
-        do { try AtomicFileWriter.write(Array(try JSONEncoder().encode(entries)), to: path, options: .secret()) } catch {
-            throw .file(path: path, reason: "cannot save the known faces: \(error)")
+        try keep { $0 != person }
+    }
+
+    /// Forgets every person for whom `isKept` is false (the hub no longer has them).
+    public func keep(_ isKept: (Int64) -> Bool) throws(HubError) {
+        for file in [path, sharedPath] where FileSystem.exists(file) {
+            let entries = load(file)
+            let kept = entries.filter { isKept($0.person) }
+            if kept.count != entries.count { try save(kept, to: file) }
         }
     }
 
@@ -52,9 +80,9 @@ public struct KnownFaces: Sendable {
         suggestions(for: [embedding])[0]
     }
 
-    /// ``suggestion(for:)`` for each of several faces, reading the file once.
+    /// ``suggestion(for:)`` for each of several faces, reading the files once.
     public func suggestions(for embeddings: [[Float]?]) -> [Int64?] {
-        let entries = load()
+        let entries = load(path) + load(sharedPath)
         return embeddings.map { embedding in embedding.flatMap { Self.nearest($0, in: entries, within: threshold) } }
     }
 

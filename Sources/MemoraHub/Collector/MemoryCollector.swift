@@ -10,7 +10,7 @@ internal import MetadataKit
 public struct MemoryCollector: Sendable {
     /// The paired hub.
     public let hub: HubClient
-    /// The faces the user tagged (embeddings, on the device only).
+    /// The tagged faces that suggest people: this device's, and a copy of the hub's.
     public let knownFaces: KnownFaces
     /// Memories waiting for the hub.
     public let outbox: MemoryOutbox
@@ -75,6 +75,10 @@ public struct MemoryCollector: Sendable {
     /// are remembered for later suggestions.
     public func addPhoto(_ path: String, metadata: MemoryUpload, tags: [Int: Int64] = [:], acceptSuggestions: Bool = true,
                          keepLocation: Bool = false) async throws(HubError) -> Outcome {
+        if (knownFaces.sharedAge ?? .infinity) > Self.knownFacesLifetime {
+            // Suggestions only: an old copy (or none, offline) still suggests from this device's tags.
+            try? await refreshKnownFaces()
+        }
         let prepared = try prepare(photo: path, keepLocation: keepLocation)
         defer { discard(prepared) }
         var upload = metadata
@@ -84,6 +88,7 @@ public struct MemoryCollector: Sendable {
         let faces = prepared.faces.enumerated().map { index, face in
             var box = face.box
             box.personId = tags[index] ?? (acceptSuggestions ? face.suggestedPerson : nil)
+            box.embedding = face.embedding
             if let person = box.personId, let embedding = face.embedding { remembered.append((person, embedding)) }
             return box
         }
@@ -91,6 +96,17 @@ public struct MemoryCollector: Sendable {
         let outcome = try await send(upload, file: prepared.file, contentType: nil)
         try knownFaces.remember(remembered)
         return outcome
+    }
+
+    /// How long a copy of the hub's tagged faces is used before ``addPhoto(_:metadata:tags:acceptSuggestions:keepLocation:)`` asks again, in seconds.
+    public static let knownFacesLifetime: Double = 60
+
+    /// Copies the hub's tagged faces (from every device) for suggestions, and forgets this device's
+    /// faces of people the hub no longer has (another device removed them).
+    public func refreshKnownFaces() async throws(HubError) {
+        let people = Set(try await hub.people().map(\.id))
+        try knownFaces.replaceShared(try await hub.knownFaces())
+        try knownFaces.keep { people.contains($0) }
     }
 
     /// Adds a video, voice or text memory: uploaded, or queued when the hub cannot be reached.

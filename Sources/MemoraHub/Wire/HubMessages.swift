@@ -84,15 +84,31 @@ public struct FaceTag: Sendable, Hashable, Codable {
     public var height: Double
     /// The person, when the face is tagged.
     public var personId: Int64?
+    /// The face's embedding (dlib's 128 floats), sent by the device that found the face: the hub keeps it
+    /// for suggestions (``KnownFace``) and never returns it with a memory.
+    public var embedding: [Float]?
+
+    /// The most floats an embedding may have.
+    public static let maximumEmbeddingLength = 512
 
     /// Creates a face tag.
-    public init(id: Int64? = nil, x: Double, y: Double, width: Double, height: Double, personId: Int64? = nil) {
+    public init(id: Int64? = nil, x: Double, y: Double, width: Double, height: Double, personId: Int64? = nil, embedding: [Float]? = nil) {
         self.id = id
         self.x = x
         self.y = y
         self.width = width
         self.height = height
         self.personId = personId
+        self.embedding = embedding
+    }
+
+    /// What is wrong with the face (its box or its embedding), or nil.
+    public var problem: String? {
+        if let boxProblem { return boxProblem }
+        if let embedding, embedding.isEmpty || embedding.count > Self.maximumEmbeddingLength || embedding.contains(where: { !$0.isFinite }) {
+            return "the embedding must have 1 to \(Self.maximumEmbeddingLength) finite numbers"
+        }
+        return nil
     }
 
     /// What is wrong with the box, or nil when it is inside the image with a positive size.
@@ -239,6 +255,33 @@ public struct MemoryUpload: Sendable, Hashable, Codable {
         self.people = people
         self.faces = faces
     }
+}
+
+/// A tagged face's embedding on the hub: what suggests who a new face is, on every device of the family.
+public struct KnownFace: Sendable, Hashable, Codable {
+    /// The person the face was tagged with.
+    public var personId: Int64
+    /// The face's embedding.
+    public var embedding: [Float]
+
+    /// Creates a known face.
+    public init(personId: Int64, embedding: [Float]) {
+        self.personId = personId
+        self.embedding = embedding
+    }
+}
+
+/// The answer of `GET /api/faces/known`: the latest tagged faces with an embedding, at most
+/// ``perPerson`` a person.
+public struct KnownFaceList: Sendable, Hashable, Codable {
+    /// The faces, by person.
+    public var faces: [KnownFace]
+
+    /// At most this many faces a person (the latest tagged).
+    public static let perPerson = 32
+
+    /// Creates the list.
+    public init(faces: [KnownFace]) { self.faces = faces }
 }
 
 /// The body of `PUT /api/memories/{id}/faces/{faceId}`: who the face is (null: nobody).

@@ -170,7 +170,10 @@ struct HubRoutes: Sendable {
                 try await hub.removeUploadSession(id: session.id)
                 try? FileSystem.remove(file.path)
             }
-            return ErrorMiddleware.json(existing, status: .ok)
+            // What this device knows of the photo (its people, faces, tags) joins the memory.
+            guard try await hub.merge(into: existing.id, people: upload.people ?? [], faces: upload.faces ?? [], device: device, now: now),
+                  let merged = try await hub.memory(id: existing.id) else { throw ServerError.notFound("the memory was removed meanwhile: send it again") }
+            return ErrorMiddleware.json(merged, status: .ok)
         }
         var info: ImageInfo?
         if upload.kind == .photo {
@@ -234,7 +237,7 @@ struct HubRoutes: Sendable {
         if faces.count > 100 { problems.append(FieldProblem(field: "metadata.faces", message: "at most 100 faces")) }
         if !faces.isEmpty && upload.kind != .photo { problems.append(FieldProblem(field: "metadata.faces", message: "only a photo memory has faces")) }
         for (index, face) in faces.enumerated() {
-            if let message = face.boxProblem { problems.append(FieldProblem(field: "metadata.faces[\(index)]", message: message)) }
+            if let message = face.problem { problems.append(FieldProblem(field: "metadata.faces[\(index)]", message: message)) }
         }
         guard problems.isEmpty else { throw ServerError.invalidRequest("the memory is not valid", problems) }
         let wanted = people.union(faces.compactMap(\.personId))
@@ -427,13 +430,15 @@ struct HubRoutes: Sendable {
 
     // MARK: Faces
 
+    /// `POST /api/memories/{id}/faces`: faces another device found on the photo, merged as an upload's
+    /// are (a face already there keeps its tag; a new one is added).
     func addFaces(_ request: Request, context: ServerContext) async throws -> Response {
         let id = try id(context)
         let faces = try await RequestDecoding.decode([FaceTag].self, from: request, limit: configuration.maxJSONBytes)
         var problems: [FieldProblem] = []
         if faces.isEmpty || faces.count > 100 { problems.append(FieldProblem(field: "body", message: "send 1 to 100 faces")) }
         for (index, face) in faces.enumerated() {
-            if let message = face.boxProblem { problems.append(FieldProblem(field: "[\(index)]", message: message)) }
+            if let message = face.problem { problems.append(FieldProblem(field: "[\(index)]", message: message)) }
         }
         guard problems.isEmpty else { throw ServerError.invalidRequest("the faces are not valid", problems) }
         guard let memory = try await hub.memory(id: id) else { throw ServerError.notFound("no such memory") }
@@ -441,13 +446,22 @@ struct HubRoutes: Sendable {
         let wanted = Set(faces.compactMap(\.personId))
         let missing = wanted.subtracting(try await hub.existingPeople(wanted))
         guard missing.isEmpty else { throw ServerError.invalidRequest("the faces name people the hub does not have", [FieldProblem(field: "personId", message: "no people with ids \(missing.sorted().map(String.init).joined(separator: ", "))")]) }
-        guard try await hub.addFaces(memoryID: id, faces: faces, device: try device(context), now: now), let updated = try await hub.memory(id: id) else {
+        guard try await hub.merge(into: id, people: [], faces: faces, device: try device(context), now: now), let updated = try await hub.memory(id: id) else {
             throw ServerError.notFound("no such memory")
         }
         return ErrorMiddleware.json(updated, status: .created)
     }
 
-    /// `PUT /api/memories/{id}/faces/{faceId}`: who a face is; the server's order decides between devices.
+    /// `GET /api/faces/known`: the embeddings of tagged faces, at most 32 a person (the latest), so that
+    /// every device of the family suggests the people anyone tagged.
+    func knownFaces(_ request: Request, context: ServerContext) async throws -> Response {
+        ErrorMiddleware.json(KnownFaceList(faces: try await hub.knownFaces(limit: Self.knownFacesLimit)))
+    }
+
+    /// The most faces `GET /api/faces/known` answers with (about 7 MB of JSON for 128-float embeddings).
+    static let knownFacesLimit = 10_000
+
+    /// `PUT /api/memories/{id}/faces/{faceId}`: who a face is; between devices the later request wins.
     func tagFace(_ request: Request, context: ServerContext) async throws -> Response {
         let id = try id(context), face = try self.id(context, "faceId")
         let body = try await RequestDecoding.decode(FaceTagRequest.self, from: request, limit: configuration.maxJSONBytes)

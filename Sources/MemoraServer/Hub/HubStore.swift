@@ -50,6 +50,13 @@ struct HubStore: Sendable {
         } else if try await runner.rows("SELECT COUNT(*) FROM pragma_table_info('hub_memories') WHERE name = 'duration_ms'").first?[0].integer == 0 {
             _ = try await runner.run([SQLStatement("ALTER TABLE hub_memories ADD COLUMN duration_ms BIGINT")])
         }
+        // v3: the embeddings of faces (for suggestions on every device).
+        if postgres {
+            _ = try await runner.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
+                                      SQLStatement("ALTER TABLE hub_faces ADD COLUMN IF NOT EXISTS embedding TEXT")])
+        } else if try await runner.rows("SELECT COUNT(*) FROM pragma_table_info('hub_faces') WHERE name = 'embedding'").first?[0].integer == 0 {
+            _ = try await runner.run([SQLStatement("ALTER TABLE hub_faces ADD COLUMN embedding TEXT")])
+        }
         return HubStore(runner: runner)
     }
 
@@ -220,21 +227,10 @@ struct HubStore: Sendable {
                   .text(memory.device), .text(nonce), .integer(now), SQLValue(memory.durationMilliseconds)]),
             SQLStatement("SELECT id FROM hub_memories WHERE sha256 = ?", [.text(memory.sha256)]),
         ]
-        // Only the request that inserted the row (its nonce) adds people and faces.
-        for person in Set(upload.people ?? []).sorted() {
-            statements.append(SQLStatement("""
-                INSERT INTO hub_memory_people (memory_id, person_id) SELECT m.id, p.id FROM hub_memories m, hub_people p
-                WHERE m.sha256 = ? AND m.upload_nonce = ? AND p.id = ? ON CONFLICT DO NOTHING
-                """, [.text(memory.sha256), .text(nonce), .integer(person)]))
-        }
-        for face in upload.faces ?? [] {
-            statements.append(SQLStatement("""
-                INSERT INTO hub_faces (memory_id, x, y, width, height, person_id, updated_by, updated_at)
-                SELECT m.id, ?, ?, ?, ?, (SELECT p.id FROM hub_people p WHERE p.id = ?), ?, ? FROM hub_memories m
-                WHERE m.sha256 = ? AND m.upload_nonce = ?
-                """, [.real(face.x), .real(face.y), .real(face.width), .real(face.height), SQLValue(face.personId), .text(memory.device),
-                      .integer(now), .text(memory.sha256), .text(nonce)]))
-        }
+        // People and faces are merged into the memory, new or not: the same upload sent again changes
+        // nothing, and another device's upload of the same bytes adds what it knows.
+        let target = (sql: "(SELECT id FROM hub_memories WHERE sha256 = ?)", value: SQLValue.text(memory.sha256))
+        statements += mergeStatements(into: target, people: upload.people ?? [], faces: upload.faces ?? [], device: memory.device, now: now)
         let results = try await runner.run(statements)
         guard let id = results[1].first?[0].integer else { throw .storage("the memory was not stored") }
         return (id, !results[0].isEmpty)
@@ -327,17 +323,96 @@ struct HubStore: Sendable {
                                 [SQLValue(person), .text(device), .integer(now), .integer(faceID), .integer(memoryID)])).isEmpty
     }
 
-    /// Adds faces to a memory's photo (another device's detection); returns the memory, nil when there is none.
-    func addFaces(memoryID: Int64, faces: [FaceTag], device: String, now: Int64) async throws(ServerError) -> Bool {
+    /// Merges faces (another device's detection or upload of the same photo) and people into memory
+    /// `memoryID`: false when there is no such memory.
+    func merge(into memoryID: Int64, people: [Int64], faces: [FaceTag], device: String, now: Int64) async throws(ServerError) -> Bool {
         var statements = [SQLStatement("SELECT id FROM hub_memories WHERE id = ?", [.integer(memoryID)])]
-        for face in faces {
-            statements.append(SQLStatement("""
-                INSERT INTO hub_faces (memory_id, x, y, width, height, person_id, updated_by, updated_at)
-                SELECT m.id, ?, ?, ?, ?, (SELECT p.id FROM hub_people p WHERE p.id = ?), ?, ? FROM hub_memories m WHERE m.id = ?
-                """, [.real(face.x), .real(face.y), .real(face.width), .real(face.height), SQLValue(face.personId), .text(device), .integer(now),
-                      .integer(memoryID)]))
+        if runner.dialect == .postgres {
+            // Merges into one memory take turns (two servers may share the database).
+            statements.append(SQLStatement("SELECT pg_advisory_xact_lock(724562021, CAST(? % 2147483647 AS INTEGER))", [.integer(memoryID)]))
         }
+        statements += mergeStatements(into: (sql: "?", value: .integer(memoryID)), people: people, faces: faces, device: device, now: now)
         return !(try await runner.run(statements))[0].isEmpty
+    }
+
+    /// The statements that merge `people` and `faces` into the memory that `target` selects (Docs/Hub.md,
+    /// "Faces from several devices"): people are added; a face is the face on the photo that its box
+    /// overlaps most with an IoU of at least 0.5, which gets the face's person when it has none and its
+    /// embedding when it has none; a face that overlaps none is added. A tag is never replaced here:
+    /// changing one is `PUT /api/memories/{id}/faces/{faceId}`, where the later request wins.
+    private func mergeStatements(into target: (sql: String, value: SQLValue), people: [Int64], faces: [FaceTag],
+                                 device: String, now: Int64) -> [SQLStatement] {
+        var statements: [SQLStatement] = []
+        for person in Set(people).sorted() {
+            statements.append(SQLStatement("""
+                INSERT INTO hub_memory_people (memory_id, person_id) SELECT m.id, p.id FROM hub_memories m, hub_people p
+                WHERE m.id = \(target.sql) AND p.id = ? ON CONFLICT DO NOTHING
+                """, [target.value, .integer(person)]))
+        }
+        let (least, greatest) = runner.dialect == .postgres ? ("LEAST", "GREATEST") : ("MIN", "MAX")
+        for face in faces {
+            // The area the face's box shares with row f's, and the condition IoU >= 0.5 (3 x shared >= both areas).
+            let shared = """
+                \(greatest)(0, \(least)(f.x + f.width, ?) - \(greatest)(f.x, ?)) * \(greatest)(0, \(least)(f.y + f.height, ?) - \(greatest)(f.y, ?))
+                """
+            let box: [SQLValue] = [.real(face.x + face.width), .real(face.x), .real(face.y + face.height), .real(face.y)]
+            let area = face.width * face.height
+            let sameFace = "f.memory_id = \(target.sql) AND 3 * \(shared) >= f.width * f.height + ?"
+            let sameFaceValues = [target.value] + box + [.real(area)]
+            let best = """
+                (SELECT f.id FROM hub_faces f WHERE \(sameFace)
+                 ORDER BY \(shared) / (f.width * f.height + ? - \(shared)) DESC, f.id LIMIT 1)
+                """
+            let bestValues = sameFaceValues + box + [.real(area)] + box
+            if let person = face.personId {
+                statements.append(SQLStatement("""
+                    UPDATE hub_faces SET person_id = ?, updated_by = ?, updated_at = ?
+                    WHERE id = \(best) AND person_id IS NULL AND EXISTS (SELECT 1 FROM hub_people WHERE id = ?)
+                    """, [.integer(person), .text(device), .integer(now)] + bestValues + [.integer(person)]))
+            }
+            if let embedding = face.embedding {
+                statements.append(SQLStatement("UPDATE hub_faces SET embedding = ? WHERE id = \(best) AND embedding IS NULL",
+                                               [.text(Self.encode(embedding))] + bestValues))
+            }
+            statements.append(SQLStatement("""
+                INSERT INTO hub_faces (memory_id, x, y, width, height, person_id, embedding, updated_by, updated_at)
+                SELECT m.id, ?, ?, ?, ?, (SELECT p.id FROM hub_people p WHERE p.id = ?), ?, ?, ? FROM hub_memories m
+                WHERE m.id = \(target.sql) AND NOT EXISTS (SELECT 1 FROM hub_faces f WHERE \(sameFace))
+                """, [.real(face.x), .real(face.y), .real(face.width), .real(face.height), SQLValue(face.personId),
+                      SQLValue(face.embedding.map(Self.encode)), .text(device), .integer(now), target.value] + sameFaceValues))
+        }
+        return statements
+    }
+
+    /// The latest tagged faces that have an embedding, at most ``KnownFaceList/perPerson`` a person and
+    /// `limit` in all.
+    func knownFaces(limit: Int) async throws(ServerError) -> [KnownFace] {
+        try await runner.rows("""
+            SELECT person_id, embedding FROM (
+                SELECT person_id, embedding, ROW_NUMBER() OVER (PARTITION BY person_id ORDER BY updated_at DESC, id DESC) AS n
+                FROM hub_faces WHERE person_id IS NOT NULL AND embedding IS NOT NULL) AS ranked
+            WHERE n <= ? ORDER BY person_id, n LIMIT ?
+            """, [.integer(Int64(KnownFaceList.perPerson)), .integer(Int64(limit))]).compactMap { row in
+            guard let person = row[0].integer, let embedding = row[1].text.flatMap(Self.decode) else { return nil }
+            return KnownFace(personId: person, embedding: embedding)
+        }
+    }
+
+    /// An embedding as the hub keeps it: base64 of its 32-bit floats, little-endian.
+    static func encode(_ embedding: [Float]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(embedding.count * 4)
+        for value in embedding { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 } }
+        return Data(bytes).base64EncodedString()
+    }
+
+    /// An embedding the hub kept; nil when the text is not one.
+    static func decode(_ text: String) -> [Float]? {
+        guard let data = Data(base64Encoded: text), !data.isEmpty, data.count % 4 == 0 else { return nil }
+        let bytes = [UInt8](data)
+        return stride(from: 0, to: bytes.count, by: 4).map { index in
+            Float(bitPattern: UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24)
+        }
     }
 }
 
