@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +32,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -88,7 +90,22 @@ constexpr size_t batch_size = 16;
 }  // namespace
 
 struct cdlib_detector {
+    using scanner_type = dlib::frontal_face_detector::image_scanner_type;
     dlib::frontal_face_detector detector;
+    /// The detector's scanner settings and, for each of its sub-detectors (frontal,
+    /// left, right, and two rotated), its filters and threshold: what a scan split
+    /// across threads needs (see `detect_on_threads`).
+    scanner_type scanner;
+    std::vector<scanner_type::fhog_filterbank> filters;
+    std::vector<double> thresholds;
+
+    explicit cdlib_detector(const dlib::frontal_face_detector &prototype) : detector(prototype) {
+        scanner.copy_configuration(detector.get_scanner());
+        for (unsigned long index = 0; index < detector.num_detectors(); ++index) {
+            filters.push_back(scanner.build_fhog_filterbank(detector.get_w(index)));
+            thresholds.push_back(detector.get_w(index)(scanner.get_num_dimensions()));
+        }
+    }
 };
 
 struct cdlib_shape_predictor {
@@ -248,21 +265,153 @@ int32_t clamp_to_int32(long value) {
     return static_cast<int32_t>(value);
 }
 
+/// Runs `task(index)` for every index below `count` on `threads` threads (the
+/// calling one among them), handing out indices in order; rethrows the first
+/// exception a task threw once every thread has stopped.
+template <typename Task>
+void run_on_threads(size_t count, int32_t threads, Task task) {
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::atomic<bool> failed{false};
+    auto work = [&] {
+        for (size_t index = next++; index < count && !failed; index = next++) {
+            try {
+                task(index);
+            } catch (...) {
+                if (!failed.exchange(true)) failure = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> helpers;
+    const size_t extra = std::min<size_t>(count > 0 ? count - 1 : 0, static_cast<size_t>(std::max(threads, 1) - 1));
+    for (size_t index = 0; index < extra; ++index) {
+        try {
+            helpers.emplace_back(work);
+        } catch (const std::system_error &) {
+            break;  // no more threads: the ones started do the work
+        }
+    }
+    work();
+    for (auto &helper : helpers) helper.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+/// What `detector.detector(image, detections, adjust_threshold)` finds, box for box
+/// and score for score, with the work on `threads` threads. dlib's object detector
+/// computes the HOG features of every level of an image pyramid (about 60% of its
+/// time), then scans every level with each sub-detector's filters, keeps the scores
+/// above its threshold, and suppresses overlapping boxes. Here the levels' features
+/// are computed in parallel, then each (sub-detector, level) scan; the results are
+/// put together in dlib's order before its sorts and its suppression, so the outcome
+/// does not depend on the number of threads.
+template <typename image_type>
+std::vector<dlib::rect_detection> detect_on_threads(const cdlib_detector &detector, const image_type &image,
+                                                    double adjust_threshold, int32_t threads) {
+    using pixel_type = typename dlib::image_traits<image_type>::pixel_type;
+    using pyramid_type = cdlib_detector::scanner_type::pyramid_type;
+    const auto &scanner = detector.scanner;
+    const long window_width = static_cast<long>(scanner.get_fhog_window_width());
+    const long window_height = static_cast<long>(scanner.get_fhog_window_height());
+    const long box_width = window_width - 2 * static_cast<long>(scanner.get_padding());
+    const long box_height = window_height - 2 * static_cast<long>(scanner.get_padding());
+    const int cell_size = static_cast<int>(scanner.get_cell_size());
+    const auto extractor = scanner.get_feature_extractor();
+    pyramid_type pyramid;
+
+    // The levels, counted as dlib's scanner counts them, and their images.
+    unsigned long levels = 0;
+    dlib::rectangle rect = dlib::get_rect(image);
+    do {
+        rect = pyramid.rect_down(rect);
+        ++levels;
+    } while (rect.width() >= scanner.get_min_pyramid_layer_width() && rect.height() >= scanner.get_min_pyramid_layer_height() &&
+             levels < scanner.get_max_pyramid_levels());
+    std::vector<dlib::array2d<pixel_type>> smaller(levels - 1);
+    for (unsigned long level = 1; level < levels; ++level) {
+        if (level == 1) pyramid(image, smaller[0]);
+        else pyramid(smaller[level - 2], smaller[level - 1]);
+    }
+
+    // Each level's features.
+    dlib::array<dlib::array<dlib::array2d<float>>> features;
+    features.set_max_size(levels);
+    features.set_size(levels);
+    run_on_threads(levels, threads, [&](size_t level) {
+        if (level == 0) extractor(image, features[0], cell_size, window_height, window_width);
+        else extractor(smaller[level - 1], features[level], cell_size, window_height, window_width);
+    });
+
+    // Each (sub-detector, level) scan: the largest levels first.
+    const size_t detectors = detector.filters.size();
+    std::vector<std::vector<std::pair<double, dlib::rectangle>>> found(detectors * levels);
+    run_on_threads(detectors * levels, threads, [&](size_t task) {
+        const size_t level = task / detectors, index = task % detectors;
+        const double threshold = detector.thresholds[index] + adjust_threshold;
+        dlib::array2d<float> saliency;
+        const dlib::rectangle area = dlib::impl::apply_filters_to_fhog(detector.filters[index], features[level], saliency);
+        auto &hits = found[index * levels + level];
+        for (long row = area.top(); row <= area.bottom(); ++row) {
+            for (long column = area.left(); column <= area.right(); ++column) {
+                if (saliency[row][column] < threshold) continue;
+                dlib::rectangle box = extractor.feats_to_image(dlib::centered_rect(dlib::point(column, row), box_width, box_height),
+                                                               cell_size, window_height, window_width);
+                hits.emplace_back(saliency[row][column], pyramid.rect_up(box, static_cast<unsigned long>(level)));
+            }
+        }
+    });
+
+    // dlib's object detector from here on: each sub-detector's hits (its levels in
+    // order) sorted best first, scores made relative to its threshold, all of them
+    // sorted best first, and a box kept unless it overlaps one kept already.
+    std::vector<dlib::rect_detection> all;
+    for (size_t index = 0; index < detectors; ++index) {
+        std::vector<std::pair<double, dlib::rectangle>> hits;
+        for (unsigned long level = 0; level < levels; ++level) {
+            const auto &part = found[index * levels + level];
+            hits.insert(hits.end(), part.begin(), part.end());
+        }
+        std::sort(hits.rbegin(), hits.rend(), dlib::impl::compare_pair_rect);
+        for (const auto &hit : hits) {
+            dlib::rect_detection detection;
+            detection.detection_confidence = hit.first - detector.thresholds[index];
+            detection.weight_index = index;
+            detection.rect = hit.second;
+            all.push_back(detection);
+        }
+    }
+    if (detectors > 1) std::sort(all.rbegin(), all.rend());
+    const auto overlaps = detector.detector.get_overlap_tester();
+    std::vector<dlib::rect_detection> kept;
+    for (const auto &candidate : all) {
+        const bool suppressed = std::any_of(kept.begin(), kept.end(), [&](const dlib::rect_detection &other) {
+            return overlaps(other.rect, candidate.rect);
+        });
+        if (!suppressed) kept.push_back(candidate);
+    }
+    return kept;
+}
+
+/// The detector on `image` as it is: dlib's own call on one thread, else `detect_on_threads`.
+template <typename image_type>
+std::vector<dlib::rect_detection> detect_at_size(cdlib_detector &detector, const image_type &image, double adjust_threshold,
+                                                 int32_t threads) {
+    if (threads > 1) return detect_on_threads(detector, image, adjust_threshold, threads);
+    std::vector<dlib::rect_detection> detections;
+    detector.detector(image, detections, adjust_threshold);
+    return detections;
+}
+
 /// Runs the detector on `image`, upsampled `upsample_count` times, and maps the
 /// boxes back to `image`'s pixels (as dlib's Python binding does).
 template <typename image_type>
-std::vector<dlib::rect_detection> detect_in(dlib::frontal_face_detector &detector, const image_type &image,
-                                         int32_t upsample_count, double adjust_threshold) {
-    std::vector<dlib::rect_detection> detections;
-    if (upsample_count == 0) {
-        detector(image, detections, adjust_threshold);
-        return detections;
-    }
+std::vector<dlib::rect_detection> detect_in(cdlib_detector &detector, const image_type &image, int32_t upsample_count,
+                                            double adjust_threshold, int32_t threads) {
+    if (upsample_count == 0) return detect_at_size(detector, image, adjust_threshold, threads);
     dlib::pyramid_down<2> pyramid;
     dlib::array2d<typename dlib::image_traits<image_type>::pixel_type> larger;
     dlib::pyramid_up(image, larger, pyramid);
     for (int32_t step = 1; step < upsample_count; ++step) dlib::pyramid_up(larger, pyramid);
-    detector(larger, detections, adjust_threshold);
+    auto detections = detect_at_size(detector, larger, adjust_threshold, threads);
     for (auto &detection : detections) {
         detection.rect = dlib::rectangle(pyramid.rect_down(dlib::drectangle(detection.rect), upsample_count));
     }
@@ -393,15 +542,15 @@ cdlib_status cdlib_detector_create(cdlib_detector **out, cdlib_error *error) {
     return guarded(error, [&] {
         require(out != nullptr, "the output pointer is NULL");
         *out = nullptr;
-        *out = new cdlib_detector{frontal_face_prototype()};
+        *out = new cdlib_detector(frontal_face_prototype());
     });
 }
 
 void cdlib_detector_destroy(cdlib_detector *detector) { delete detector; }
 
 cdlib_status cdlib_detect_faces(cdlib_detector *detector, const cdlib_image *image, int32_t upsample_count,
-                                double adjust_threshold, cdlib_face *out_faces, size_t max_faces, size_t *out_count,
-                                cdlib_error *error) {
+                                double adjust_threshold, int32_t threads, cdlib_face *out_faces, size_t max_faces,
+                                size_t *out_count, cdlib_error *error) {
     return guarded(error, [&] {
         require(out_count != nullptr, "out_count is NULL");
         *out_count = 0;
@@ -410,13 +559,14 @@ cdlib_status cdlib_detect_faces(cdlib_detector *detector, const cdlib_image *ima
         require(upsample_count >= 0 && upsample_count <= CDLIB_MAX_UPSAMPLE, "upsample_count is not in 0...CDLIB_MAX_UPSAMPLE");
         require(!std::isnan(adjust_threshold) && adjust_threshold != INFINITY, "adjust_threshold is NaN or +infinity");
         require(out_faces != nullptr || max_faces == 0, "out_faces is NULL but max_faces is not 0");
+        require(threads >= 1 && threads <= CDLIB_MAX_THREADS, "threads is not in 1...CDLIB_MAX_THREADS");
         const double scale = std::ldexp(1.0, 2 * upsample_count);
         require(static_cast<double>(image->width) * static_cast<double>(image->height) * scale <= static_cast<double>(CDLIB_MAX_SCAN_PIXELS),
                 "the image is too large to scan (width x height x 4^upsample_count above CDLIB_MAX_SCAN_PIXELS)");
 
         std::vector<dlib::rect_detection> detections;
         with_dlib_image(*image, [&](const auto &pixels) {
-            detections = detect_in(detector->detector, pixels, upsample_count, adjust_threshold);
+            detections = detect_in(*detector, pixels, upsample_count, adjust_threshold, threads);
         });
         const size_t written = std::min(detections.size(), max_faces);
         for (size_t index = 0; index < written; ++index) {

@@ -26,7 +26,7 @@ public struct IndexVision: Sendable {
     /// command that installs it.
     public static func installed(models: VisionModels = .installed) throws(VisionError) -> IndexVision {
         DlibFaceAnalyzer.setMatrixThreads(1)
-        return IndexVision(faces: try DlibFaceAnalyzer(models: models), scenes: try ONNXSceneAnalyzer(models: models, threads: 1))
+        return IndexVision(faces: try DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(scanThreads: 1)), scenes: try ONNXSceneAnalyzer(models: models, threads: 1))
     }
 
     /// The faces of a photo: those found in `image`, each named by the metadata region it overlaps

@@ -74,6 +74,30 @@ struct FaceAnalyzerTests {
         for a in embeddings.indices { for b in embeddings.indices where b > a { #expect(Self.distance(embeddings[a], embeddings[b]) < 0.6) } }
     }
 
+    @Test("a scan split across threads finds what dlib's own call finds: the same boxes, scores and order, weak hits included, at both sizes")
+    func scanOnThreads() throws {
+        let astronaut = try Self.astronaut()
+        let width = 1400, height = 700
+        var canvas = try SyntheticPhoto.landscape(width: width, height: height, seed: 9).pixels
+        for (size, left) in zip([420, 300, 200], [20, 520, 1000]) {
+            Self.paste(try astronaut.resized(width: size, height: size), into: &canvas, canvasWidth: width, x: left, y: 120)
+        }
+        let group = try Image(width: width, height: height, pixelFormat: .rgb8, pixels: canvas)
+        let detector = try Dlib.Detector()
+        for (image, upsample) in [(group, 0), (group, 1), (astronaut, 1), (try astronaut.resized(width: 97, height: 61), 2)] {
+            // A low threshold keeps many weak, overlapping hits: their order and suppression must match too.
+            let reference = try detector.detect(image, upsample: upsample, adjustThreshold: -0.6, threads: 1)
+            #expect(reference.count >= (image.width > 500 ? 3 : 0), "\(image.width)x\(image.height): \(reference.count) hits")
+            for threads in [2, 3, 8] {
+                let split = try detector.detect(image, upsample: upsample, adjustThreshold: -0.6, threads: threads)
+                #expect(split.map { [$0.left, $0.top, $0.right, $0.bottom] } == reference.map { [$0.left, $0.top, $0.right, $0.bottom] }
+                        && split.map(\.confidence) == reference.map(\.confidence),
+                        "\(image.width)x\(image.height), upsample \(upsample), \(threads) threads")
+            }
+        }
+        #expect(throws: VisionError.self) { _ = try DlibFaceAnalyzer(models: Self.models, options: DlibFaceAnalyzer.Options(scanThreads: 65)) }
+    }
+
     @Test("a small face is found by the doubled scan; a landscape has no face; without embeddings none is computed")
     func smallFacesAndNone() throws {
         let analyzer = try #require(Self.analyzer)

@@ -79,6 +79,8 @@ typedef struct {
 #define CDLIB_MAX_SCAN_PIXELS (1L << 27)
 /// The largest `upsample_count` of `cdlib_detect_faces`.
 #define CDLIB_MAX_UPSAMPLE 4
+/// The most threads `cdlib_detect_faces` splits a scan across.
+#define CDLIB_MAX_THREADS 64
 /// The largest `jitter` of the embedding calls.
 #define CDLIB_MAX_JITTER 100
 /// The number of floats in a face embedding.
@@ -146,12 +148,15 @@ void cdlib_detector_destroy(cdlib_detector *detector);
 ///   pixels instead of 80 (4x the time per step); boxes are mapped back.
 /// - `adjust_threshold`: added to the detector's threshold: 0 is dlib's default, a
 ///   negative value finds more faces (and more false ones). -INFINITY is allowed; NaN is not.
+/// - `threads`: 1...CDLIB_MAX_THREADS. 1 is dlib's own call; more split the scan
+///   (each pyramid level's HOG features, then each sub-detector's scan of each
+///   level) across that many threads, with the same faces and scores.
 /// - `out_faces`: room for `max_faces` faces (may be NULL when `max_faces` is 0),
 ///   filled with the best first; `*out_count` is set to the number of faces found,
 ///   which may be more than `max_faces` (then call again with more room).
 cdlib_status cdlib_detect_faces(cdlib_detector *detector, const cdlib_image *image, int32_t upsample_count,
-                                double adjust_threshold, cdlib_face *out_faces, size_t max_faces, size_t *out_count,
-                                cdlib_error *error);
+                                double adjust_threshold, int32_t threads, cdlib_face *out_faces, size_t max_faces,
+                                size_t *out_count, cdlib_error *error);
 
 // MARK: - Landmarks
 

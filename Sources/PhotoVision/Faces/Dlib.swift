@@ -8,6 +8,9 @@ enum Dlib {
     /// The shim's version of dlib ("19.24.0").
     static var version: String { String(cString: cdlib_version()) }
 
+    /// The most threads a detection is split across.
+    static let maximumThreads = Int(CDLIB_MAX_THREADS)
+
     /// A face box in an image's pixels (dlib's inclusive right and bottom) with its score.
     struct Box {
         var left, top, right, bottom: Int32
@@ -52,15 +55,16 @@ enum Dlib {
 
         deinit { cdlib_detector_destroy(handle) }
 
-        /// The faces in `image`, best first, after `upsample` doublings (0...4).
-        func detect(_ image: Image, upsample: Int, adjustThreshold: Double) throws(VisionError) -> [Box] {
+        /// The faces in `image`, best first, after `upsample` doublings (0...4), the scan on `threads` threads.
+        func detect(_ image: Image, upsample: Int, adjustThreshold: Double, threads: Int = 1) throws(VisionError) -> [Box] {
             try withImage(image) { (view: UnsafePointer<cdlib_image>) throws(VisionError) -> [Box] in
                 var capacity = 32
                 while true {
                     var faces = [cdlib_face](repeating: cdlib_face(), count: capacity)
                     var count = 0
                     var error = cdlib_error()
-                    try check(cdlib_detect_faces(handle, view, Int32(upsample), adjustThreshold, &faces, capacity, &count, &error), error)
+                    try check(cdlib_detect_faces(handle, view, Int32(upsample), adjustThreshold, Int32(max(1, min(threads, Dlib.maximumThreads))), &faces, capacity,
+                                                 &count, &error), error)
                     if count <= capacity {
                         return faces.prefix(count).map { Box(left: $0.box.left, top: $0.box.top, right: $0.box.right, bottom: $0.box.bottom,
                                                              confidence: $0.confidence) }

@@ -35,21 +35,27 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
         public var minimumConfidence: Double
         /// Whether to compute each face's embedding (about 10 ms a face with OpenBLAS).
         public var computesEmbeddings: Bool
+        /// The threads one photo's detection is split across (its pyramid levels' HOG features,
+        /// then each sub-detector's scan of each level), with the same faces and scores whatever the
+        /// number; 0: one per core. Use 1 when photos are analysed on every core at once.
+        public var scanThreads: Int
 
         /// The defaults: 1600 pixels, a doubled scan below 1200 pixels or when every face is under
-        /// 120 pixels, HOG's own threshold, embeddings on.
+        /// 120 pixels, HOG's own threshold, embeddings on, the scan on every core.
         public init(longestSide: Int = 1600, upsampleBelow: Int = 1200, smallFace: Int = 120, minimumConfidence: Double = 0,
-                    computesEmbeddings: Bool = true) {
+                    computesEmbeddings: Bool = true, scanThreads: Int = 0) {
             self.longestSide = longestSide
             self.upsampleBelow = upsampleBelow
             self.smallFace = smallFace
             self.minimumConfidence = minimumConfidence
             self.computesEmbeddings = computesEmbeddings
+            self.scanThreads = scanThreads
         }
     }
 
     /// How faces are looked for.
     public let options: Options
+    private let threads: Int
     private let predictor: Dlib.ShapePredictor
     private let encoderPath: String?
     /// Detectors and networks not in use, taken by one call at a time.
@@ -61,7 +67,11 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
     /// ``VisionError/Code/modelUnreadable`` before any photo is looked at.
     public init(models: VisionModels = .installed, options: Options = Options()) throws(VisionError) {
         guard options.longestSide >= 64 else { throw .invalidArgument("the longest side must be at least 64 pixels, not \(options.longestSide)") }
+        guard (0...Dlib.maximumThreads).contains(options.scanThreads) else {
+            throw .invalidArgument("scanThreads must be 0 (one per core) to \(Dlib.maximumThreads), not \(options.scanThreads)")
+        }
         self.options = options
+        threads = options.scanThreads == 0 ? min(ProcessInfo.processInfo.activeProcessorCount, Dlib.maximumThreads) : options.scanThreads
         predictor = try Dlib.ShapePredictor(path: try models.require(.faceLandmarks))
         encoderPath = options.computesEmbeddings ? try models.require(.faceEmbedding) : nil
         // One worker made now checks the network file as early as the landmark model.
@@ -82,11 +92,12 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
         let worker = try takeWorker()
         defer { putBack(worker) }
         let longest = max(scanned.width, scanned.height)
-        var boxes = try worker.detector.detect(scanned, upsample: longest <= options.upsampleBelow ? 1 : 0, adjustThreshold: options.minimumConfidence)
+        var boxes = try worker.detector.detect(scanned, upsample: longest <= options.upsampleBelow ? 1 : 0, adjustThreshold: options.minimumConfidence,
+                                               threads: threads)
         if longest > options.upsampleBelow, options.smallFace > 0, !boxes.isEmpty,
            boxes.allSatisfy({ Int($0.right - $0.left + 1) < options.smallFace }) {
             // Small faces found: smaller ones may be there too.
-            let more = try worker.detector.detect(scanned, upsample: 1, adjustThreshold: options.minimumConfidence)
+            let more = try worker.detector.detect(scanned, upsample: 1, adjustThreshold: options.minimumConfidence, threads: threads)
             boxes = Self.merged(boxes, more)
         }
         let landmarks = try boxes.map { (box: Dlib.Box) throws(VisionError) -> [Int32] in try predictor.landmarks(scanned, box: box) }
