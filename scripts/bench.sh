@@ -13,6 +13,19 @@ if ! "$PYTHON" -c 'import sklearn, numpy' 2>/dev/null; then
   echo "Installing scikit-learn for the benchmark peer..." >&2
   "$PYTHON" -m pip install --quiet scikit-learn >&2 || "$PYTHON" -m pip install --quiet --break-system-packages scikit-learn >&2
 fi
+# The face scenario's peer is dlib's Python binding (what the face_recognition package runs). Debian 12
+# has no python3-dlib: PyPI's dlib-bin wheel goes into a virtual environment of its own in the cache,
+# which sees the interpreter's packages (Pillow, scikit-learn), and becomes the bench's Python.
+if ! "$PYTHON" -c 'import dlib' 2>/dev/null; then
+  venv="${XDG_CACHE_HOME:-$HOME/.cache}/memora/bench-dlib"
+  if ! "$venv/bin/python" -c 'import dlib, numpy' 2>/dev/null; then
+    echo "Installing dlib's Python binding (dlib-bin 19.24.6) for the face scenario's peer..." >&2
+    rm -rf "$venv"
+    "$PYTHON" -m venv --system-site-packages "$venv" >&2 && "$venv/bin/python" -m pip install --quiet dlib-bin==19.24.6 numpy >&2 ||
+      echo "Could not install dlib's Python binding: scenario 17 runs without its peer." >&2
+  fi
+  if "$venv/bin/python" -c 'import dlib, numpy, PIL, sklearn' 2>/dev/null; then PYTHON="$venv/bin/python"; fi
+fi
 # The vault scenario's peer is Debian's `age`; installed when we can, skipped otherwise.
 if ! command -v age >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing age for the benchmark peer..." >&2

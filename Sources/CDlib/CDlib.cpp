@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +31,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <thread>
@@ -326,19 +328,45 @@ std::vector<dlib::rect_detection> detect_on_threads(const cdlib_detector &detect
         ++levels;
     } while (rect.width() >= scanner.get_min_pyramid_layer_width() && rect.height() >= scanner.get_min_pyramid_layer_height() &&
              levels < scanner.get_max_pyramid_levels());
-    std::vector<dlib::array2d<pixel_type>> smaller(levels - 1);
-    for (unsigned long level = 1; level < levels; ++level) {
-        if (level == 1) pyramid(image, smaller[0]);
-        else pyramid(smaller[level - 2], smaller[level - 1]);
-    }
 
-    // Each level's features.
+    // Each level's features. Each level's image is made from the one above it (a
+    // chain as long as the largest level's features take): the first task makes them
+    // one after the other while the others compute the features of those made.
+    std::vector<dlib::array2d<pixel_type>> smaller(levels - 1);
     dlib::array<dlib::array<dlib::array2d<float>>> features;
     features.set_max_size(levels);
     features.set_size(levels);
-    run_on_threads(levels, threads, [&](size_t level) {
-        if (level == 0) extractor(image, features[0], cell_size, window_height, window_width);
-        else extractor(smaller[level - 1], features[level], cell_size, window_height, window_width);
+    std::mutex made_lock;
+    std::condition_variable made_signal;
+    unsigned long made = 1;  // levels whose image exists (level 0 is `image`)
+    bool chain_failed = false;
+    run_on_threads(levels + 1, threads, [&](size_t task) {
+        if (task == 0) {
+            try {
+                for (unsigned long level = 1; level < levels; ++level) {
+                    if (level == 1) pyramid(image, smaller[0]);
+                    else pyramid(smaller[level - 2], smaller[level - 1]);
+                    std::lock_guard<std::mutex> guard(made_lock);
+                    made = level + 1;
+                    made_signal.notify_all();
+                }
+            } catch (...) {
+                std::lock_guard<std::mutex> guard(made_lock);
+                chain_failed = true;
+                made = levels;
+                made_signal.notify_all();
+                throw;
+            }
+            return;
+        }
+        const unsigned long level = task - 1;
+        if (level == 0) return extractor(image, features[0], cell_size, window_height, window_width);
+        {
+            std::unique_lock<std::mutex> guard(made_lock);
+            made_signal.wait(guard, [&] { return made > level; });
+            if (chain_failed) return;
+        }
+        extractor(smaller[level - 1], features[level], cell_size, window_height, window_width);
     });
 
     // Each (sub-detector, level) scan: the largest levels first.
