@@ -68,7 +68,7 @@ enum HubBench {
             guard created else { throw BenchError("photo \(index) was not new") }
         }
         let elapsed = Bench.seconds(ContinuousClock.now - start)
-        print(String(format: "   %d photo memories of 6 MP (%.1f MB each) through HubClient.upload (multipart from a temporary file; the hub hashes, reads the metadata, makes a 512-px thumbnail): %.1f photos/s, %.0f MB/s; a plain copy of each + fsync: %.2fx faster",
+        print(String(format: "   %d photo memories of 6 MP (%.1f MB each) through HubClient.upload (one multipart request made in memory; the hub hashes, reads the metadata, makes a 512-px thumbnail): %.1f photos/s, %.0f MB/s; a plain copy of each + fsync: %.2fx faster",
                      paths.count, Double(bytes) / Double(paths.count) / 1e6, Double(paths.count) / elapsed, Double(bytes) / 1e6 / elapsed, elapsed / copy))
     }
 

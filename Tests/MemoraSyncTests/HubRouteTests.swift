@@ -260,6 +260,17 @@ struct HubRouteTests {
     }
 }
 
+/// A transport that counts the PATCH requests (an upload session's pieces) it passes on.
+final class CountingTransport: SyncTransport, Sendable {
+    let inner = CheckedTransport()
+    let patches = Mutex(0)
+
+    func send(_ request: SyncHTTPRequest) async throws(SyncError) -> SyncHTTPResponse {
+        if request.method == "PATCH" { patches.withLock { $0 += 1 } }
+        return try await inner.send(request)
+    }
+}
+
 /// A transport that loses the answer of the second PATCH (the bytes arrived) and drops the fourth
 /// before it is sent: the resumable upload must continue from what the hub has.
 final class DroppingTransport: SyncTransport, @unchecked Sendable {
@@ -278,6 +289,37 @@ final class DroppingTransport: SyncTransport, @unchecked Sendable {
 
 @Suite("Memory Palace hub: resumable uploads")
 struct HubResumableUploadTests {
+    @Test("upload sends a file of up to 8 MiB in one request and a larger one through an upload session, from the file itself, with progress to the end", arguments: TestStore.available)
+    func uploadSizes(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-upload-sizes")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let counting = CountingTransport()
+        let hub = try await HubClient.pair(try await server.pairingCode(), credentials: SyncCredentialFile(path: folder + "/hub.json"), transport: counting)
+        // A 9 MiB PNG of noise (it does not compress) and a small JPEG.
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<(1800 * 1800 * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let large = folder + "/large.png", small = folder + "/small.jpg"
+        try ImageEncoder.write(try Image(width: 1800, height: 1800, pixelFormat: .rgb8, pixels: noise), to: large, as: .png())
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: 5), to: small, as: .jpeg())
+        func copies() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("memora-upload-") }) }
+        let earlier = try copies()  // what killed runs of older versions left
+        for (file, pieces) in [(large, 2), (small, 0)] {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect((bytes.count > HubClient.singleRequestLimit) == (pieces > 0))
+            let before = counting.patches.withLock { $0 }
+            let sent = Mutex<[Int64]>([])
+            let (memory, created) = try await hub.upload(MemoryUpload(kind: .photo, title: "Size \(bytes.count)"), file: file) { done, total in
+                sent.withLock { $0.append(done) }
+                #expect(total == Int64(bytes.count) || pieces == 0)
+            }
+            #expect(created && memory.size == Int64(bytes.count) && memory.sha256 == Hex.string(SHA256Digest.hash(bytes)))
+            #expect(counting.patches.withLock { $0 } - before == pieces, "pieces sent through the session")
+            #expect(sent.withLock { $0.last } ?? 0 >= Int64(bytes.count))
+        }
+        #expect(try copies().subtracting(earlier).isEmpty, "no copy of the media")
+    }
+
     @Test("an upload session survives dropped connections: offsets, a wrong offset answered 409, the memory made from it once complete and its SHA-256 checked", arguments: TestStore.available)
     func resumable(store: TestStore) async throws {
         let folder = try temporaryFolder("hub-resumable")

@@ -151,22 +151,32 @@ public struct HubClient: Sendable {
         return list.faces
     }
 
+    /// Files larger than this (8 MiB) go through an upload session (``uploadResumable(_:file:contentType:pieceSize:retries:progress:)``)
+    /// and are read from the file in pieces; smaller ones go in one request made in memory. Either
+    /// way the media is never copied and memory stays within 8 MiB or a piece.
+    public static let singleRequestLimit: Int64 = 8 << 20
+
     /// Uploads a memory: `metadata` and the file at `file` (none for a text memory whose text is its
-    /// description). The body is streamed from a temporary file, never held in memory; `progress` gets
-    /// the bytes sent and the total. Returns the memory and whether it is new (the same bytes uploaded
-    /// before give the existing memory). Cancelling the task cancels the upload.
+    /// description). `progress` gets the bytes sent and the total. Returns the memory and whether it is
+    /// new (the same bytes uploaded before give the existing memory, with what this upload adds to its
+    /// people and faces). A file over ``singleRequestLimit`` goes through an upload session, so a dropped
+    /// connection costs one piece. Cancelling the task cancels the upload.
     public func upload(_ metadata: MemoryUpload, file: String? = nil, contentType: String? = nil,
                        progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws(HubError) -> (memory: HubMemory, created: Bool) {
+        if let file {
+            guard let status = FileSystem.statusIfPresent(of: file) else { throw .file(path: file, reason: "no such file") }
+            if status.size > Self.singleRequestLimit {
+                return try await uploadResumable(metadata, file: file, contentType: contentType, progress: progress)
+            }
+        }
         let boundary = "memora-" + SyncCredentials.newDeviceID()
-        let body = FileManager.default.temporaryDirectory.appendingPathComponent("memora-upload-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: body) }
-        try MultipartBody.write(to: body, boundary: boundary, metadata: metadata, file: file,
-                                contentType: contentType ?? file.map(MultipartBody.contentType(of:)) ?? "text/plain")
+        let body = try MultipartBody.make(boundary: boundary, metadata: metadata, file: file,
+                                          contentType: contentType ?? file.map(MultipartBody.contentType(of:)) ?? "text/plain")
         var request = URLRequest(url: base.appendingPathComponent("api/memories"))
         request.httpMethod = "POST"
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
-        let response = try await UploadTask.run(request, file: body, progress: progress)
+        let response = try await UploadTask.run(request, body: body, progress: progress)
         try Self.check(response, expecting: [200, 201])
         return (try Self.decode(response), response.status == 201)
     }

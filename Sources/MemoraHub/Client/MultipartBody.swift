@@ -1,34 +1,20 @@
 internal import Foundation
 internal import MemoraSystem
 
-/// The multipart body of `POST /api/memories`, written to a file: the `metadata` JSON part, then the
-/// media copied in pieces (the memory never sits in memory).
+/// The multipart body of `POST /api/memories`: the `metadata` JSON part, then the media. Only a file
+/// of at most ``HubClient/singleRequestLimit`` is sent this way, so the body is made in memory.
 enum MultipartBody {
-    /// Writes the body to `path`.
-    static func write(to path: String, boundary: String, metadata: MemoryUpload, file: String?, contentType: String) throws(HubError) {
-        let json: Data
-        do { json = try JSONEncoder().encode(metadata) } catch { throw .file(path: path, reason: "cannot encode the metadata: \(error)") }
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let output = FileHandle(forWritingAtPath: path) else {
-            throw .file(path: path, reason: "cannot create the upload's temporary file")
+    /// The body with `metadata` and the bytes of `file` (none for a text memory).
+    static func make(boundary: String, metadata: MemoryUpload, file: String?, contentType: String) throws(HubError) -> Data {
+        var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"metadata\"\r\nContent-Type: application/json\r\n\r\n".utf8)
+        do { body.append(try JSONEncoder().encode(metadata)) } catch { throw .invalidRequest("cannot encode the metadata: \(error)", []) }
+        if let file {
+            let name = SystemPath.fileName(of: file).replacingOccurrences(of: "\"", with: "_").replacingOccurrences(of: "\r", with: "_").replacingOccurrences(of: "\n", with: "_")
+            body.append(Data("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"media\"; filename=\"\(name)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
+            do { body.append(contentsOf: try SystemFile(file).readAll()) } catch { throw .file(path: file, reason: "cannot be read: \(error)") }
         }
-        defer { try? output.close() }
-        do {
-            output.write(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"metadata\"\r\nContent-Type: application/json\r\n\r\n".utf8))
-            output.write(json)
-            if let file {
-                let name = SystemPath.fileName(of: file).replacingOccurrences(of: "\"", with: "_").replacingOccurrences(of: "\r", with: "_").replacingOccurrences(of: "\n", with: "_")
-                output.write(Data("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"media\"; filename=\"\(name)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
-                guard let input = FileHandle(forReadingAtPath: file) else { throw HubError.file(path: file, reason: "cannot be read") }
-                defer { try? input.close() }
-                while let chunk = try input.read(upToCount: 4 << 20), !chunk.isEmpty { output.write(chunk) }
-            }
-            output.write(Data("\r\n--\(boundary)--\r\n".utf8))
-        } catch let error as HubError {
-            throw error
-        } catch {
-            throw .file(path: file ?? path, reason: "\(error)")
-        }
+        body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        return body
     }
 
     /// The media type of a file from its name, for the `media` part.

@@ -5,9 +5,9 @@ internal import Synchronization
 internal import FoundationNetworking
 #endif
 
-/// One upload from a file through `URLSession`, with progress and cancellation.
+/// One upload of a body through `URLSession`, with progress and cancellation.
 enum UploadTask {
-    static func run(_ request: URLRequest, file: String, progress: (@Sendable (Int64, Int64) -> Void)?) async throws(HubError) -> SyncHTTPResponse {
+    static func run(_ request: URLRequest, body: Data, progress: (@Sendable (Int64, Int64) -> Void)?) async throws(HubError) -> SyncHTTPResponse {
         let host = "\(request.url?.host ?? "?")\(request.url?.port.map { ":\($0)" } ?? "")"
         let delegate = UploadDelegate(host: host, progress: progress)
         let configuration = URLSessionConfiguration.ephemeral
@@ -19,7 +19,7 @@ enum UploadTask {
         let result: Result<SyncHTTPResponse, HubError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 delegate.start(continuation)
-                let task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file))
+                let task = session.uploadTask(with: request, from: body)
                 delegate.keep(task)
                 task.resume()
             }

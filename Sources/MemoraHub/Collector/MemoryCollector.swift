@@ -123,15 +123,9 @@ public struct MemoryCollector: Sendable {
         }
     }
 
-    /// Files larger than this go through a resumable upload session (``HubClient/uploadResumable(_:file:contentType:pieceSize:retries:progress:)``).
-    public static let resumableThreshold: Int64 = 64 << 20
-
-    /// One upload: a large file in resumable pieces, anything else in one request.
+    /// One upload (a large file goes in resumable pieces: ``HubClient/upload(_:file:contentType:progress:)``).
     private func deliver(_ upload: MemoryUpload, file: String?, contentType: String?) async throws(HubError) -> (memory: HubMemory, created: Bool) {
-        if let file, (FileSystem.statusIfPresent(of: file)?.size ?? 0) > Self.resumableThreshold {
-            return try await hub.uploadResumable(upload, file: file, contentType: contentType)
-        }
-        return try await hub.upload(upload, file: file, contentType: contentType)
+        try await hub.upload(upload, file: file, contentType: contentType)
     }
 
     /// Uploads what waits in the outbox, oldest first, and stops at the first that cannot go (the hub is
