@@ -399,6 +399,12 @@ struct HubResumableUploadTests {
         #expect(poster.status == 200 && info.width == 512 && info.height == 288)
         let (story, _) = try await hub.upload(MemoryUpload(kind: .voice, title: "The story"), file: voice)
         #expect(abs((story.durationMs ?? 0) - 2000) <= 50 && story.mediaType == "audio/mp4" && story.thumbnailUrl == nil, "\(story)")
+        // Matroska and FLAC, typed by the client from their names.
+        let clip = folder + "/clip.mkv", tune = folder + "/tune.flac"
+        try mediaFixture(clip, "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-t", "1", "-c:v", "mpeg4")
+        try mediaFixture(tune, "-f", "lavfi", "-i", "sine=frequency=330:duration=1", "-c:a", "flac")
+        #expect(try await hub.upload(MemoryUpload(kind: .video, title: "Clip"), file: clip).memory.mediaType == "video/x-matroska")
+        #expect(try await hub.upload(MemoryUpload(kind: .voice, title: "Tune"), file: tune).memory.mediaType == "audio/flac")
         // Not a video; a sound sent as a video; nothing kept.
         let fake = folder + "/fake.mp4"
         try Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: fake))
@@ -409,7 +415,7 @@ struct HubResumableUploadTests {
             guard case .invalidRequest(let text, _)? = failure else { Issue.record("\(String(describing: failure))"); continue }
             #expect(text.contains(message), "\(text)")
         }
-        #expect(try await hub.memories().memories.count == 2)
+        #expect(try await hub.memories().memories.count == 4)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/incoming").isEmpty)
     }
 
