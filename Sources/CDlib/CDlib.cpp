@@ -275,8 +275,12 @@ void run_on_threads(size_t count, int32_t threads, Task task) {
     std::atomic<size_t> next{0};
     std::exception_ptr failure;
     std::atomic<bool> failed{false};
+    // An index taken is always run (a task may wait for an earlier one, which must
+    // therefore run); after a failure no further index is taken.
     auto work = [&] {
-        for (size_t index = next++; index < count && !failed; index = next++) {
+        while (!failed) {
+            const size_t index = next++;
+            if (index >= count) break;
             try {
                 task(index);
             } catch (...) {
@@ -286,12 +290,11 @@ void run_on_threads(size_t count, int32_t threads, Task task) {
     };
     std::vector<std::thread> helpers;
     const size_t extra = std::min<size_t>(count > 0 ? count - 1 : 0, static_cast<size_t>(std::max(threads, 1) - 1));
-    for (size_t index = 0; index < extra; ++index) {
-        try {
-            helpers.emplace_back(work);
-        } catch (const std::system_error &) {
-            break;  // no more threads: the ones started do the work
-        }
+    try {
+        helpers.reserve(extra);
+        for (size_t index = 0; index < extra; ++index) helpers.emplace_back(work);
+    } catch (...) {
+        // No more threads (or no memory for them): the ones started and this one do the work.
     }
     work();
     for (auto &helper : helpers) helper.join();
@@ -380,7 +383,7 @@ std::vector<dlib::rect_detection> detect_on_threads(const cdlib_detector &detect
         auto &hits = found[index * levels + level];
         for (long row = area.top(); row <= area.bottom(); ++row) {
             for (long column = area.left(); column <= area.right(); ++column) {
-                if (saliency[row][column] < threshold) continue;
+                if (!(saliency[row][column] >= threshold)) continue;  // as dlib keeps a hit: >= the threshold
                 dlib::rectangle box = extractor.feats_to_image(dlib::centered_rect(dlib::point(column, row), box_width, box_height),
                                                                cell_size, window_height, window_width);
                 hits.emplace_back(saliency[row][column], pyramid.rect_up(box, static_cast<unsigned long>(level)));

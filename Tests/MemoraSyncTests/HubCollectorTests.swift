@@ -122,17 +122,23 @@ struct HubCollectorTests {
         await server.stop()
         guard case .queued(1) = try await collector.add(MemoryUpload(kind: .voice, title: "First"), file: voice) else { Issue.record("not queued"); return }
         guard case .queued(2) = try await collector.add(MemoryUpload(kind: .text, title: "Second", description: "words"), file: nil) else { Issue.record("not queued"); return }
+        // A photo while the hub is away: queued; the failed refresh of the hub's faces is not tried again for every photo.
+        let photo = folder + "/away.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 160, height: 120, seed: 3), to: photo, as: .jpeg())
+        #expect(collector.knownFaces.sharedAge == nil)
+        guard case .queued(3) = try await collector.addPhoto(photo, metadata: MemoryUpload(kind: .photo, title: "Third")) else { Issue.record("not queued"); return }
+        #expect((collector.knownFaces.sharedAge ?? .infinity) < MemoryCollector.knownFacesLifetime)
         try FileManager.default.removeItem(atPath: voice)  // the outbox keeps its own copy
         #expect(try await collector.flush().isEmpty)  // still away: nothing lost
-        #expect(try collector.outbox.items().map(\.metadata.title) == ["First", "Second"])
+        #expect(try collector.outbox.items().map(\.metadata.title) == ["First", "Second", "Third"])
         try await server.restart()
         let sent = try await collector.flush()
-        #expect(sent.map(\.title) == ["First", "Second"])
+        #expect(sent.map(\.title) == ["First", "Second", "Third"])
         #expect(try collector.outbox.items().isEmpty)
         // A memory whose upload reached the hub but whose removal from the outbox did not (a crash): sent again, still one memory.
         try collector.outbox.add(MemoryUpload(kind: .text, title: "Second again", description: "words"), file: nil)
         let again = try await collector.flush()
         #expect(again.map(\.id) == [sent[1].id])
-        #expect(try await hub.memories().memories.count == 2)
+        #expect(try await hub.memories().memories.count == 3)
     }
 }

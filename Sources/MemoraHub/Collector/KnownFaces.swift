@@ -43,6 +43,16 @@ public struct KnownFaces: Sendable {
         try save(faces.map { Entry(person: $0.personId, embedding: $0.embedding) }, to: sharedPath)
     }
 
+    /// Makes the copy of the hub's faces count as fresh (kept as it is, or empty when there is none):
+    /// after a refresh that failed, the next try waits as long as after one that worked.
+    public func postponeRefresh() {
+        if FileSystem.exists(sharedPath) {
+            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: sharedPath)
+        } else {
+            try? save([], to: sharedPath)
+        }
+    }
+
     /// How old the copy of the hub's faces is, in seconds; nil when there is none.
     public var sharedAge: Double? {
         guard let modified = try? FileManager.default.attributesOfItem(atPath: sharedPath)[.modificationDate] as? Date else { return nil }

@@ -76,8 +76,9 @@ public struct MemoryCollector: Sendable {
     public func addPhoto(_ path: String, metadata: MemoryUpload, tags: [Int: Int64] = [:], acceptSuggestions: Bool = true,
                          keepLocation: Bool = false) async throws(HubError) -> Outcome {
         if (knownFaces.sharedAge ?? .infinity) > Self.knownFacesLifetime {
-            // Suggestions only: an old copy (or none, offline) still suggests from this device's tags.
-            try? await refreshKnownFaces()
+            // Suggestions only: an old copy (or none, offline) still suggests from this device's tags,
+            // and the next try waits as long as a fresh copy would (no wait on an absent hub per photo).
+            do { try await refreshKnownFaces() } catch { knownFaces.postponeRefresh() }
         }
         let prepared = try prepare(photo: path, keepLocation: keepLocation)
         defer { discard(prepared) }
@@ -142,6 +143,8 @@ public struct MemoryCollector: Sendable {
                 break
             } catch .invalidRequest(let message, let fields) {
                 outbox.setAside(item, reason: HubError.invalidRequest(message, fields).description)
+            } catch .server(let status, let code, let message) where [413, 415, 422].contains(status) {
+                outbox.setAside(item, reason: HubError.server(status: status, code: code, message: message).description)
             }
         }
         return uploaded

@@ -141,7 +141,8 @@ struct HubRoutes: Sendable {
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxMemoryBytes + 1024 * 1024 {
             throw ServerError.tooLarge(limit: Int(configuration.maxMemoryBytes))
         }
-        let receiver = MultipartReceiver(boundary: boundary, stagingFolder: media.incoming, maxMediaBytes: configuration.maxMemoryBytes)
+        let receiver = MultipartReceiver(boundary: boundary, stagingFolder: media.incoming, maxMetadataBytes: configuration.maxJSONBytes,
+                                         maxMediaBytes: configuration.maxMemoryBytes)
         defer { receiver.discard() }
         for try await chunk in request.body { try receiver.feed(chunk) }
         let received = try receiver.finish()
@@ -458,7 +459,7 @@ struct HubRoutes: Sendable {
         ErrorMiddleware.json(KnownFaceList(faces: try await hub.knownFaces(limit: Self.knownFacesLimit)))
     }
 
-    /// The most faces `GET /api/faces/known` answers with (about 7 MB of JSON for 128-float embeddings).
+    /// The most faces `GET /api/faces/known` answers with (about 15 MB of JSON for 128-float embeddings).
     static let knownFacesLimit = 10_000
 
     /// `PUT /api/memories/{id}/faces/{faceId}`: who a face is; between devices the later request wins.

@@ -213,7 +213,7 @@ struct HubStore: Sendable {
     }
 
     /// Stores a memory unless one with the same bytes exists; returns its id and whether it is new. The
-    /// people and faces are stored with it, in the same transaction, only when it is new.
+    /// upload's people and faces are merged into the memory (new or not) in the same transaction.
     func addMemory(_ memory: NewMemory, now: Int64) async throws(ServerError) -> (id: Int64, created: Bool) {
         let nonce = ServerSecrets.randomToken(bytes: 12)
         let upload = memory.upload
@@ -230,6 +230,7 @@ struct HubStore: Sendable {
         // People and faces are merged into the memory, new or not: the same upload sent again changes
         // nothing, and another device's upload of the same bytes adds what it knows.
         let target = (sql: "(SELECT id FROM hub_memories WHERE sha256 = ?)", value: SQLValue.text(memory.sha256))
+        if runner.dialect == .postgres { statements.append(Self.memoryLock(target)) }
         statements += mergeStatements(into: target, people: upload.people ?? [], faces: upload.faces ?? [], device: memory.device, now: now)
         let results = try await runner.run(statements)
         guard let id = results[1].first?[0].integer else { throw .storage("the memory was not stored") }
@@ -327,12 +328,16 @@ struct HubStore: Sendable {
     /// `memoryID`: false when there is no such memory.
     func merge(into memoryID: Int64, people: [Int64], faces: [FaceTag], device: String, now: Int64) async throws(ServerError) -> Bool {
         var statements = [SQLStatement("SELECT id FROM hub_memories WHERE id = ?", [.integer(memoryID)])]
-        if runner.dialect == .postgres {
-            // Merges into one memory take turns (two servers may share the database).
-            statements.append(SQLStatement("SELECT pg_advisory_xact_lock(724562021, CAST(? % 2147483647 AS INTEGER))", [.integer(memoryID)]))
-        }
-        statements += mergeStatements(into: (sql: "?", value: .integer(memoryID)), people: people, faces: faces, device: device, now: now)
+        let target = (sql: "?", value: SQLValue.integer(memoryID))
+        if runner.dialect == .postgres { statements.append(Self.memoryLock(target)) }
+        statements += mergeStatements(into: target, people: people, faces: faces, device: device, now: now)
         return !(try await runner.run(statements))[0].isEmpty
+    }
+
+    /// PostgreSQL's lock of one memory until the transaction ends: merges into it take turns (two
+    /// servers may share the database, and each merge reads the faces before it adds one).
+    private static func memoryLock(_ target: (sql: String, value: SQLValue)) -> SQLStatement {
+        SQLStatement("SELECT pg_advisory_xact_lock(724562021, CAST(\(target.sql) % 2147483647 AS INTEGER))", [target.value])
     }
 
     /// The statements that merge `people` and `faces` into the memory that `target` selects (Docs/Hub.md,
@@ -361,7 +366,7 @@ struct HubStore: Sendable {
             let sameFaceValues = [target.value] + box + [.real(area)]
             let best = """
                 (SELECT f.id FROM hub_faces f WHERE \(sameFace)
-                 ORDER BY \(shared) / (f.width * f.height + ? - \(shared)) DESC, f.id LIMIT 1)
+                 ORDER BY COALESCE(\(shared) / NULLIF(f.width * f.height + ? - \(shared), 0), 1) DESC, f.id LIMIT 1)
                 """
             let bestValues = sameFaceValues + box + [.real(area)] + box
             if let person = face.personId {

@@ -27,7 +27,7 @@ final class MultipartReceiver {
     private var sawMedia = false
 
     /// A receiver for a body with `boundary`, staging media in `stagingFolder`.
-    init(boundary: String, stagingFolder: String, maxMetadataBytes: Int = 64 * 1024, maxMediaBytes: Int64) {
+    init(boundary: String, stagingFolder: String, maxMetadataBytes: Int, maxMediaBytes: Int64) {
         parser = MultipartStream(boundary: boundary)
         staging = stagingFolder + "/" + UUID().uuidString.lowercased()
         self.maxMetadataBytes = maxMetadataBytes
