@@ -112,14 +112,15 @@ struct HubCommand: AsyncParsableCommand {
     }
 
     struct Flush: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send the memories made while the hub was away.")
+        static let configuration = CommandConfiguration(abstract: "Send the memories made and the faces tagged while the hub was away.")
         @OptionGroup var credentials: Credentials
 
         func run() async throws {
             let collector = try credentials.collector()
             let sent = try await collector.flush()
-            let waiting = try collector.outbox.items().count
-            print("sent \(sent.count) memor\(sent.count == 1 ? "y" : "ies")" + (waiting > 0 ? "; \(waiting) still wait (the hub cannot be reached)" : ""))
+            let waiting = try collector.outbox.items().count, tags = try collector.outbox.tags().count
+            print("sent \(sent.count) memor\(sent.count == 1 ? "y" : "ies")" + (waiting > 0 ? "; \(waiting) still wait (the hub cannot be reached)" : "")
+                  + (tags > 0 ? "; \(tags) face tag\(tags == 1 ? "" : "s") still wait" : ""))
         }
     }
 
@@ -165,15 +166,21 @@ struct HubCommand: AsyncParsableCommand {
         @OptionGroup var credentials: Credentials
         @Argument(help: "The memory's id.") var memory: Int64
         @Argument(help: "The face's id (memora hub memories --json lists them).") var face: Int64
-        @Argument(help: "The person, by name or id.") var person: String?
+        @Argument(help: "The person, by name or id (an id works while the hub is away).") var person: String?
         @Flag(help: "Untag the face.") var none = false
 
         func run() async throws {
             guard (person == nil) == none else { throw ValidationError("give a person, or --none to untag the face") }
-            let hub = try credentials.client()
-            let id = try await People.id(person, on: hub)
-            _ = try await hub.tagFace(memory: memory, face: face, person: id)
-            print(id.map { "face \(face) of memory \(memory) is person \($0)" } ?? "face \(face) of memory \(memory) is untagged")
+            let collector = try credentials.collector()
+            // A name is looked up on the hub; an id is sent as it is (the hub checks it).
+            let id: Int64?
+            if let person, let number = Int64(person) { id = number } else { id = try await People.id(person, on: collector.hub) }
+            switch try await collector.tag(memory: memory, face: face, person: id) {
+            case .tagged:
+                print(id.map { "face \(face) of memory \(memory) is person \($0)" } ?? "face \(face) of memory \(memory) is untagged")
+            case .queued(let waiting):
+                print("the hub cannot be reached: the tag waits on this device (\(waiting) waiting); `memora hub flush` sends it")
+            }
         }
     }
 

@@ -140,5 +140,28 @@ struct HubCollectorTests {
         let again = try await collector.flush()
         #expect(again.map(\.id) == [sent[1].id])
         #expect(try await hub.memories().memories.count == 3)
+
+        // Tags made while the hub is away wait in order; the last one for a face wins; one for a memory
+        // removed meanwhile is set aside; a tag made while others wait goes behind them.
+        let ana = try await hub.addPerson(name: "Ana"), bea = try await hub.addPerson(name: "Bea")
+        let photo2 = folder + "/group.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 200, height: 150, seed: 4), to: photo2, as: .jpeg())
+        let group = try await hub.upload(MemoryUpload(kind: .photo, title: "Group", faces: [FaceTag(x: 0.1, y: 0.1, width: 0.2, height: 0.2)]), file: photo2).memory
+        let doomed = try await hub.upload(MemoryUpload(kind: .photo, title: "Doomed", faces: [FaceTag(x: 0.5, y: 0.5, width: 0.2, height: 0.2)]), file: photo).memory
+        let faceID = try #require(group.faces.first?.id), doomedFace = try #require(doomed.faces.first?.id)
+        await server.stop()
+        guard case .queued(1) = try await collector.tag(memory: group.id, face: faceID, person: ana.id),
+              case .queued(2) = try await collector.tag(memory: doomed.id, face: doomedFace, person: ana.id),
+              case .queued(3) = try await collector.tag(memory: group.id, face: faceID, person: bea.id) else { Issue.record("not queued"); return }
+        #expect(try collector.outbox.tags().map(\.person) == [ana.id, ana.id, bea.id])
+        try await server.restart()
+        try await hub.removeMemory(id: doomed.id)
+        #expect(try await collector.flush().isEmpty)
+        #expect(try await hub.memory(id: group.id).faces.first?.personId == bea.id)
+        #expect(try collector.outbox.tags().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/device/outbox/refused").contains { $0.hasSuffix(".refused.txt") })
+        // Online again: a tag goes at once.
+        guard case .tagged(let retagged) = try await collector.tag(memory: group.id, face: faceID, person: nil) else { Issue.record("not sent"); return }
+        #expect(retagged.faces.first?.personId == nil)
     }
 }

@@ -129,9 +129,56 @@ public struct MemoryCollector: Sendable {
         try await hub.upload(upload, file: file, contentType: contentType)
     }
 
+    /// What tagging a face did.
+    public enum TagOutcome: Sendable {
+        /// The hub has it: the memory with its faces.
+        case tagged(HubMemory)
+        /// The hub could not be reached: the tag waits in the outbox (how many tags wait).
+        case queued(Int)
+    }
+
+    /// Says who face `face` of memory `memory` is (nil: nobody). When the hub cannot be reached the tag
+    /// waits in the outbox, behind any tags waiting already, and ``flush()`` sends them in order; the hub
+    /// keeps the tag it receives last (Docs/Hub.md, "Faces from several devices").
+    public func tag(memory: Int64, face: Int64, person: Int64?) async throws(HubError) -> TagOutcome {
+        let pending = MemoryOutbox.PendingTag(memory: memory, face: face, person: person)
+        if try !outbox.tags().isEmpty {
+            _ = try await flushTags()
+            if try !outbox.tags().isEmpty { return .queued(try outbox.addTag(pending)) }
+        }
+        do {
+            return .tagged(try await hub.tagFace(memory: memory, face: face, person: person))
+        } catch .connectionFailed {
+            return .queued(try outbox.addTag(pending))
+        }
+    }
+
+    /// Sends the waiting tags, oldest first, and stops at the first that cannot go. A tag the hub
+    /// refuses for good (its memory, face or person is gone) is set aside in `refused/` with the reason.
+    /// Returns how many the hub took.
+    @discardableResult
+    public func flushTags() async throws(HubError) -> Int {
+        var sent = 0
+        for pending in try outbox.tags() {
+            do {
+                _ = try await hub.tagFace(memory: pending.memory, face: pending.face, person: pending.person)
+                outbox.remove(pending)
+                sent += 1
+            } catch .connectionFailed {
+                break
+            } catch .notFound(let message) {
+                outbox.setAside(pending, reason: HubError.notFound(message).description)
+            } catch .invalidRequest(let message, let fields) {
+                outbox.setAside(pending, reason: HubError.invalidRequest(message, fields).description)
+            }
+        }
+        return sent
+    }
+
     /// Uploads what waits in the outbox, oldest first, and stops at the first that cannot go (the hub is
-    /// still away: it stays queued). An upload the hub refuses for good is set aside in `refused/` with
-    /// the reason, so it does not block the rest. Returns the memories uploaded.
+    /// still away: it stays queued), then sends the waiting tags (``flushTags()``). An upload the hub
+    /// refuses for good is set aside in `refused/` with the reason, so it does not block the rest.
+    /// Returns the memories uploaded.
     public func flush() async throws(HubError) -> [HubMemory] {
         var uploaded: [HubMemory] = []
         for item in try outbox.items() {
@@ -147,6 +194,7 @@ public struct MemoryCollector: Sendable {
                 outbox.setAside(item, reason: HubError.server(status: status, code: code, message: message).description)
             }
         }
+        try await flushTags()
         return uploaded
     }
 }

@@ -1,10 +1,11 @@
 internal import Foundation
 internal import MemoraSystem
 
-/// Memories made while the hub was away, waiting on the device in the order they were made: each a
-/// folder with its metadata and a copy of its file, written completely (and fsynced) before it counts.
-/// A memory sent twice is harmless (the hub keeps one memory per SHA-256), so a crash between an
-/// upload and its removal from the outbox loses nothing and duplicates nothing.
+/// Memories made and faces tagged while the hub was away, waiting on the device in the order they
+/// were made: each memory a folder with its metadata and a copy of its file, each tag a small file in
+/// `tags/`, written completely (and fsynced) before it counts. A memory sent twice is harmless (the
+/// hub keeps one memory per SHA-256), and so is a tag (it says the same again), so a crash between a
+/// send and its removal from the outbox loses nothing and duplicates nothing.
 public struct MemoryOutbox: Sendable {
     /// The outbox's folder.
     public let folder: String
@@ -19,13 +20,82 @@ public struct MemoryOutbox: Sendable {
         public var file: String?
     }
 
+    /// A face tag waiting for the hub: face `face` of memory `memory` is `person` (nil: nobody).
+    public struct PendingTag: Sendable, Hashable, Codable {
+        /// The memory.
+        public var memory: Int64
+        /// The face on its photo.
+        public var face: Int64
+        /// The person, or nil to untag the face.
+        public var person: Int64?
+        /// Its file in the outbox (set when read back).
+        public var path: String?
+
+        /// A tag to queue.
+        public init(memory: Int64, face: Int64, person: Int64?) {
+            self.memory = memory
+            self.face = face
+            self.person = person
+        }
+    }
+
     /// The outbox in `folder`.
     public init(folder: String) { self.folder = folder }
+
+    /// A name that sorts in the order things were queued.
+    private static func queueName() -> String {
+        String(format: "%015.0f-", Date().timeIntervalSince1970 * 1000) + UUID().uuidString.lowercased()
+    }
+
+    /// Queues a face tag; returns how many tags wait now.
+    @discardableResult
+    public func addTag(_ tag: PendingTag) throws(HubError) -> Int {
+        var stored = tag
+        stored.path = nil
+        do {
+            try FileSystem.makeFolder(folder + "/tags", permissions: 0o700)
+            try AtomicFileWriter.write(Array(try JSONEncoder().encode(stored)), to: folder + "/tags/" + Self.queueName() + ".json", options: .secret())
+            FileSystem.syncFolder(folder + "/tags")
+        } catch {
+            throw .file(path: folder, reason: "cannot queue the tag: \(error)")
+        }
+        return (try? tags().count) ?? 1
+    }
+
+    /// The waiting tags, oldest first.
+    public func tags() throws(HubError) -> [PendingTag] {
+        let tagFolder = folder + "/tags"
+        guard FileSystem.exists(tagFolder) else { return [] }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: tagFolder).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted() } catch {
+            throw .file(path: tagFolder, reason: "cannot read the outbox: \(error)")
+        }
+        return names.compactMap { name in
+            guard let bytes = try? SystemFile(tagFolder + "/" + name).readAll(),
+                  var tag = try? JSONDecoder().decode(PendingTag.self, from: Data(bytes)) else { return nil }
+            tag.path = tagFolder + "/" + name
+            return tag
+        }
+    }
+
+    /// Removes a tag once the hub has it.
+    public func remove(_ tag: PendingTag) {
+        if let path = tag.path { try? FileSystem.remove(path) }
+    }
+
+    /// Moves a tag the hub refused for good to `refused/`, with the reason beside it.
+    public func setAside(_ tag: PendingTag, reason: String) {
+        guard let path = tag.path else { return }
+        let name = SystemPath.fileName(of: path)
+        try? FileSystem.makeFolder(folder + "/refused", permissions: 0o700)
+        try? AtomicFileWriter.write(Array(reason.utf8), to: folder + "/refused/" + name + ".refused.txt")
+        try? FileSystem.rename(path, to: folder + "/refused/" + name)
+    }
 
     /// Queues a memory (its file copied in); returns how many wait now.
     @discardableResult
     public func add(_ metadata: MemoryUpload, file: String?) throws(HubError) -> Int {
-        let name = String(format: "%015.0f-", Date().timeIntervalSince1970 * 1000) + UUID().uuidString.lowercased()
+        let name = Self.queueName()
         let staging = folder + "/.incoming-" + name, final = folder + "/" + name
         do {
             try FileSystem.makeFolder(staging, permissions: 0o700)
@@ -53,7 +123,7 @@ public struct MemoryOutbox: Sendable {
             throw .file(path: folder, reason: "cannot read the outbox: \(error)")
         }
         var items: [Item] = []
-        for name in names where name != "refused" {
+        for name in names where name != "refused" && name != "tags" {
             let path = folder + "/" + name
             if name.hasPrefix(".incoming-") { try? FileSystem.removeTree(path); continue }
             guard let bytes = try? SystemFile(path + "/metadata.json").readAll(),
