@@ -117,16 +117,11 @@ public struct MemoryCollector: Sendable {
 
     private func send(_ upload: MemoryUpload, file: String?, contentType: String?) async throws(HubError) -> Outcome {
         do {
-            let (memory, created) = try await deliver(upload, file: file, contentType: contentType)
+            let (memory, created) = try await hub.upload(upload, file: file, contentType: contentType)
             return .uploaded(memory, created: created)
         } catch .connectionFailed {
             return .queued(try outbox.add(upload, file: file))
         }
-    }
-
-    /// One upload (a large file goes in resumable pieces: ``HubClient/upload(_:file:contentType:progress:)``).
-    private func deliver(_ upload: MemoryUpload, file: String?, contentType: String?) async throws(HubError) -> (memory: HubMemory, created: Bool) {
-        try await hub.upload(upload, file: file, contentType: contentType)
     }
 
     /// What tagging a face did.
@@ -183,7 +178,7 @@ public struct MemoryCollector: Sendable {
         var uploaded: [HubMemory] = []
         for item in try outbox.items() {
             do {
-                let (memory, _) = try await deliver(item.metadata, file: item.file, contentType: nil)
+                let (memory, _) = try await hub.upload(item.metadata, file: item.file)
                 uploaded.append(memory)
                 outbox.remove(item)
             } catch .connectionFailed {
