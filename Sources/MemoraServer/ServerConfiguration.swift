@@ -10,6 +10,12 @@ public struct ServerConfiguration: Sendable {
     public var tokenLifetimeSeconds: Int64 = 90 * 24 * 3600
     /// The largest JSON body a route reads.
     public var maxJSONBytes: Int = 4 * 1024 * 1024
+    /// How long a JSON body may take to arrive, from the first byte to the last, before the request
+    /// is refused (`400`): a client that sends a byte a second cannot hold a handler for good.
+    public var bodyTimeoutSeconds: Int64 = 60
+    /// How long a connection may stay open with nothing arriving (no request, or a request's head
+    /// sent too slowly) before the server closes it.
+    public var idleTimeoutSeconds: Int64 = 60
     /// The largest object (photo) upload.
     public var maxObjectBytes: Int64 = 200 * 1024 * 1024
     /// The largest memory (a photo, video, voice recording or text) the hub takes.

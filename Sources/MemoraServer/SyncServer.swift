@@ -1,5 +1,7 @@
 internal import Foundation
 public import Hummingbird
+internal import HummingbirdCore
+internal import NIOCore
 internal import Logging
 internal import MemoraSync
 internal import MemoraSystem
@@ -95,6 +97,7 @@ public struct SyncServer: Sendable {
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .notice
         let app = Application(
             router: router(),
+            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount.seconds(max(1, configuration.idleTimeoutSeconds)))),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "memora-server"),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger)

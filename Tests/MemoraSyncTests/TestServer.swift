@@ -103,13 +103,15 @@ struct RawClient {
     let base: URL
     let transport = URLSessionSyncTransport(timeout: 20)
 
-    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil, body: Data? = nil) async throws -> SyncHTTPResponse {
-        var headers = ["Content-Type": "application/json"]
+    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil, body: Data? = nil,
+              headers extra: [String: String] = [:]) async throws -> SyncHTTPResponse {
+        var headers = ["Content-Type": "application/json"].merging(extra) { $1 }
         if let token { headers["Authorization"] = "Bearer \(token)" }
-        let response = try await transport.send(SyncHTTPRequest(method: method, url: base.appendingPathComponent(path), headers: headers,
+        let url = path.contains("?") ? URL(string: base.absoluteString + (base.absoluteString.hasSuffix("/") ? "" : "/") + path)! : base.appendingPathComponent(path)
+        let response = try await transport.send(SyncHTTPRequest(method: method, url: url, headers: headers,
                                                                 body: body ?? Data((json ?? "").utf8)))
         // Every answer must be what Docs/openapi.json says (this is what keeps the document true).
-        for problem in OpenAPIDocument.shared.problems(method: method, path: "/" + path, status: response.status, body: response.body) {
+        for problem in OpenAPIDocument.shared.problems(method: method, path: url.path, status: response.status, body: response.body) {
             Issue.record("Docs/openapi.json: \(problem)")
         }
         return response

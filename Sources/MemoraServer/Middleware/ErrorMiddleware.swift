@@ -1,6 +1,7 @@
 internal import Hummingbird
 internal import Foundation
 internal import MemoraSync
+internal import NIOHTTP1
 
 /// Turns every failure into the one JSON error shape (``APIErrorBody``) with its status, adds
 /// `Retry-After` to a `429`, and logs the route and status (never a token, a caption or a body).
@@ -19,6 +20,11 @@ struct ErrorMiddleware: RouterMiddleware {
             let message = status == 404 ? "no such route: the API is described in Docs/openapi.json"
                 : status == 413 ? "the body is too large" : "the request failed with HTTP \(status)"
             return Self.json(APIErrorBody(error: APIError(code: code, message: message)), status: error.status)
+        } catch let error as HTTPParserError {
+            // The body's framing broke mid-request (a bad chunk size, say): the client's fault, not ours.
+            context.logger.info("refused", metadata: ["path": "\(request.uri.path)", "status": "400", "code": "invalid_http"])
+            return Self.response(for: .invalidRequest("the request's body is not valid HTTP framing (\(error))",
+                                                      [FieldProblem(field: "body", message: "send a Content-Length body or valid chunks")]))
         } catch {
             context.logger.error("internal error", metadata: ["path": "\(request.uri.path)", "error": "\(type(of: error))"])
             return Self.json(APIErrorBody(error: APIError(code: "internal", message: "the server failed; its log says more")), status: .internalServerError)

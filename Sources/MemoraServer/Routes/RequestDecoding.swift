@@ -3,10 +3,27 @@ internal import Hummingbird
 internal import MemoraSync
 
 /// Request bodies read as JSON, and decoding errors as the field at fault and what was expected.
+///
+/// Every body goes through ``JSONParser`` (one pass, nesting and value count bounded) and then
+/// ``JSONValueDecoder``: the work a request costs is linear in its size and capped.
 enum RequestDecoding {
-    /// The body as `T`: at most `limit` bytes of UTF-8 JSON, else a `400` naming the field at fault (`413` past the limit).
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
-        let buffer = try await request.body.collect(upTo: limit)
+    /// The body as `T`: at most `limit` bytes of UTF-8 JSON arriving within `timeoutSeconds`, else a
+    /// `400` naming the field at fault (`413` past the limit).
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, timeoutSeconds: Int64) async throws -> T {
+        let body = request.body
+        let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: limit) }
+            group.addTask {
+                try await Task.sleep(for: .seconds(max(1, timeoutSeconds)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let buffer = first else {
+                throw ServerError.invalidRequest("the body did not arrive within \(timeoutSeconds) s",
+                                                 [FieldProblem(field: "body", message: "send the whole body at once")])
+            }
+            return buffer
+        }
         return try decode(type, from: Data(buffer.readableBytesView))
     }
 
@@ -15,14 +32,21 @@ enum RequestDecoding {
         guard String(validating: data, as: UTF8.self) != nil else {
             throw ServerError.invalidRequest("the \(field) is not UTF-8", [FieldProblem(field: field, message: "send JSON in UTF-8")])
         }
+        let value: JSONValue
         do {
-            return try JSONDecoder().decode(type, from: data)
+            value = try JSONParser.parse([UInt8](data))
+        } catch {
+            throw ServerError.invalidRequest(error.overLimit ? "the \(field) holds more JSON than a request may" : "the \(field) is not JSON",
+                                             [FieldProblem(field: field, message: error.overLimit ? "\(error.message): send less at a time" : "\(error.message) (at byte \(error.offset))")])
+        }
+        do {
+            return try JSONValueDecoder.decode(type, from: value)
         } catch let error as DecodingError {
             var problem = problem(error)
             if field != "body" { problem.field = problem.field == "body" ? field : field + "." + problem.field }
             throw ServerError.invalidRequest("the \(field) is not the JSON this route takes", [problem])
         } catch {
-            throw ServerError.invalidRequest("the \(field) is not JSON", [FieldProblem(field: field, message: "send a JSON object")])
+            throw ServerError.invalidRequest("the \(field) is not the JSON this route takes", [FieldProblem(field: field, message: "send a JSON object")])
         }
     }
 

@@ -14,7 +14,7 @@ struct SyncRoutes: Sendable {
     private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     private func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        try await RequestDecoding.decode(type, from: request, limit: configuration.maxJSONBytes)
+        try await RequestDecoding.decode(type, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds)
     }
 
     private func device(_ context: ServerContext) throws -> String {

@@ -89,7 +89,7 @@ struct PushPlan: Sendable {
     }
 
     /// The request-level checks of a push (a `400` when they fail): at most
-    /// ``PushRequest/maxMutations``, numbered from 1 up, one more each.
+    /// ``PushRequest/maxMutations``, numbered from 1 up to ``PushRequest/maxMutationID``, one more each.
     static func checkNumbering(_ mutations: [SyncMutation]) -> [FieldProblem] {
         if mutations.count > PushRequest.maxMutations {
             return [FieldProblem(field: "mutations", message: "has \(mutations.count) mutations; push at most \(PushRequest.maxMutations) at a time")]
@@ -98,6 +98,10 @@ struct PushPlan: Sendable {
             if mutation.id < 1 {
                 return [FieldProblem(field: "mutations[\(index)].id", message: "mutation numbers start at 1")]
             }
+            if mutation.id > PushRequest.maxMutationID {
+                return [FieldProblem(field: "mutations[\(index)].id", message: "mutation numbers go up to \(PushRequest.maxMutationID)")]
+            }
+            // Both numbers are in 1...2^53 - 1 here, so the sum cannot overflow.
             if index > 0, mutation.id != mutations[index - 1].id + 1 {
                 return [FieldProblem(field: "mutations[\(index)].id", message: "expected \(mutations[index - 1].id + 1): a push carries consecutive mutation numbers")]
             }

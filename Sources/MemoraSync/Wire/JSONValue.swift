@@ -21,6 +21,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {
+        // Read by JSONParser: the value is already built, nothing is tried.
+        if let source = decoder as? any JSONValueSource {
+            self = source.jsonValue
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null

@@ -2,6 +2,9 @@
 public struct PushRequest: Sendable, Hashable, Codable {
     /// The most mutations one push carries.
     public static let maxMutations = 500
+    /// The highest mutation number: 2^53 - 1, the largest integer every JSON reader keeps exactly.
+    /// A server refuses higher numbers (and so never computes past `Int64.max`).
+    public static let maxMutationID: Int64 = 9_007_199_254_740_991
     /// The mutations, numbered consecutively.
     public var mutations: [SyncMutation]
 

@@ -1,0 +1,275 @@
+import Foundation
+import ImageKit
+import MemoraHub
+import MemoraServer
+import MemoraSync
+import MemoraSystem
+import Testing
+import MemoraTesting
+import TestSupport
+
+/// A request must never stop the server: numbers at the edges of their types, bodies built to make
+/// work, bodies that arrive a byte at a time (issue 31, items 1 and 2).
+@Suite("Server limits")
+struct ServerLimitsTests {
+    /// The integers the fuzz feeds into every numeric field: zero, minus one, the 64-bit edges, the
+    /// edges of what JSON readers keep exactly, and one past Int64.max (not an Int64 at all).
+    static let extremes = ["0", "-1", "9223372036854775807", "-9223372036854775808", "9007199254740991",
+                           "9007199254740992", "9007199254740993", "9223372036854775808", "1e308", "-0"]
+
+    @Test("a push numbered from Int64.max, or an upload piece whose length overflows its offset, is refused and the server lives", arguments: TestStore.available)
+    func overflow(store: TestStore) async throws {
+        let folder = try temporaryFolder("server-overflow")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let token = try await client.register("device-overflow001", joinCode: server.joinCode)
+        let push = try await client.send("POST", "api/sync/push", token: token, json:
+            #"{"mutations":[{"id":9223372036854775807,"collection":"categories","op":"put","fields":{}},{"id":1,"collection":"categories","op":"put","fields":{}}]}"#)
+        #expect(push.status == 400)
+        #expect(RawClient.error(push)?.fields?.first?.field == "mutations[0].id")
+        #expect(try await client.send("GET", "api/health").status == 200)
+
+        // PATCH /api/uploads/{id} at offset 1 with a Content-Length of Int64.max: said on a raw socket,
+        // since no HTTP client sends a length it does not have.
+        let hub = try await server.pairedClient(folder + "/device")
+        _ = hub
+        let hubToken = try #require(try SyncCredentialFile(path: folder + "/device/hub.json").load()?.token)
+        let start = try await client.send("POST", "api/uploads", token: hubToken,
+                                          body: try JSONEncoder().encode(UploadSessionRequest(size: 10, sha256: String(repeating: "a", count: 64), contentType: "audio/wav")))
+        let session = try JSONDecoder().decode(UploadSessionStatus.self, from: start.body)
+        #expect(try await client.send("PATCH", "api/uploads/\(session.id)", token: hubToken, body: Data([1]), headers: ["Upload-Offset": "0"]).status == 200)
+        let answer = try await RawSocket.exchange(port: server.port, Data("""
+            PATCH /api/uploads/\(session.id) HTTP/1.1\r
+            Host: 127.0.0.1\r
+            Authorization: Bearer \(hubToken)\r
+            Upload-Offset: 1\r
+            Content-Length: 9223372036854775807\r
+            \r
+            x
+            """.utf8))
+        #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
+        #expect(try await client.send("GET", "api/health").status == 200)
+    }
+
+    @Test("integer fuzz: extreme integers in every numeric field of every route get an answer below 500, and the server stays up", arguments: TestStore.available)
+    func integerFuzz(store: TestStore) async throws {
+        let folder = try temporaryFolder("server-fuzz")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let syncToken = try await client.register("device-fuzzsync001", joinCode: server.joinCode)
+        let hub = try await server.pairedClient(folder + "/device")
+        let token = try #require(try SyncCredentialFile(path: folder + "/device/hub.json").load()?.token)
+        // Something to point at: a person, a photo memory with a face, an upload session.
+        let person = try await hub.addPerson(name: "Ana", relationship: nil)
+        let photo = folder + "/photo.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: 3), to: photo, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
+        let (memory, _) = try await hub.upload(MemoryUpload(kind: .photo, title: "Porto", faces: [FaceTag(x: 0.1, y: 0.1, width: 0.2, height: 0.2)]), file: photo)
+        let faceID = try #require(memory.faces.first?.id)
+        let start = try await client.send("POST", "api/uploads", token: token,
+                                          body: try JSONEncoder().encode(UploadSessionRequest(size: 100, sha256: String(repeating: "b", count: 64), contentType: "video/mp4")))
+        let session = try JSONDecoder().decode(UploadSessionStatus.self, from: start.body).id
+
+        // Each case: method, path, body template (N is replaced by the number), headers, token.
+        typealias Case = (method: String, path: String, body: String?, headers: [String: String], token: String)
+        let place = #""id":"\#(Records.uuid(1))","name":"a","latitude":N,"longitude":N,"radius_meters":N,"created_at":N"#
+        let templates: [Case] = [
+            ("POST", "api/sync/push", #"{"mutations":[{"id":N,"collection":"places","op":"put","fields":{"id":"\#(Records.uuid(1))","name":"a","latitude":1,"longitude":1,"radius_meters":10}}]}"#, [:], syncToken),
+            ("POST", "api/sync/push", #"{"mutations":[{"id":1,"collection":"places","op":"put","baseVersion":N,"fields":{"id":"\#(Records.uuid(2))","name":"b","latitude":1,"longitude":1,"radius_meters":10}}]}"#, [:], syncToken),
+            ("POST", "api/sync/push", #"{"mutations":[{"id":1,"collection":"places","op":"put","fields":{\#(place)}}]}"#, [:], syncToken),
+            ("POST", "api/sync/push", #"{"mutations":[{"id":1,"collection":"places","op":"put","fields":{}},{"id":N,"collection":"places","op":"put","fields":{}}]}"#, [:], syncToken),
+            ("POST", "api/sync/pull", #"{"limit":N}"#, [:], syncToken),
+            ("PUT", "api/preferences", #"{"wifi_only":false,"ai_mode":"gemini","battery_threshold":N}"#, [:], syncToken),
+            ("POST", "api/errors/log", #"{"error_type":"model_timeout","context":{"seconds":N}}"#, [:], syncToken),
+            ("GET", "api/memories?limit=N", nil, [:], token),
+            ("GET", "api/memories?cursor=N", nil, [:], token),
+            ("GET", "api/memories?from=N&to=N", nil, [:], token),
+            ("GET", "api/memories?person=N", nil, [:], token),
+            ("GET", "api/memories/N", nil, [:], token),
+            ("DELETE", "api/memories/N", nil, [:], token),
+            ("GET", "api/memories/N/media", nil, [:], token),
+            ("GET", "api/people/N", nil, [:], token),
+            ("PUT", "api/people/N", #"{"name":"Zed"}"#, [:], token),
+            ("GET", "api/people/N/memories", nil, [:], token),
+            ("POST", "api/memories/\(memory.id)/faces", #"[{"x":N,"y":0.1,"width":0.1,"height":0.1}]"#, [:], token),
+            ("POST", "api/memories/\(memory.id)/faces", #"[{"x":0.5,"y":0.5,"width":N,"height":N,"personId":N}]"#, [:], token),
+            ("PUT", "api/memories/\(memory.id)/faces/N", #"{"personId":\#(person.id)}"#, [:], token),
+            ("PUT", "api/memories/\(memory.id)/faces/\(faceID)", #"{"personId":N}"#, [:], token),
+            ("PUT", "api/memories/N/faces/\(faceID)", #"{"personId":\#(person.id)}"#, [:], token),
+            ("POST", "api/uploads", #"{"size":N,"sha256":"\#(String(repeating: "c", count: 64))","contentType":"video/mp4"}"#, [:], token),
+            ("PATCH", "api/uploads/\(session)", "x", ["Upload-Offset": "N"], token),
+        ]
+        var answered = 0
+        for template in templates {
+            for number in Self.extremes {
+                let path = template.path.replacingOccurrences(of: "N", with: number)
+                let body = Data((template.body ?? "").replacingOccurrences(of: "N", with: number).utf8)
+                let headers = template.headers.mapValues { $0.replacingOccurrences(of: "N", with: number) }
+                let response = try await client.send(template.method, path, token: template.token, body: body, headers: headers)
+                #expect(response.status < 500, "\(template.method) \(path) with \(number): \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
+                answered += 1
+            }
+            #expect(try await client.send("GET", "api/health").status == 200, "the server stopped after \(template.method) \(template.path)")
+        }
+        // Multipart metadata's numbers too.
+        for number in Self.extremes {
+            let metadata = #"{"kind":"text","title":"n","takenAt":N,"latitude":N,"longitude":N}"#.replacingOccurrences(of: "N", with: number)
+            let response = try await client.send("POST", "api/memories", token: token,
+                                                 body: multipart([("metadata", "application/json", Array(metadata.utf8)), ("media", "text/plain", Array("hello".utf8))]),
+                                                 headers: ["Content-Type": "multipart/form-data; boundary=test-boundary-42"])
+            #expect(response.status < 500, "metadata with \(number): \(response.status)")
+            answered += 1
+        }
+        #expect(answered == (templates.count + 1) * Self.extremes.count)
+        #expect(try await client.send("GET", "api/health").status == 200)
+    }
+
+    @Test("bounded JSON: nesting, value counts and a million empty objects are refused quickly; the parser reads what JSONDecoder reads")
+    func boundedJSON() throws {
+        // One pass, and a value budget: 1.4 million {} stop at the budget.
+        let flood = "{\"k\":[" + Array(repeating: "{}", count: 1_400_000).joined(separator: ",") + "]}"
+        let started = ContinuousClock.now
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(flood.utf8)) }
+        let failure = try #require(catching { try JSONParser.parse(Array(flood.utf8)) })
+        #expect(failure.overLimit)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+        #expect(catching { try JSONParser.parse(Array(deep.utf8)) }?.overLimit == true)
+        #expect(catching { try JSONParser.parse(Array((String(repeating: "[", count: 32) + String(repeating: "]", count: 32)).utf8)) } == nil)
+
+        // The same values as Foundation's JSONDecoder on what both read.
+        let samples = [#"{"a":1,"b":-2.5,"c":"x\u00e9\ud83d\ude00\n","d":[true,false,null],"e":{"f":9223372036854775807}}"#,
+                       #"[1e3, 0.1, -0, 12345678901234567890, "\"\\\/"]"#, #""plain""#, "  42  "]
+        for sample in samples {
+            let ours = try JSONParser.parse(Array(sample.utf8))
+            let theirs = try JSONDecoder().decode(JSONValue.self, from: Data(sample.utf8))
+            #expect(ours == theirs, "\(sample)")
+        }
+        for bad in ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\ud800\"", "\"a\u{01}\"", "tru", "[1] x", "{\"a\":1,}", "\"\\q\""] {
+            #expect(catching { try JSONParser.parse(Array(bad.utf8)) }?.overLimit == false, "\(bad.debugDescription) is refused")
+        }
+        // Typed reading names the field at fault, as JSONDecoder's errors do.
+        let push = try JSONValueDecoder.decode(PushRequest.self, from: try JSONParser.parse(Array(#"{"mutations":[{"id":3,"collection":"places","op":"delete","fields":{"id":"x"}}]}"#.utf8)))
+        #expect(push.mutations.first?.id == 3 && push.mutations.first?.fields["id"] == .string("x"))
+        do {
+            _ = try JSONValueDecoder.decode(PushRequest.self, from: try JSONParser.parse(Array(#"{"mutations":[{"id":"three"}]}"#.utf8)))
+            Issue.record("a string id was read")
+        } catch let DecodingError.typeMismatch(_, context) {
+            #expect(context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue } == ["mutations", "0", "id"])
+        }
+    }
+
+    @Test("a push of 1.3 million empty objects is refused in time and health answers meanwhile; a body sent a byte a second is cut off", arguments: TestStore.available)
+    func slowBodies(store: TestStore) async throws {
+        let folder = try temporaryFolder("server-slow")
+        let database = try await store.makeDatabase()
+        let loopback = try await LoopbackSyncServer(folder: folder, database: database, joinCode: "test-join-code-0123456789") { configuration in
+            configuration.bodyTimeoutSeconds = 2
+            configuration.idleTimeoutSeconds = 2
+        }
+        defer { Task { await loopback.stop() } }
+        let client = RawClient(base: loopback.url)
+        let token = try await client.register("device-slowbody001", joinCode: loopback.joinCode)
+        let flood = #"{"mutations":[{"id":1,"collection":"places","op":"put","fields":{"x":["# + Array(repeating: "{}", count: 1_300_000).joined(separator: ",") + "]}}]}"
+        async let big1 = client.send("POST", "api/sync/push", token: token, body: Data(flood.utf8))
+        async let big2 = client.send("POST", "api/sync/push", token: token, body: Data(flood.utf8))
+        let started = ContinuousClock.now
+        #expect(try await client.send("GET", "api/health").status == 200)
+        let healthTime = ContinuousClock.now - started
+        let (first, second) = try await (big1, big2)
+        #expect(first.status == 400 && second.status == 400)
+        #expect(RawClient.error(first)?.message.contains("more JSON than a request may") == true)
+        #expect(healthTime < .seconds(5), "health took \(healthTime) beside two floods")
+
+        // A byte a second: the handler gives up after the body timeout (2 s here), answering 400.
+        let slow = try await RawSocket.exchange(port: loopback.port, Data("""
+            POST /api/sync/pull HTTP/1.1\r
+            Host: 127.0.0.1\r
+            Authorization: Bearer \(token)\r
+            Content-Type: application/json\r
+            Content-Length: 20\r
+            \r
+
+            """.utf8), trickle: Data("{\"limit\": 10}       ".utf8), secondsPerByte: 1)
+        #expect(slow.hasPrefix("HTTP/1.1 400"), "\(slow.prefix(200))")
+        #expect(slow.contains("did not arrive within"))
+        // A head sent too slowly is closed by the idle timeout without an answer.
+        let idle = try await RawSocket.exchange(port: loopback.port, Data("GET /api/health HTTP/1.1\r\n".utf8), trickle: Data(), secondsPerByte: 0, wait: 6)
+        #expect(idle.isEmpty)
+        // A malformed chunked body is a 400, not a 500.
+        let chunked = try await RawSocket.exchange(port: loopback.port, Data("""
+            POST /api/sync/pull HTTP/1.1\r
+            Host: 127.0.0.1\r
+            Authorization: Bearer \(token)\r
+            Transfer-Encoding: chunked\r
+            \r
+            zz\r
+            {}\r
+            0\r
+            \r
+
+            """.utf8))
+        #expect(chunked.hasPrefix("HTTP/1.1 400"), "\(chunked.prefix(200))")
+        #expect(try await client.send("GET", "api/health").status == 200)
+    }
+}
+
+/// The parser's failure `body` throws, nil when it succeeds.
+private func catching(_ body: () throws -> JSONValue) -> JSONParser.Failure? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as? JSONParser.Failure ?? JSONParser.Failure(offset: -1, message: "\(error)", overLimit: false)
+    }
+}
+
+/// A raw HTTP exchange on a TCP socket to the loopback server, in a child `python3` (the
+/// standard library's socket module), for what no HTTP client sends: lengths it does not have,
+/// bodies a byte a second, broken chunked framing. Returns what the server answered before it
+/// closed or `wait` seconds passed.
+enum RawSocket {
+    static func exchange(port: Int, _ head: Data, trickle: Data = Data(), secondsPerByte: Double = 0, wait: Double = 10) async throws -> String {
+        let folder = try temporaryFolder("raw-socket")
+        try head.write(to: URL(fileURLWithPath: folder + "/head"))
+        try trickle.write(to: URL(fileURLWithPath: folder + "/trickle"))
+        let script = """
+            import socket, sys, time
+            head, trickle = open(sys.argv[2], 'rb').read(), open(sys.argv[3], 'rb').read()
+            s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+            s.sendall(head)
+            answer = b''
+            s.settimeout(float(sys.argv[5]))
+            try:
+                for i in range(len(trickle)):
+                    time.sleep(float(sys.argv[4]))
+                    s.sendall(trickle[i:i + 1])
+            except OSError:
+                pass
+            try:
+                while True:
+                    part = s.recv(65536)
+                    if not part:
+                        break
+                    answer += part
+                    if bytes([13, 10, 13, 10]) in answer and len(answer) > 12:
+                        s.settimeout(1)
+            except (socket.timeout, OSError):
+                pass
+            open(sys.argv[6], 'wb').write(answer)
+            """
+        let arguments = ["-c", script, String(port), folder + "/head", folder + "/trickle", String(secondsPerByte), String(wait), folder + "/answer"]
+        // On a thread of its own: the server under test runs on this process's cooperative pool.
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try ChildProcess.run("/usr/bin/python3", arguments, errorPath: folder + "/stderr").status })
+            }
+        }
+        guard status == 0 else {
+            let stderr = (try? String(contentsOfFile: folder + "/stderr", encoding: .utf8)) ?? ""
+            throw APIError(code: "test", message: "python3 raw socket client failed (\(status)): \(stderr)")
+        }
+        return String(decoding: try Data(contentsOf: URL(fileURLWithPath: folder + "/answer")), as: UTF8.self)
+    }
+}
