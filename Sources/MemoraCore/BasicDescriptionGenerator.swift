@@ -1,105 +1,75 @@
 import Foundation
-import ImageKit
-import MetadataKit
+public import PhotoIndex
+public import PhotoVision
 
-/// An honest, factual description from what Memora can measure and read: who is in the photo
-/// (names from `PersonInImage` and named face regions, else a count of faces), when (month and
-/// year) and where (the place's name), how dark it is and its main colours in the words a person
-/// would use. It never leaves the device, always works offline, says in ``modelInfo`` that it is
-/// not a model, and is used only when the user allowed it (``CaptionConfiguration/Fallback/basic``);
-/// the photo is then marked as holding a basic description (MetadataKit's `CaptionUpdate.isBasicDescription`).
+/// The on-device description: what Memora's own vision models see in the pixels (the number of
+/// faces, the main subject in a person's words, the text in the photo) and what the photo's
+/// metadata says (names, place, month and year), composed by ``DescriptionComposer`` into a
+/// caption, an alt text and an extended description. It is not a language model and says only what
+/// these facts support; it never leaves the device, always works offline (without the models:
+/// people from the metadata, place, date and colours only), says so in ``modelInfo``, and is used
+/// only when the user allowed it (``CaptionConfiguration/Fallback/basic``); the photo is then marked
+/// as holding a basic description (MetadataKit's `CaptionUpdate.isBasicDescription`) so that a real
+/// model's caption replaces it later.
 ///
-/// Example: "A photo of Ana and Ben, taken in July 2019 in Lyon, France; mostly red and tan."
-/// with the alt text "Ana and Ben in Lyon, France." (who and where, not a copy of the caption).
+/// Example: "Ana and two other people with a dog in Porto, Portugal, July 2019. Text in the photo
+/// reads "Praia da Luz"." with the alt text "Ana and two other people with a dog in Porto, Portugal."
+/// followed by the most prominent text that fits 125 characters.
 public struct BasicDescriptionGenerator: CaptionGenerator {
-    /// The side of the thumbnail the measurements are made on.
-    static let sampleSize = 64
-    static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    private let loader: VisionLoader
 
-    /// Creates the generator.
-    public init() {}
+    /// The generator with the installed vision models (Docs/Models.md), loaded on first use; without
+    /// them it describes from the metadata and colours.
+    public init() {
+        loader = VisionLoader(models: .installed)
+    }
+
+    /// The generator with `vision` (nil: metadata and colours only).
+    public init(vision: IndexVision?) {
+        loader = VisionLoader(fixed: vision)
+    }
 
     public var modelInfo: ModelInfo {
-        ModelInfo(provider: .basicDescription, name: "basic-description", version: "2", pixelsLeaveDevice: false,
-                  displayName: "Basic description (measured by Memora, not an AI model)")
+        ModelInfo(provider: .basicDescription, name: "basic-description", version: "3", pixelsLeaveDevice: false,
+                  displayName: "On-device description (Memora's face, scene and text models on this device; not an AI language model)")
     }
 
     /// The identifier recorded in the queue and the history for a basic description.
-    public static let identifier = BasicDescriptionGenerator().modelInfo.identifier
+    public static let identifier = BasicDescriptionGenerator(vision: nil).modelInfo.identifier
 
     public func availability() async -> GeneratorAvailability { .available }
 
     public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
-        let image: Image
-        do {
-            image = try ImageDecoder.thumbnail(contentsOf: request.path, maxPixelSize: Self.sampleSize, options: DecodingOptions(applyOrientation: true))
-        } catch {
-            throw .imageUnreadable(path: request.path, reason: error.reason)
-        }
-        let metadata = request.metadata ?? (try? MetadataReader.read(contentsOf: request.path))
-        let (description, altText) = Self.describe(image: image, metadata: metadata)
-        return GeneratedCaption(description: description, altText: altText, model: modelInfo, rawText: description)
+        let facts = try PhotoFacts.gather(path: request.path, metadata: request.metadata, vision: loader.vision)
+        let (caption, altText, extended) = DescriptionComposer.compose(facts)
+        var model = modelInfo
+        if !facts.modelsUsed.isEmpty { model.displayName += "; models: " + facts.modelsUsed.joined(separator: ", ") }
+        return GeneratedCaption(description: caption, altText: altText, model: model, rawText: caption, extendedDescription: extended)
+    }
+}
+
+/// The vision models, loaded once on first use (loading costs a second; a generator is made cheaply).
+final class VisionLoader: @unchecked Sendable {
+    private let lock = NSLock()
+    private let models: VisionModels?
+    private var loaded: IndexVision??
+
+    init(models: VisionModels) {
+        self.models = models
     }
 
-    /// The caption and the alt text for an upright thumbnail and the photo's metadata.
-    static func describe(image: Image, metadata: PhotoMetadata?) -> (caption: String, altText: String) {
-        let subject = metadata.flatMap(people(in:))
-        let when = metadata?.dateTaken.flatMap(monthAndYear)
-        let place = metadata?.place.map(\.displayName).flatMap { $0.isEmpty ? nil : $0 }
-        let dark = ColorNames.brightness(of: image) < 0.22
-        let colors = ColorNames.dominant(in: image)
-        let colorWords: String? = switch colors.count {
-        case 0: nil
-        case 1: "mostly \(colors[0])"
-        default: "mostly \(colors[0]) and \(colors[1])"
-        }
-
-        var caption = dark ? "A dark photo" : "A photo"
-        if let subject { caption += " of \(subject)" }
-        if when != nil || place != nil { caption += ", taken" }
-        if let when { caption += " in \(when)" }
-        if let place { caption += " in \(place)" }
-        if let colorWords { caption += "; \(colorWords)" }
-        caption += "."
-
-        // Who and where: what a screen reader's user needs first, and not a copy of the caption.
-        var altText: String
-        if let subject {
-            altText = subject.prefix(1).uppercased() + subject.dropFirst() + (place.map { " in \($0)" } ?? "")
-        } else if let place {
-            altText = "Photo taken in \(place)"
-        } else {
-            altText = (dark ? "Dark photo" : "Photo") + (colorWords.map { ", \($0)" } ?? "")
-        }
-        altText += "."
-        if altText == caption { altText = String(caption.dropFirst(2)) }
-        return (caption, altText)
+    init(fixed: IndexVision?) {
+        models = nil
+        loaded = .some(fixed)
     }
 
-    /// "Ana", "Ana and Ben", "Ana, Ben and Carl", "Ana and 2 other people", "3 people", "one person".
-    static func people(in metadata: PhotoMetadata) -> String? {
-        let faces = metadata.regions.filter { ($0.type ?? "Face").caseInsensitiveCompare("Face") == .orderedSame }.count
-        let names = metadata.people.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        let others = max(0, faces - names.count)
-        var parts = Array(names.prefix(3))
-        let unnamed = others + max(0, names.count - 3)
-        if unnamed > 0 {
-            parts.append(parts.isEmpty ? (unnamed == 1 ? "one person" : "\(unnamed) people")
-                                       : (unnamed == 1 ? "one other person" : "\(unnamed) other people"))
-        }
-        switch parts.count {
-        case 0: return nil
-        case 1: return parts[0]
-        default: return parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1]
-        }
-    }
-
-    /// "July 2019", in the photo's own time zone.
-    static func monthAndYear(_ taken: CaptureDate) -> String? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: taken.utcOffsetSeconds ?? 0) ?? TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month], from: taken.date)
-        guard let year = parts.year, let month = parts.month, (1...12).contains(month) else { return nil }
-        return "\(months[month - 1]) \(year)"
+    /// The models, or nil when they are not installed.
+    var vision: IndexVision? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let loaded { return loaded }
+        let made = models.flatMap { try? IndexVision.installed(models: $0, readsText: true) }
+        loaded = .some(made)
+        return made
     }
 }

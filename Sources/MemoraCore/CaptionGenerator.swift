@@ -88,12 +88,15 @@ public struct GeneratedCaption: Sendable, Hashable, Codable {
     public var model: ModelInfo
     /// What the model returned before post-processing.
     public var rawText: String
+    /// What the alt text leaves out, for IPTC's Extended Description (Accessibility), when there is more.
+    public var extendedDescription: String?
 
     /// Creates a caption.
-    public init(description: String, altText: String, model: ModelInfo, rawText: String) {
+    public init(description: String, altText: String, model: ModelInfo, rawText: String, extendedDescription: String? = nil) {
         self.description = description
         self.altText = altText
         self.model = model
         self.rawText = rawText
+        self.extendedDescription = extendedDescription
     }
 }

@@ -11,22 +11,31 @@ public struct IndexVision: Sendable {
     public var faces: (any FaceAnalyzing)?
     /// Sees the scene (features and labels); nil: no themes.
     public var scenes: (any SceneAnalyzing)?
+    /// Reads the text in the photo; nil: no text.
+    public var text: (any TextReading)?
     /// The longest side of the decode the models see (faces keep their share of the photo).
     public var longestSide: Int
+    /// The longest side of the decode the text reader sees (small print needs more pixels).
+    public var textLongestSide: Int
 
     /// Vision with these analyzers.
-    public init(faces: (any FaceAnalyzing)?, scenes: (any SceneAnalyzing)?, longestSide: Int = 1600) {
+    public init(faces: (any FaceAnalyzing)?, scenes: (any SceneAnalyzing)?, text: (any TextReading)? = nil,
+                longestSide: Int = 1600, textLongestSide: Int = 2000) {
         self.faces = faces
         self.scenes = scenes
+        self.text = text
         self.longestSide = longestSide
+        self.textLongestSide = textLongestSide
     }
 
     /// dlib's faces and MobileNetV2's scenes from the installed models (Docs/Models.md), each model
     /// run on one thread (the indexer runs one photo per core). Throws what is missing, with the
     /// command that installs it.
-    public static func installed(models: VisionModels = .installed) throws(VisionError) -> IndexVision {
+    public static func installed(models: VisionModels = .installed, readsText: Bool = false) throws(VisionError) -> IndexVision {
         DlibFaceAnalyzer.setMatrixThreads(1)
-        return IndexVision(faces: try DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(scanThreads: 1)), scenes: try ONNXSceneAnalyzer(models: models, threads: 1))
+        return IndexVision(faces: try DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(scanThreads: 1)),
+                           scenes: try ONNXSceneAnalyzer(models: models, threads: 1),
+                           text: readsText ? try PaddleTextReader(models: models) : nil)
     }
 
     /// The faces of a photo: those found in `image`, each named by the metadata region it overlaps
@@ -59,15 +68,21 @@ public struct PhotoSight: Sendable, Hashable, Codable {
     public var faces: [FaceBox]
     /// The scene, when a scene model ran.
     public var scene: SceneAnalysis?
+    /// The lines of text read in the pixels, when a text reader ran (nil: none ran).
+    public var text: [TextLine]? = nil
 }
 
 extension IndexVision {
     /// Looks at the photo at `path` as the indexer does (`memora image faces`): the upright photo
     /// decoded at ``longestSide``, its faces found and named from its metadata's regions, its scene seen.
     public func look(atPhotoAt path: String) throws(PhotoIndexError) -> PhotoSight {
-        let image: Image
+        var image: Image
+        let large: Image?
         do {
-            image = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: longestSide, options: DecodingOptions(applyOrientation: true))
+            let side = text == nil ? longestSide : max(longestSide, textLongestSide)
+            image = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: side, options: DecodingOptions(applyOrientation: true))
+            large = text == nil ? nil : image
+            if max(image.width, image.height) > longestSide { image = try image.resized(fittingLongSide: longestSide) }
         } catch {
             throw .unreadable(path: path, reason: error.reason)
         }
@@ -81,7 +96,7 @@ extension IndexVision {
         do {
             let detected = try faces?.faces(in: image)
             return PhotoSight(path: path, faces: detected.map { Self.faces(regions: regions, detected: $0) } ?? regions,
-                              scene: try scenes?.analyze(image))
+                              scene: try scenes?.analyze(image), text: try large.map { image throws(VisionError) in try text?.readText(in: image) ?? [] })
         } catch {
             throw .vision(error)
         }

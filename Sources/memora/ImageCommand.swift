@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import ImageKit
 import MemoraSystem
+import MemoraCore
 import PhotoIndex
+import PhotoVision
 
 /// `memora image`: inspect and convert pictures with ImageKit.
 struct ImageCommand: ParsableCommand {
@@ -136,7 +138,7 @@ extension ImageCommand {
     struct Look: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "look",
-            abstract: "Find the faces in photos (named from their metadata regions) and what the scene shows, with the on-device models.",
+            abstract: "Find the faces in photos (named from their metadata regions), what the scene shows and the text they hold, with the on-device models, and the description Memora composes from them.",
             discussion: "The models are installed by scripts/install-models.sh (MEMORA_MODELS overrides their folder). Boxes are fractions of the upright photo, from its top left.")
 
         @Argument(help: "The photos.") var files: [String]
@@ -144,30 +146,40 @@ extension ImageCommand {
 
         func run() throws {
             let vision: IndexVision
-            do { vision = try IndexVision.installed() } catch { throw PhotoIndexError.vision(error) }
-            var sights: [PhotoSight] = []
+            do { vision = try IndexVision.installed(readsText: true) } catch { throw PhotoIndexError.vision(error) }
+            var described: [DescribedPhoto] = []
             var failures = 0
             for file in files {
                 do {
-                    let sight = try vision.look(atPhotoAt: file)
-                    sights.append(sight)
+                    let photo = try PhotoFacts.describe(path: file, vision: vision)
+                    described.append(photo)
                     if json { continue }
-                    let detected = sight.faces.filter(\.isDetected)
-                    print("\(file): \(detected.count) face(s) found" + (sight.faces.count > detected.count ? ", \(sight.faces.count - detected.count) more in its metadata" : ""))
-                    for face in sight.faces {
+                    let faces = photo.sight?.faces ?? []
+                    let detected = faces.filter(\.isDetected)
+                    print("\(file): \(detected.count) face(s) found" + (faces.count > detected.count ? ", \(faces.count - detected.count) more in its metadata" : ""))
+                    for face in faces {
                         let box = String(format: "x %.3f y %.3f w %.3f h %.3f", face.x, face.y, face.width, face.height)
                         print("  \(face.name ?? "someone")  \(box)" + (face.confidence.map { String(format: "  score %.2f", $0) } ?? "  (metadata region)"))
                     }
-                    if let scene = sight.scene {
+                    if let scene = photo.sight?.scene {
                         print("  scene: " + scene.labels.prefix(3).map { String(format: "%@ %.0f%%", $0.name, $0.probability * 100) }.joined(separator: ", "))
+                        print("  subject: " + (scene.subject.map { String(format: "%@ %.0f%%", $0.noun, $0.probability * 100) }
+                                               ?? "none named (no noun reaches \(Int(SceneNouns.minimumProbability * 100))%)"))
                     }
+                    for line in photo.sight?.text ?? [] {
+                        print("  text: \"\(line.text)\"" + String(format: "  %.0f%%  x %.3f y %.3f w %.3f h %.3f", line.confidence * 100, line.x, line.y, line.width, line.height))
+                    }
+                    if !photo.facts.names.isEmpty { print("  named in its metadata: " + photo.facts.names.joined(separator: ", ")) }
+                    print("  description: \(photo.caption)")
+                    print("  alt text: \(photo.altText)")
+                    if let extended = photo.extendedDescription { print("  extended: \(extended)") }
                 } catch {
                     failures += 1
                     StandardError.write("error: \(error)\n")
                 }
             }
-            if json { try printJSON(sights) }
-            try ExitStatus.check(failed: failures, done: sights.count)
+            if json { try printJSON(described) }
+            try ExitStatus.check(failed: failures, done: described.count)
         }
     }
 }

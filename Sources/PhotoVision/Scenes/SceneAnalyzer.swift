@@ -19,11 +19,20 @@ public struct SceneAnalysis: Sendable, Hashable, Codable {
     public var features: [Float]
     /// The most likely labels, most likely first.
     public var labels: [Label]
+    /// The main subject in a person's words (``SceneNouns``), when the model is sure enough of one.
+    public var subject: SceneSubject?
+
+    /// An analysis.
+    public init(features: [Float], labels: [Label], subject: SceneSubject? = nil) {
+        self.features = features
+        self.labels = labels
+        self.subject = subject
+    }
 
     /// The theme the labels name (``SceneThemes``): the one with the most probability among them,
-    /// when it has at least a fifth of it.
+    /// when it has at least ``SceneNouns/minimumProbability`` of it (the gate that names a subject).
     public var theme: String? {
-        SceneThemes.theme(of: labels.map { ($0.classIndex, $0.probability) })
+        SceneThemes.theme(of: labels.map { ($0.classIndex, $0.probability) }, minimum: SceneNouns.minimumProbability)
     }
 }
 
@@ -76,7 +85,9 @@ public final class ONNXSceneAnalyzer: SceneAnalyzing, @unchecked Sendable {
         guard outputs.count == 2, outputs[1].count == labelNames.count, !outputs[0].isEmpty else {
             throw .inferenceFailed("\(session.path) gave outputs of \(outputs.map(\.count)) values")
         }
-        return SceneAnalysis(features: Self.unitLength(outputs[0]), labels: topLabels(outputs[1]))
+        let probabilities = Self.softmax(outputs[1])
+        return SceneAnalysis(features: Self.unitLength(outputs[0]), labels: topLabels(probabilities),
+                             subject: SceneNouns.subject(probabilities: probabilities))
     }
 
     /// The model's input for `image`: the centre square of the image scaled so that its shorter
@@ -110,12 +121,17 @@ public final class ONNXSceneAnalyzer: SceneAnalyzing, @unchecked Sendable {
         return length > 0 ? vector.map { $0 / length } : vector
     }
 
-    /// The ``labelCount`` most likely labels of `logits`, with softmax probabilities.
-    private func topLabels(_ logits: [Float]) -> [SceneAnalysis.Label] {
+    /// Softmax probabilities of `logits`.
+    static func softmax(_ logits: [Float]) -> [Float] {
         let largest = logits.max() ?? 0
         let exponentials = logits.map { Float(exp(Double($0 - largest))) }
         let total = exponentials.reduce(0, +)
-        return exponentials.indices.sorted { exponentials[$0] > exponentials[$1] }.prefix(labelCount)
-            .map { SceneAnalysis.Label(name: labelNames[$0], classIndex: $0, probability: exponentials[$0] / total) }
+        return exponentials.map { $0 / total }
+    }
+
+    /// The ``labelCount`` most likely labels of `probabilities`.
+    private func topLabels(_ probabilities: [Float]) -> [SceneAnalysis.Label] {
+        probabilities.indices.sorted { probabilities[$0] > probabilities[$1] }.prefix(labelCount)
+            .map { SceneAnalysis.Label(name: labelNames[$0], classIndex: $0, probability: probabilities[$0]) }
     }
 }

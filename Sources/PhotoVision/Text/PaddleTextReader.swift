@@ -1,0 +1,325 @@
+public import ImageKit
+internal import MemoraSystem
+
+/// Reads text with PaddleOCR's PP-OCRv4 models (installed by `scripts/install-models.sh` from
+/// PyPI's `rapidocr-onnxruntime` 1.4.4 wheel, Apache-2.0) on ONNX Runtime, the pipeline of
+/// RapidOCR and PaddleOCR (Docs/Vision.md, "Text"):
+///
+/// 1. the DB detector marks where text is on the photo, its shorter side at least 736 pixels and its
+///    longer side at most 2000 ([`TextRegionFinder`] turns the map into rotated boxes);
+/// 2. each line is cut out upright along its box (turned a quarter when it stands taller than wide)
+///    and the direction classifier turns it half a turn when it is upside down;
+/// 3. the recogniser reads each line at 48 pixels high (CTC, greedy), with the mean probability of
+///    the characters it kept as the line's confidence, both ways up: the surer reading wins (the
+///    classifier misses some upside-down lines).
+///
+/// Lines under ``Options/minConfidence``, with fewer than ``Options/minCharacters`` letters or
+/// digits, or read twice are dropped. One reader may be used from several threads.
+public final class PaddleTextReader: TextReading, @unchecked Sendable {
+    /// How the reader works.
+    public struct Options: Sendable, Hashable {
+        /// A photo's longer side is scaled down to this first (2000, as RapidOCR).
+        public var maxSide = 2000
+        /// The detector sees the photo with its shorter side scaled up to at least this (736).
+        public var detectorMinSide = 736
+        /// Lines read with less confidence are dropped (0.5, as RapidOCR).
+        public var minConfidence: Float = 0.5
+        /// Lines with fewer letters or digits are dropped.
+        public var minCharacters = 2
+        /// ONNX Runtime threads per model run.
+        public var threads = 1
+
+        /// The defaults.
+        public init() {}
+    }
+
+    static let lineHeight = 48
+    static let classifierWidth = 192
+    static let minRecognizerWidth = 320
+    static let batchSize = 6
+
+    private let detector: ONNXRuntime.Session
+    private let classifier: ONNXRuntime.Session
+    private let recognizer: ONNXRuntime.Session
+    /// Class `k` of the recogniser is `characters[k]`; class 0 is the CTC blank (an empty string).
+    private let characters: [String]
+    /// How the reader works.
+    public let options: Options
+    private let regions = TextRegionFinder()
+
+    /// Loads the three models, their characters and ONNX Runtime from `models`.
+    public init(models: VisionModels = .installed, options: Options = Options()) throws(VisionError) {
+        let runtime = try ONNXRuntime.load(try models.require(.onnxRuntime))
+        let threads = max(1, options.threads)
+        detector = try ONNXRuntime.Session(runtime: runtime, modelPath: try models.require(.textDetector), threads: threads)
+        classifier = try ONNXRuntime.Session(runtime: runtime, modelPath: try models.require(.textClassifier), threads: threads)
+        recognizer = try ONNXRuntime.Session(runtime: runtime, modelPath: try models.require(.textRecognizer), threads: threads)
+        let dictionaryPath = try models.require(.textDictionary)
+        let text: [UInt8]
+        do { text = try SystemFile(dictionaryPath).readAll() } catch { throw .modelUnreadable(dictionaryPath, reason: error.reason) }
+        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        guard lines.count > 100 else { throw .modelUnreadable(dictionaryPath, reason: "it has \(lines.count) characters") }
+        characters = [""] + lines + [" "]
+        self.options = options
+        for session in [detector, classifier, recognizer] where session.inputNames.count != 1 || session.outputNames.count != 1 {
+            throw .modelUnreadable(session.path, reason: "it has inputs \(session.inputNames) and outputs \(session.outputNames), not one of each")
+        }
+    }
+
+    public func readText(in image: Image) throws(VisionError) -> [TextLine] {
+        guard image.width > 0, image.height > 0 else { return [] }
+        // The photo the boxes refer to and the lines are cut from: at most maxSide on its longer side.
+        var photo = RGBPixels(image)
+        let longer = max(photo.width, photo.height)
+        if longer > options.maxSide {
+            let scale = Double(options.maxSide) / Double(longer)
+            photo = photo.resized(width: max(1, Int((Double(photo.width) * scale).rounded())), height: max(1, Int((Double(photo.height) * scale).rounded())))
+        }
+        let quads = try detect(photo)
+        guard !quads.isEmpty else { return [] }
+        var crops = quads.map { photo.crop(along: $0) }
+        try turnUpsideDownLines(&crops)
+        // Both ways up: the classifier misses some upside-down lines (a ball's printing, a photo
+        // held the wrong way); the reading the recogniser is surer of wins.
+        let reads = try recognize(crops), turned = try recognize(crops.map { $0.rotated180() })
+        let best = zip(reads, turned).map { $1.confidence > $0.confidence + 0.05 ? $1 : $0 }
+        var lines: [TextLine] = []
+        var seen = Set<String>()
+        for (quad, read) in zip(quads, best) {
+            let text = read.text.trimmingSpaces
+            guard read.confidence >= options.minConfidence,
+                  text.unicodeScalars.filter({ $0.properties.isAlphabetic || $0.properties.numericType != nil }).count >= options.minCharacters,
+                  seen.insert(text).inserted else { continue }
+            let bounds = quad.bounds
+            let width = Double(photo.width), height = Double(photo.height)
+            let left = max(0, bounds.minX) / width, top = max(0, bounds.minY) / height
+            lines.append(TextLine(text: text, confidence: read.confidence, x: left, y: top,
+                                  width: min(1, bounds.maxX / width) - left, height: min(1, bounds.maxY / height) - top))
+        }
+        return lines
+    }
+
+    /// The text boxes of `photo`, in its pixels.
+    private func detect(_ photo: RGBPixels) throws(VisionError) -> [TextQuad] {
+        let shorter = min(photo.width, photo.height)
+        let scale = shorter < options.detectorMinSide ? Double(options.detectorMinSide) / Double(shorter) : 1
+        func multipleOf32(_ value: Double) -> Int { max(32, Int((value / 32).rounded(.toNearestOrEven)) * 32) }
+        let width = multipleOf32(Double(photo.width) * scale), height = multipleOf32(Double(photo.height) * scale)
+        let input = photo.tensor(width: width, height: height, paddedWidth: width)
+        let map = try detector.run(input, shape: [1, 3, Int64(height), Int64(width)], inputName: detector.inputNames[0], outputNames: detector.outputNames)
+        guard let probabilities = map.first, probabilities.count == width * height else {
+            throw .inferenceFailed("\(detector.path) gave \(map.first?.count ?? 0) values for a \(width)x\(height) image")
+        }
+        let sx = Double(photo.width) / Double(width), sy = Double(photo.height) / Double(height)
+        return regions.regions(in: probabilities, width: width, height: height).compactMap { quad in
+            let corners = quad.corners.map { corner in
+                SIMD2(min(max((corner.x * sx).rounded(), 0), Double(photo.width - 1)), min(max((corner.y * sy).rounded(), 0), Double(photo.height - 1)))
+            }
+            func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
+            guard distance(corners[0], corners[1]) > 3, distance(corners[0], corners[3]) > 3 else { return nil }
+            return TextQuad(corners: corners)
+        }
+    }
+
+    /// Turns half a turn every line the classifier is sure (> 0.9) is upside down.
+    private func turnUpsideDownLines(_ crops: inout [RGBPixels]) throws(VisionError) {
+        for start in stride(from: 0, to: crops.count, by: Self.batchSize) {
+            let batch = Array(crops[start..<min(crops.count, start + Self.batchSize)])
+            var input: [Float] = []
+            input.reserveCapacity(batch.count * 3 * Self.lineHeight * Self.classifierWidth)
+            for crop in batch { input += crop.lineTensor(maxWidth: Self.classifierWidth, paddedWidth: Self.classifierWidth) }
+            let output = try classifier.run(input, shape: [Int64(batch.count), 3, Int64(Self.lineHeight), Int64(Self.classifierWidth)],
+                                            inputName: classifier.inputNames[0], outputNames: classifier.outputNames)
+            guard let scores = output.first, scores.count == batch.count * 2 else { throw .inferenceFailed("\(classifier.path) gave an unexpected output") }
+            for index in batch.indices where scores[index * 2 + 1] > scores[index * 2] && scores[index * 2 + 1] > 0.9 {
+                crops[start + index] = crops[start + index].rotated180()
+            }
+        }
+    }
+
+    /// Each crop's text and confidence, in the crops' order. Lines are read in batches of similar
+    /// widths (sorted by their width over height), each batch padded to its widest line.
+    private func recognize(_ crops: [RGBPixels]) throws(VisionError) -> [(text: String, confidence: Float)] {
+        var results = [(text: String, confidence: Float)](repeating: ("", 0), count: crops.count)
+        let order = crops.indices.sorted { crops[$0].aspect < crops[$1].aspect }
+        for start in stride(from: 0, to: order.count, by: Self.batchSize) {
+            let batch = Array(order[start..<min(order.count, start + Self.batchSize)])
+            let widest = max(Double(Self.minRecognizerWidth) / Double(Self.lineHeight), batch.map { crops[$0].aspect }.max() ?? 0)
+            let width = Int(Double(Self.lineHeight) * widest)
+            var input: [Float] = []
+            input.reserveCapacity(batch.count * 3 * Self.lineHeight * width)
+            for index in batch { input += crops[index].lineTensor(maxWidth: width, paddedWidth: width) }
+            let output = try recognizer.run(input, shape: [Int64(batch.count), 3, Int64(Self.lineHeight), Int64(width)],
+                                            inputName: recognizer.inputNames[0], outputNames: recognizer.outputNames)
+            guard let probabilities = output.first, probabilities.count % (batch.count * characters.count) == 0 else {
+                throw .inferenceFailed("\(recognizer.path) gave \(output.first?.count ?? 0) values, not a multiple of \(characters.count) classes")
+            }
+            let steps = probabilities.count / (batch.count * characters.count)
+            for (slot, index) in batch.enumerated() {
+                results[index] = CTCDecoder.decode(probabilities, offset: slot * steps * characters.count, steps: steps, characters: characters)
+            }
+        }
+        return results
+    }
+}
+
+/// Greedy CTC decoding: the most likely class at each step, repeats merged, blanks (class 0) dropped.
+enum CTCDecoder {
+    /// The text and the mean probability of the kept steps (0 when nothing is kept).
+    static func decode(_ probabilities: [Float], offset: Int, steps: Int, characters: [String]) -> (text: String, confidence: Float) {
+        let classes = characters.count
+        var text = "", total: Float = 0, kept = 0, previous = -1
+        for step in 0..<steps {
+            let base = offset + step * classes
+            var best = 0, bestValue = -Float.infinity
+            for index in 0..<classes where probabilities[base + index] > bestValue {
+                best = index
+                bestValue = probabilities[base + index]
+            }
+            defer { previous = best }
+            guard best != 0, best != previous else { continue }
+            text += characters[best]
+            total += bestValue
+            kept += 1
+        }
+        return (text, kept > 0 ? total / Float(kept) : 0)
+    }
+}
+
+/// Upright RGB pixels the reader cuts and scales (bilinear, pixel centres as OpenCV's).
+struct RGBPixels: Sendable {
+    var width: Int
+    var height: Int
+    var bytes: [UInt8]
+
+    init(width: Int, height: Int, bytes: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+    }
+
+    init(_ image: Image) {
+        let rgb = image.pixelFormat == .rgb8 ? image : image.converted(to: .rgb8)
+        self.init(width: rgb.width, height: rgb.height, bytes: rgb.pixels)
+    }
+
+    var aspect: Double { Double(width) / Double(max(1, height)) }
+
+    /// The colour at `(x, y)` (pixel centres at integers), bilinear, edges repeated.
+    @inline(__always)
+    func sample(_ x: Double, _ y: Double) -> SIMD3<Float> {
+        let cx = min(max(x, 0), Double(width - 1)), cy = min(max(y, 0), Double(height - 1))
+        let x0 = Int(cx), y0 = Int(cy)
+        let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
+        let fx = Float(cx - Double(x0)), fy = Float(cy - Double(y0))
+        func pixel(_ px: Int, _ py: Int) -> SIMD3<Float> {
+            let at = (py * width + px) * 3
+            return SIMD3(Float(bytes[at]), Float(bytes[at + 1]), Float(bytes[at + 2]))
+        }
+        let top = pixel(x0, y0) * (1 - fx) + pixel(x1, y0) * fx
+        let bottom = pixel(x0, y1) * (1 - fx) + pixel(x1, y1) * fx
+        return top * (1 - fy) + bottom * fy
+    }
+
+    func resized(width newWidth: Int, height newHeight: Int) -> RGBPixels {
+        var out = [UInt8](repeating: 0, count: newWidth * newHeight * 3)
+        let sx = Double(width) / Double(newWidth), sy = Double(height) / Double(newHeight)
+        for y in 0..<newHeight {
+            let fy = (Double(y) + 0.5) * sy - 0.5
+            for x in 0..<newWidth {
+                let value = sample((Double(x) + 0.5) * sx - 0.5, fy)
+                let at = (y * newWidth + x) * 3
+                out[at] = UInt8(min(255, max(0, value.x.rounded())))
+                out[at + 1] = UInt8(min(255, max(0, value.y.rounded())))
+                out[at + 2] = UInt8(min(255, max(0, value.z.rounded())))
+            }
+        }
+        return RGBPixels(width: newWidth, height: newHeight, bytes: out)
+    }
+
+    /// The pixels scaled to `width` x `height` as the models take them: blue, green and red planes
+    /// (PaddleOCR's models were trained on OpenCV's BGR order), `(v / 255 - 0.5) / 0.5`, each row
+    /// padded with zeros to `paddedWidth`.
+    func tensor(width targetWidth: Int, height targetHeight: Int, paddedWidth: Int) -> [Float] {
+        let plane = targetHeight * paddedWidth
+        var tensor = [Float](repeating: 0, count: 3 * plane)
+        let sx = Double(width) / Double(targetWidth), sy = Double(height) / Double(targetHeight)
+        for y in 0..<targetHeight {
+            let fy = (Double(y) + 0.5) * sy - 0.5
+            for x in 0..<targetWidth {
+                let value = sample((Double(x) + 0.5) * sx - 0.5, fy) / 127.5 - 1
+                let at = y * paddedWidth + x
+                tensor[at] = value.z
+                tensor[plane + at] = value.y
+                tensor[2 * plane + at] = value.x
+            }
+        }
+        return tensor
+    }
+
+    /// The line at 48 pixels high, its width in proportion up to `maxWidth`, padded to `paddedWidth`.
+    func lineTensor(maxWidth: Int, paddedWidth: Int) -> [Float] {
+        let height = PaddleTextReader.lineHeight
+        let width = min(maxWidth, max(1, Int((Double(height) * aspect).rounded(.up))))
+        return tensor(width: width, height: height, paddedWidth: paddedWidth)
+    }
+
+    /// The pixels inside `quad`, straightened: `quad`'s first side becomes the top row.
+    /// A line standing taller than wide (1.5x) is turned a quarter counter-clockwise.
+    func crop(along quad: TextQuad) -> RGBPixels {
+        let p = quad.corners
+        func length(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
+        let w = max(1, Int(max(length(p[0], p[1]), length(p[2], p[3])))), h = max(1, Int(max(length(p[0], p[3]), length(p[1], p[2]))))
+        let across = (p[1] - p[0]) / Double(w), down = (p[3] - p[0]) / Double(h)
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        for v in 0..<h {
+            for u in 0..<w {
+                let source = p[0] + across * Double(u) + down * Double(v)
+                let value = sample(source.x, source.y)
+                let at = (v * w + u) * 3
+                out[at] = UInt8(min(255, max(0, value.x.rounded())))
+                out[at + 1] = UInt8(min(255, max(0, value.y.rounded())))
+                out[at + 2] = UInt8(min(255, max(0, value.z.rounded())))
+            }
+        }
+        let line = RGBPixels(width: w, height: h, bytes: out)
+        return Double(h) / Double(w) >= 1.5 ? line.rotatedQuarterCounterClockwise() : line
+    }
+
+    func rotated180() -> RGBPixels {
+        var out = bytes
+        let count = width * height
+        for index in 0..<count {
+            let from = index * 3, to = (count - 1 - index) * 3
+            out[to] = bytes[from]
+            out[to + 1] = bytes[from + 1]
+            out[to + 2] = bytes[from + 2]
+        }
+        return RGBPixels(width: width, height: height, bytes: out)
+    }
+
+    func rotatedQuarterCounterClockwise() -> RGBPixels {
+        var out = [UInt8](repeating: 0, count: bytes.count)
+        // The new image is height wide and width high; source (x, y) goes to (y, width - 1 - x).
+        for y in 0..<height {
+            for x in 0..<width {
+                let from = (y * width + x) * 3, to = ((width - 1 - x) * height + y) * 3
+                out[to] = bytes[from]
+                out[to + 1] = bytes[from + 1]
+                out[to + 2] = bytes[from + 2]
+            }
+        }
+        return RGBPixels(width: height, height: width, bytes: out)
+    }
+}
+
+extension String {
+    /// The string without spaces at either end.
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+}

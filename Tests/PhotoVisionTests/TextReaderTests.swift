@@ -1,0 +1,143 @@
+import Foundation
+import ImageKit
+import Testing
+@testable import PhotoVision
+
+/// Reading text with PP-OCRv4 on ONNX Runtime (the models and the demo photos installed by
+/// `scripts/install-models.sh`), and the geometry and decoding it rests on.
+@Suite("Text in photos (PP-OCRv4 on ONNX Runtime)")
+struct TextReaderTests {
+    static let models = VisionModels.installed
+
+    @Test("a printed page: its lines read in order, with boxes inside the photo and confidences; the same photo the same result")
+    func page() throws {
+        let reader = try PaddleTextReader(models: Self.models)
+        let page = try ImageDecoder.decode(contentsOf: Self.models.folder + "/photos/page.png")
+        let lines = try reader.readText(in: page)
+        let text = lines.map(\.text).joined(separator: " ")
+        for word in ["segmentation", "markers", "background", "histogram"] { #expect(text.contains(word), "\(word) in \(text)") }
+        #expect(lines.count >= 4)
+        #expect(lines.map(\.y) == lines.map(\.y).sorted(), "top to bottom")
+        for line in lines {
+            #expect(line.x >= 0 && line.y >= 0 && line.x + line.width <= 1.0001 && line.y + line.height <= 1.0001 && line.width > 0 && line.height > 0)
+            #expect(line.confidence >= reader.options.minConfidence && line.confidence <= 1)
+        }
+        #expect(try reader.readText(in: page) == lines, "deterministic")
+    }
+
+    @Test("text drawn upside down is turned by the direction classifier; a blank picture has no text; a missing model is a typed error")
+    func orientationAndEmpty() throws {
+        let reader = try PaddleTextReader(models: Self.models)
+        let page = try ImageDecoder.decode(contentsOf: Self.models.folder + "/photos/page.png")
+        let upright = try reader.readText(in: page).map(\.text)
+        let turned = try reader.readText(in: page.applying(.down)).map(\.text)
+        // Every line read on the page turned upside down is one of the upright page's lines (spaces
+        // aside), read the right way up, not the garble an upside-down line gives.
+        func squeezed(_ text: String) -> String { text.filter { !$0.isWhitespace } }
+        #expect(turned.count >= 3 && turned.allSatisfy { line in upright.map(squeezed).contains(squeezed(line)) }, "upright \(upright), turned \(turned)")
+        #expect(try reader.readText(in: try Image(width: 300, height: 200, fill: .white)).isEmpty)
+        let empty = try temporaryModelsFolder()
+        #expect { _ = try PaddleTextReader(models: VisionModels(folder: empty)) } throws: { ($0 as? VisionError)?.code == .modelMissing }
+    }
+
+    @Test("the smallest rotated rectangle around a tilted bar; corners ordered top-left, top-right, bottom-right, bottom-left")
+    func rotatedBox() throws {
+        // A 40 x 8 bar tilted by 30 degrees, as pixel centres.
+        let angle = Double.pi / 6, u = SIMD2(cos(angle), sin(angle)), v = SIMD2(-sin(angle), cos(angle))
+        var points: [SIMD2<Double>] = []
+        for a in stride(from: 0.0, through: 40, by: 0.5) { for b in stride(from: 0.0, through: 8, by: 0.5) { points.append(SIMD2(50, 50) + u * a + v * b) } }
+        let box = try #require(RotatedBox(enclosing: points))
+        #expect(abs(max(box.length, box.breadth) - 40) < 0.01 && abs(box.shortSide - 8) < 0.01)
+        let corners = box.orderedCorners
+        #expect(corners[0].x < corners[1].x && corners[3].x < corners[2].x && corners[0].y < corners[3].y)
+        #expect(abs(box.expanded(by: 2).shortSide - 12) < 0.01)
+    }
+
+    @Test("DB post-processing: two blobs on a probability map become two boxes in reading order; a faint blob is dropped")
+    func regions() throws {
+        let width = 200, height = 100
+        var map = [Float](repeating: 0, count: width * height)
+        func fill(_ xs: Range<Int>, _ ys: Range<Int>, _ value: Float) { for y in ys { for x in xs { map[y * width + x] = value } } }
+        fill(120..<180, 20..<30, 0.9)  // right, upper
+        fill(10..<80, 22..<32, 0.8)    // left, about the same line: read first
+        fill(10..<80, 60..<70, 0.35)   // above the threshold but not sure enough on average
+        let quads = TextRegionFinder().regions(in: map, width: width, height: height)
+        #expect(quads.count == 2)
+        #expect(quads.first.map { $0.corners[0].x < 60 } == true, "left box first")
+        let bounds = try #require(quads.last?.bounds)
+        #expect(bounds.minX < 120 && bounds.maxX > 180 && bounds.minY < 20 && bounds.maxY > 30, "pushed out (unclipped)")
+    }
+
+    @Test("CTC: the best class each step, repeats merged, blanks dropped, confidence the mean of the kept steps")
+    func ctc() {
+        let characters = ["", "a", "b", " "]
+        // Steps: a a blank a b b blank -> "aab".
+        let best = [1, 1, 0, 1, 2, 2, 0]
+        var probabilities: [Float] = []
+        for (step, index) in best.enumerated() {
+            var row = [Float](repeating: 0.05, count: 4)
+            row[index] = step == 4 ? 0.6 : 0.9
+            probabilities += row
+        }
+        let (text, confidence) = CTCDecoder.decode(probabilities, offset: 0, steps: best.count, characters: characters)
+        #expect(text == "aab")
+        #expect(abs(confidence - (0.9 + 0.9 + 0.6) / 3) < 1e-6)
+        #expect(CTCDecoder.decode([0.9, 0.1, 0, 0], offset: 0, steps: 1, characters: characters) == ("", 0))
+    }
+
+    private func temporaryModelsFolder() throws -> String {
+        let path = NSTemporaryDirectory() + "memora-empty-models-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// Plain nouns for the scene model's classes, and the gate that names a subject.
+@Suite("Scene nouns")
+struct SceneNounTests {
+    @Test("1000 classes in the model's order: breeds become their animal, non-subjects are empty, articles follow sound")
+    func table() throws {
+        let labels = try String(contentsOfFile: VisionModels.installed.folder + "/scene/imagenet-labels.txt", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(SceneNouns.table.count == 1000 && SceneNouns.groups.count == 1000 && SceneNouns.massNoun.count == 1000)
+        func noun(_ label: String) -> String? { labels.firstIndex(of: label).flatMap(SceneNouns.noun(ofClass:)) }
+        #expect(noun("sorrel") == "horse")
+        #expect(noun("golden retriever") == "dog" && noun("basset") == "dog")
+        #expect(noun("tabby") == "cat")
+        #expect(noun("jack-o'-lantern") == "carved pumpkin")
+        #expect(noun("Windsor tie") == "")
+        #expect(noun("convertible") == "car" && noun("sports car") == "car")
+        #expect(SceneSubject(noun: "owl", probability: 1).withArticle == "an owl")
+        #expect(SceneSubject(noun: "hourglass", probability: 1).withArticle == "an hourglass")
+        #expect(SceneSubject(noun: "unicycle", probability: 1).withArticle == "a unicycle")
+        #expect(SceneSubject(noun: "hay", probability: 1, isMassNoun: true).withArticle == "hay")
+    }
+
+    @Test("classes that share a noun add up; below the measured gate nothing is named")
+    func gate() throws {
+        let dogs = SceneNouns.table.indices.filter { SceneNouns.table[$0] == "dog" }
+        var probabilities = [Float](repeating: 0, count: 1000)
+        for index in dogs.prefix(4) { probabilities[index] = 0.09 }  // four breeds at 9%: no breed is sure, a dog is
+        probabilities[SceneNouns.table.firstIndex(of: "cat")!] = 0.2
+        #expect(SceneNouns.subject(probabilities: probabilities)?.noun == "dog")
+        #expect(abs((SceneNouns.subject(probabilities: probabilities)?.probability ?? 0) - 0.36) < 1e-5)
+        probabilities = [Float](repeating: 0, count: 1000)
+        probabilities[dogs[0]] = 0.11  // "basset 11%": not a dog photo
+        #expect(SceneNouns.subject(probabilities: probabilities) == nil)
+        probabilities[SceneNouns.table.firstIndex(of: "")!] = 0.9  // a non-subject class never wins
+        #expect(SceneNouns.subject(probabilities: probabilities) == nil)
+        #expect(SceneNouns.subject(probabilities: [0.5]) == nil)
+        // Themes use the same gate: one breed at 11% makes no "dogs" theme.
+        #expect(SceneAnalysis(features: [], labels: [.init(name: "basset", classIndex: dogs[0], probability: 0.11)]).theme == nil)
+        #expect(SceneAnalysis(features: [], labels: [.init(name: "basset", classIndex: dogs[0], probability: 0.45)]).theme == "dogs")
+    }
+
+    @Test("real photos: the cat and the coffee are named; the astronaut portrait names no object")
+    func photos() throws {
+        let analyzer = try ONNXSceneAnalyzer(models: .installed)
+        let folder = VisionModels.installed.folder
+        #expect(try analyzer.analyze(ImageDecoder.decode(contentsOf: folder + "/photos/chelsea.png")).subject?.noun == "cat")
+        #expect(try analyzer.analyze(ImageDecoder.decode(contentsOf: folder + "/photos/coffee.png")).subject?.noun == "coffee")
+        #expect(try analyzer.analyze(ImageDecoder.decode(contentsOf: folder + "/fixtures/astronaut.png")).subject == nil)
+    }
+}
