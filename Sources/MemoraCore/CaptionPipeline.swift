@@ -40,14 +40,17 @@ public struct CaptionPipeline: Sendable {
     public let replacesExisting: Bool
     /// Whether each photo keeps its modification time when its caption is written.
     public let keepsModificationTime: Bool
+    /// The clock the caption's source is dated by.
+    public let clock: any CaptionClock
 
     var queue: ProcessingQueue { ProcessingQueue(database: database) }
     var history: PhotoHistory { PhotoHistory(database: database) }
 
     /// A pipeline writing to `database`'s queue and history, captioning with `selector`.
     public init(database: CaptionDatabase, selector: ModelSelector, maxRetries: Int = 3, replacesExisting: Bool = false,
-                keepsModificationTime: Bool = false) {
+                keepsModificationTime: Bool = false, clock: any CaptionClock = SystemClock()) {
         self.database = database
+        self.clock = clock
         self.selector = selector
         self.maxRetries = max(1, maxRetries)
         self.replacesExisting = replacesExisting
@@ -94,12 +97,20 @@ public struct CaptionPipeline: Sendable {
             }
             try queue.recordIntent(item.id, caption: selection.caption)
             return try finish(item, caption: selection.caption.description, altText: selection.caption.altText,
+                              extendedDescription: selection.caption.extendedDescription,
                               model: selection.caption.model.identifier, recovered: false, current: metadata.captions)
         } catch {
             // Only the database can fail here; the item stays as it is and is recovered later.
             database.logError(asset: asset, type: "database", message: "\(error)")
             return .failed(error: "\(error)", willRetry: true)
         }
+    }
+
+    /// What `memora:CaptionSource` says of a caption `model` wrote at `date`: who wrote it (a model,
+    /// or Memora's on-device models), that it was written automatically, and when.
+    static func source(model: String, at date: Date) -> String {
+        let who = model == BasicDescriptionGenerator.identifier ? "Memora's on-device models (faces, scene, text; not a language model)" : "the model \(model)"
+        return "Written automatically by \(who) on \(ISO8601DateFormatter().string(from: date))"
     }
 
     /// Why a photo whose caption a person wrote is left alone.
@@ -121,7 +132,7 @@ public struct CaptionPipeline: Sendable {
     /// Writes the caption when the file does not hold it yet (recording it in the history, with
     /// what it replaced, before the photo changes), then completes the item. `current` is the
     /// captions just read, when known.
-    private func finish(_ item: QueueItem, caption: String, altText: String, model: String, recovered: Bool,
+    private func finish(_ item: QueueItem, caption: String, altText: String, extendedDescription: String? = nil, model: String, recovered: Bool,
                         current: CaptionReading? = nil) throws(MemoraError) -> PipelineOutcome {
         let asset = item.assetID
         let current = current ?? (try? MetadataReader.read(contentsOf: asset).captions)
@@ -130,7 +141,8 @@ public struct CaptionPipeline: Sendable {
         var recorded: PhotoHistory.Recorded?
         if !written {
             // Recorded, with what the write replaces, before the photo changes; confirmed with the item's completion.
-            let update = CaptionUpdate(caption: caption, altText: altText, isBasicDescription: model == BasicDescriptionGenerator.identifier)
+            let update = CaptionUpdate(caption: caption, altText: altText, extendedDescription: extendedDescription,
+                                       source: Self.source(model: model, at: clock.now()), isBasicDescription: model == BasicDescriptionGenerator.identifier)
             do { recorded = try history.write(update, record, confirming: false, keepModificationTime: keepsModificationTime) } catch {
                 return try failure(item, type: "write", message: error.description, final: !error.isRetryable)
             }

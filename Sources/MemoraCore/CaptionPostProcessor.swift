@@ -1,19 +1,30 @@
 import Foundation
 
-/// Cleans what a model returns into a caption a screen reader can use.
+/// Cleans what a model returns into a caption a screen reader can use: the rules every
+/// description meets, whichever generator wrote it (Docs/Captioning.md, "The rules").
 ///
-/// In order: trim and collapse white space, drop wrapping quotes, remove known
-/// artefacts (BLIP's "arafed", a leading "there is", "an image of", "a photo of"
-/// and their kin), collapse a word repeated back to back, drop a cut-off last
-/// sentence, capitalise, and end with a full stop. The alt text is the longest
-/// prefix of whole sentences within ``altTextLimit`` characters (or the first
-/// sentence shortened at a word boundary); the full description is kept too.
+/// In order: drop Markdown (emphasis, headings, list marks, code marks), trim and collapse white
+/// space and line breaks, drop wrapping quotes, remove known artefacts (BLIP's "arafed", a chatty
+/// "Sure! Here is a description of the image:", a leading "there is", "an image of", "a photo of"
+/// and their kin), collapse a word repeated back to back, drop a cut-off last sentence,
+/// capitalise, and end with a full stop. The alt text is the longest prefix of whole sentences
+/// within ``altTextLimit`` characters (IPTC's 125; or the first sentence shortened at a word
+/// boundary); the full description is kept too, and is the extended description when the alt text
+/// is shorter.
 public enum CaptionPostProcessor {
-    /// The longest alt text, in characters.
-    public static let altTextLimit = 150
+    /// The longest alt text, in characters (IPTC's Alt Text (Accessibility) guidance: about 125).
+    public static let altTextLimit = 125
 
     /// Artefact words some captioning models emit (BLIP's tokeniser quirks).
     static let artefactWords: Set<String> = ["arafed", "araffe", "arafe", "arafly", "arrafed", "araffes"]
+
+    /// Chatty openings of instruction-tuned models, dropped with what follows up to a colon or a full stop.
+    static let chattyOpenings = [
+        "sure! here is a description of the image", "sure! here's a description of the image", "sure, here is a description of the image",
+        "here is a description of the image", "here's a description of the image", "here is a description of the photo",
+        "here's a description of the photo", "here is a description", "here's a description", "certainly! here is a description",
+        "sure! here is", "sure, here is", "certainly!", "sure!", "description:", "alt text:", "caption:",
+    ]
 
     /// Openings that describe the medium instead of the content, longest first.
     static let mediumOpenings = [
@@ -30,13 +41,14 @@ public enum CaptionPostProcessor {
 
     /// Cleans `raw` into a full description and an alt text. Returns nil when nothing usable is left.
     public static func process(_ raw: String) -> (description: String, altText: String)? {
-        var text = raw.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+        var text = removingMarkdown(raw).replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
         text = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
         text = stripWrappingQuotes(text)
         var words = text.split(separator: " ").map(String.init)
         words.removeAll { artefactWords.contains(normalised($0)) }
         words = collapsingRepeats(words)
         text = words.joined(separator: " ")
+        text = removingChattyOpening(text)
         text = removingMediumOpening(text)
         text = droppingCutOffSentence(text)
         text = text.trimmingCharacters(in: CharacterSet(charactersIn: " ,;:-"))
@@ -68,6 +80,54 @@ public enum CaptionPostProcessor {
         var cut = words.joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: " ,;:-"))
         if cut.isEmpty { cut = String(description.prefix(altTextLimit - 1)) }
         return cut + "."
+    }
+
+    /// `raw` without Markdown: `**`, `__`, `*`, `_` emphasis and backticks around words, `#` headings
+    /// and `-`, `*`, `1.` list marks at the start of lines; the words are kept.
+    static func removingMarkdown(_ raw: String) -> String {
+        var lines: [String] = []
+        for line in raw.split(separator: "\n", omittingEmptySubsequences: false) {
+            var text = line.trimmingCharacters(in: .whitespaces)
+            // A heading is a label ("## Description"), not part of the description.
+            if text.hasPrefix("#") { continue }
+            var item = false
+            for mark in ["- ", "* ", "+ ", "> "] where text.hasPrefix(mark) {
+                text.removeFirst(mark.count)
+                item = true
+            }
+            if let dot = text.firstIndex(of: "."), text[..<dot].allSatisfy(\.isNumber), !text[..<dot].isEmpty,
+               text[text.index(after: dot)...].hasPrefix(" ") {
+                text = String(text[text.index(dot, offsetBy: 2)...])
+                item = true
+            }
+            // List items become sentences.
+            if item, let last = text.last, !".!?:;".contains(last) { text += "." }
+            lines.append(text)
+        }
+        var text = lines.joined(separator: "\n")
+        for mark in ["**", "__", "`"] { text = text.replacingOccurrences(of: mark, with: "") }
+        // Single * or _ around words (emphasis), not inside words (snake_case, 3*4).
+        var result = ""
+        let characters = Array(text)
+        for (index, character) in characters.enumerated() {
+            if character == "*" || character == "_" {
+                let before = index > 0 ? characters[index - 1] : " ", after = index + 1 < characters.count ? characters[index + 1] : " "
+                if !(before.isLetter || before.isNumber) || !(after.isLetter || after.isNumber) { continue }
+            }
+            result.append(character)
+        }
+        return result
+    }
+
+    static func removingChattyOpening(_ text: String) -> String {
+        let lower = text.lowercased()
+        for opening in chattyOpenings where lower.hasPrefix(opening) {
+            var rest = text.dropFirst(opening.count)
+            // "... of the image: A dog" / "... of the image. A dog" / "Sure! A dog"
+            if let first = rest.first, ":.".contains(first) { rest = rest.dropFirst() }
+            return rest.trimmingCharacters(in: .whitespaces)
+        }
+        return text
     }
 
     /// Splits at sentence ends (".", "!", "?" followed by a space).

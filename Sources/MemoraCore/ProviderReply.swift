@@ -101,7 +101,9 @@ enum ProviderReply {
         guard let (description, altText) = CaptionPostProcessor.process(text) else {
             throw .emptyCaption(provider: model.displayName)
         }
-        return GeneratedCaption(description: description, altText: altText, model: model, rawText: text)
+        // What the alt text leaves out is the extended description: the whole description.
+        return GeneratedCaption(description: description, altText: altText, model: model, rawText: text,
+                                extendedDescription: altText == description ? nil : description)
     }
 
     /// A base URL joined with a path, whatever slashes each has.

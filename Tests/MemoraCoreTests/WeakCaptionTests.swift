@@ -65,6 +65,7 @@ struct WeakCaptionTests {
         #expect(first.summary.captioned == 1 && first.summary.models[BasicDescriptionGenerator.identifier] == 1)
         let marked = try MetadataReader.read(contentsOf: photo).captions
         #expect(marked.isBasicDescription && marked.caption?.contains("July 2019") == true, "\(String(describing: marked.caption))")
+        #expect(marked.captionSource?.contains("on-device models") == true && marked.extendedDescription != nil)
 
         let server = LoopbackModelServer(flavor: .ollama)
         let url = try await server.start()

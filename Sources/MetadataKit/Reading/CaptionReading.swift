@@ -24,6 +24,9 @@ public struct CaptionReading: Sendable, Hashable, Codable {
     public var extendedDescription: String?
     /// Memora's mark of a basic description (`memora:BasicDescription`): the caption it was written with.
     public var basicDescription: String?
+    /// Where the caption came from (`memora:CaptionSource`), when Memora wrote it: the model, or
+    /// Memora's on-device models, and when.
+    public var captionSource: String? = nil
 
     /// Whether the caption is Memora's basic description (measured, not written by a model or a
     /// person): the mark is there and still holds the caption, so a caption another program wrote

@@ -89,7 +89,8 @@ public enum MetadataReader {
             mwgSource: mwg, copiesDisagree: Set(present).count > 1,
             altText: fields.languageAlternative("Xmp.iptc.AltTextAccessibility") ?? fields.languageAlternative("Xmp.Iptc4xmpCore.AltTextAccessibility"),
             extendedDescription: fields.languageAlternative("Xmp.iptc.ExtDescrAccessibility") ?? fields.languageAlternative("Xmp.Iptc4xmpCore.ExtDescrAccessibility"),
-            basicDescription: fields.first(CaptionWriter.basicDescriptionKey)?.value)
+            basicDescription: fields.first(CaptionWriter.basicDescriptionKey)?.value,
+            captionSource: fields.first(CaptionWriter.captionSourceKey)?.value)
 
         let windowsTitle = fields.first("Exif.Image.XPTitle").map { TextEncodings.decodeUCS2LE($0.rawBytes) }
         let iptcKeywords = fields.all("Iptc.Application2.Keywords").map { TextEncodings.decodeIPTCText($0.rawBytes, declaredUTF8: iptcUTF8) }

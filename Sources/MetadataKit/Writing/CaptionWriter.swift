@@ -11,6 +11,10 @@ public enum CaptionWriter {
     static let descriptionKey = "Xmp.dc.description"
     /// The mark of a basic description: `memora:BasicDescription` holds the caption it belongs to.
     static let basicDescriptionKey = "Xmp.memora.BasicDescription"
+    /// IPTC's accessibility extended description.
+    static let extendedDescriptionKey = "Xmp.iptc.ExtDescrAccessibility"
+    /// Where the caption came from: `memora:CaptionSource`.
+    static let captionSourceKey = "Xmp.memora.CaptionSource"
     /// The namespace of Memora's own XMP properties.
     public static let memoraNamespace = "http://ns.memora.photos/xmp/1.0/"
 
@@ -259,6 +263,7 @@ public enum CaptionWriter {
         let intended: Set<String> = [
             "Exif.Image.ImageDescription", "Exif.Image.XPComment", "Exif.Image.XPTitle", "Iptc.Application2.Caption",
             "Iptc.Envelope.CharacterSet", "Iptc.Application2.RecordVersion", descriptionKey, altTextKey, basicDescriptionKey,
+            extendedDescriptionKey, captionSourceKey,
             // In TIFF and DNG the XMP, IPTC and Photoshop blocks are themselves IFD0 tags; their
             // contents are compared above through the XMP and IPTC tags they decode to.
             "Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources",
@@ -307,6 +312,10 @@ public enum CaptionWriter {
                 .filter { $0 != expected }
             if reading.captions.iptc != nil, !staleIPTC.isEmpty { differences.append("Iptc.Application2.Caption (a copy still holds \"\(staleIPTC[0].prefix(40))\")") }
             if !xmpCheckedAsText, let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
+            if !xmpCheckedAsText, let extended = update.extendedDescription, reading.captions.extendedDescription != extended {
+                differences.append("\(extendedDescriptionKey) (not written)")
+            }
+            if !xmpCheckedAsText, reading.captions.captionSource != update.source { differences.append("\(captionSourceKey) (\(update.source == nil ? "still there" : "not written"))") }
         case .stripLocation:
             let left = after.filter { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" || operation.mayChange($0) }
                 .filter { !["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources"].contains($0.key) }

@@ -11,8 +11,9 @@ enum JPEGXMPCopies {
     static func isChanged(_ tag: MetadataTag, by operation: MetadataOperation) -> Bool {
         switch operation {
         case .caption(let update):
-            return tag.key == CaptionWriter.descriptionKey || tag.key == CaptionWriter.basicDescriptionKey
+            return tag.key == CaptionWriter.descriptionKey || tag.key == CaptionWriter.basicDescriptionKey || tag.key == CaptionWriter.captionSourceKey
                 || (update.altText != nil && tag.key == CaptionWriter.altTextKey)
+                || (update.extendedDescription != nil && tag.key == CaptionWriter.extendedDescriptionKey)
         case .stripLocation:
             return operation.mayChange(tag)
         }
@@ -115,6 +116,9 @@ enum JPEGXMPCopies {
             case .caption(let update):
                 if value(CaptionWriter.descriptionKey) != update.caption { found.append("\(place) \(CaptionWriter.descriptionKey) (not written)") }
                 if let altText = update.altText, value(CaptionWriter.altTextKey) != altText { found.append("\(place) \(CaptionWriter.altTextKey) (not written)") }
+                if let extended = update.extendedDescription, value(CaptionWriter.extendedDescriptionKey) != extended {
+                    found.append("\(place) \(CaptionWriter.extendedDescriptionKey) (not written)")
+                }
             case .stripLocation:
                 found += newTags.filter { operation.mayChange($0) }.map { "\(place) \($0.key) (still there)" }
             }

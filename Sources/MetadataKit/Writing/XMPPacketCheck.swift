@@ -28,10 +28,11 @@ enum XMPPacketCheck {
     static func isChanged(_ value: XMPDocument.Value, by operation: MetadataOperation) -> Bool {
         switch operation {
         case .caption(let update):
-            if value.path.isEmpty, matches(value, CaptionWriter.basicDescriptionKey) { return true }
+            if value.path.isEmpty, matches(value, CaptionWriter.basicDescriptionKey) || matches(value, CaptionWriter.captionSourceKey) { return true }
             // A bare string (the attribute form) becomes the language alternative.
             guard value.path == "[x-default]" || value.path.isEmpty else { return false }
             return matches(value, CaptionWriter.descriptionKey) || (update.altText != nil && matches(value, CaptionWriter.altTextKey))
+                || (update.extendedDescription != nil && matches(value, CaptionWriter.extendedDescriptionKey))
         case .stripLocation:
             return MetadataOperation.xmpLocationKeys.contains { matches(value, $0) }
         }
@@ -69,6 +70,11 @@ enum XMPPacketCheck {
             }
             check(CaptionWriter.descriptionKey, update.caption)
             if let altText = update.altText { check(CaptionWriter.altTextKey, altText) }
+            if let extended = update.extendedDescription { check(CaptionWriter.extendedDescriptionKey, extended) }
+            let sources = changed.filter { matches($0, CaptionWriter.captionSourceKey) }.map(\.text)
+            if sources != (update.source.map { [$0] } ?? []) {
+                found.append("\(place) \(CaptionWriter.captionSourceKey) (\(update.source == nil ? "still there" : "not written"))")
+            }
             let marks = changed.filter { matches($0, CaptionWriter.basicDescriptionKey) }
             if update.isBasicDescription ? marks.map(\.text) != [update.caption] : !marks.isEmpty {
                 found.append("\(place) \(CaptionWriter.basicDescriptionKey) (\(update.isBasicDescription ? "not written" : "still there"))")

@@ -30,6 +30,7 @@ extension CaptionWriter {
             differences.append("\(descriptionKey) (not written)")
         }
         if let altText = update.altText, reading.altText != altText { differences.append("\(altTextKey) (not written)") }
+        if let extended = update.extendedDescription, reading.extendedDescription != extended { differences.append("\(extendedDescriptionKey) (not written)") }
         guard differences.isEmpty else { throw .verificationFailed(source: sidecar, differences: differences) }
         if let existing {
             try FileAccess.replace(sidecar, with: packet, expected: existing.bytes, identity: existing.identity, keepModificationTime: false)
