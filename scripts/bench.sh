@@ -26,6 +26,16 @@ if ! "$PYTHON" -c 'import dlib' 2>/dev/null; then
   fi
   if "$venv/bin/python" -c 'import dlib, numpy, PIL, sklearn' 2>/dev/null; then PYTHON="$venv/bin/python"; fi
 fi
+# The OCR scenario's peer is RapidOCR 1.4.4's own Python pipeline (PyPI's rapidocr-onnxruntime, with the
+# same PP-OCRv4 models Memora installs), in a virtual environment of its own in the cache.
+ocr_venv="${XDG_CACHE_HOME:-$HOME/.cache}/memora/bench-ocr"
+if ! "$ocr_venv/bin/python" -c 'import rapidocr_onnxruntime' 2>/dev/null; then
+  echo "Installing RapidOCR (rapidocr-onnxruntime 1.4.4) for the OCR scenario's peer..." >&2
+  rm -rf "$ocr_venv"
+  "$PYTHON" -m venv "$ocr_venv" >&2 && "$ocr_venv/bin/python" -m pip install --quiet rapidocr-onnxruntime==1.4.4 onnxruntime==1.32.0 >&2 ||
+    echo "Could not install RapidOCR: scenario 21 runs without its peer." >&2
+fi
+export MEMORA_BENCH_OCR_PYTHON="$ocr_venv/bin/python"
 # The vault scenario's peer is Debian's `age`; installed when we can, skipped otherwise.
 if ! command -v age >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing age for the benchmark peer..." >&2
@@ -47,4 +57,4 @@ fi
 swift build -c release --product memora-bench >&2
 swift build -c release --product loca-memory-probe >&2
 swift build -c release --product memora >&2  # scenario 8 runs the CLI as a child process
-.build/release/memora-bench --python "$PYTHON" --peer-script scripts/pillow_peer.py "$@"
+.build/release/memora-bench --python "$PYTHON" --peer-script scripts/pillow_peer.py --ocr-python "$MEMORA_BENCH_OCR_PYTHON" "$@"

@@ -26,6 +26,11 @@ struct Bench {
         var facePoints = 50_000
         var uploadMegabytes = 1024
         var hubMemories = 100_000
+        /// Photos the OCR scenario reads too (every JPEG in the folder).
+        var ocrDirectory: String?
+        /// The Python with rapidocr-onnxruntime 1.4.4 for the OCR scenario's peer.
+        var ocrPython = "python3"
+        var ocrPeerScript = "scripts/bench-ocr-peer.py"
     }
 
     static func main() async {
@@ -98,6 +103,9 @@ struct Bench {
         }
         if settings.only == nil || settings.only == "hub" {
             try await HubBench.run(settings)
+        }
+        if settings.only == nil || settings.only == "describe" {
+            try await DescriptionBench.run(settings)
         }
     }
 
@@ -270,8 +278,10 @@ struct Bench {
             case "--dbscan-points": settings.dbscanPoints = Int(value) ?? settings.dbscanPoints
             case "--face-points": settings.facePoints = Int(value) ?? settings.facePoints
             case "--hub-memories": settings.hubMemories = max(1000, Int(value) ?? settings.hubMemories)
+            case "--ocr-dir": settings.ocrDirectory = value
+            case "--ocr-python": settings.ocrPython = value
             case "--upload-megabytes": settings.uploadMegabytes = max(8, Int(value) ?? settings.uploadMegabytes)
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision|sync|hub, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points, --upload-megabytes, --hub-memories")
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision|sync|hub|describe, --ocr-dir, --ocr-python, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points, --upload-megabytes, --hub-memories")
             }
         }
         return settings

@@ -68,7 +68,7 @@ final class VisionLoader: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let loaded { return loaded }
-        let made = models.flatMap { try? IndexVision.installed(models: $0, readsText: true) }
+        let made = models.flatMap { try? IndexVision.installed(models: $0, readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount) }
         loaded = .some(made)
         return made
     }

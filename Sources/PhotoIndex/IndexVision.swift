@@ -31,11 +31,16 @@ public struct IndexVision: Sendable {
     /// dlib's faces and MobileNetV2's scenes from the installed models (Docs/Models.md), each model
     /// run on one thread (the indexer runs one photo per core). Throws what is missing, with the
     /// command that installs it.
-    public static func installed(models: VisionModels = .installed, readsText: Bool = false) throws(VisionError) -> IndexVision {
+    ///
+    /// With `readsText`, the text reader too (PP-OCRv4), running `textThreads` threads per model run
+    /// (one photo at a time, as the description does, uses every core).
+    public static func installed(models: VisionModels = .installed, readsText: Bool = false, textThreads: Int = 1) throws(VisionError) -> IndexVision {
         DlibFaceAnalyzer.setMatrixThreads(1)
+        var options = PaddleTextReader.Options()
+        options.threads = max(1, textThreads)
         return IndexVision(faces: try DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(scanThreads: 1)),
                            scenes: try ONNXSceneAnalyzer(models: models, threads: 1),
-                           text: readsText ? try PaddleTextReader(models: models) : nil)
+                           text: readsText ? try PaddleTextReader(models: models, options: options) : nil)
     }
 
     /// The faces of a photo: those found in `image`, each named by the metadata region it overlaps

@@ -31,6 +31,15 @@ struct DemoCommand: AsyncParsableCommand {
             try printJSON(report)
             return
         }
+        if report.realPhotos.isEmpty {
+            print("(no real photos described: the vision models are not installed; run scripts/install-models.sh)")
+        } else {
+            print("Real photos described on this device (Memora's face, scene and text models, not a language model; written into each photo's XMP, EXIF and IPTC):")
+            for photo in report.realPhotos {
+                print("  \(photo.file): \(photo.caption)")
+                if photo.altText != photo.caption { print("    alt text: \(photo.altText)") }
+            }
+        }
         print("Sample library: \(report.library) (\(report.photos.count) files, made with libturbojpeg, libpng and libheif)")
         for photo in report.photos {
             if let error = photo.error {
@@ -57,7 +66,7 @@ struct DemoCommand: AsyncParsableCommand {
         if report.captions.count > shown { print("  ... and \(report.captions.count - shown) more (memora metadata read -r \(report.library))") }
         for (model, count) in report.captionModels.sorted(by: { $0.key < $1.key }) { print("  model \(model): \(count) photos") }
         if report.usedBasicDescription {
-            print("  (the basic description is measured by Memora, not an AI model: start Ollama with `ollama pull llava`, or set GEMINI_API_KEY / OPENAI_API_KEY and run `memora caption --mode gemini|gpt`, for real captions)")
+            print("  (the on-device description says only what Memora's own models and the photo's metadata show, not a language model's caption: start Ollama with `ollama pull llava`, or set GEMINI_API_KEY / OPENAI_API_KEY and run `memora caption --mode gemini|gpt`, for richer captions)")
         }
         let vault = report.vault
         print("Vault: \(vault.folder) (\(vault.encrypted) photos encrypted with \(vault.algorithm), key file \(vault.keyFile)); "

@@ -129,10 +129,18 @@ struct WeakCaptionTests {
         #expect(DescriptionComposer.compose(facts).caption == "A scene Memora's models do not recognise, dark, mostly blue.")
         // Many lines: the alt text keeps the most prominent that fit 125 characters, the extended description all of them.
         facts = PhotoFacts(subject: SceneSubject(noun: "menu", probability: 0.9))
-        facts.text = (1...8).map { TextLine(text: "Dish number \($0) with a long name", confidence: 0.9, x: 0, y: Double($0) / 10, width: 0.5, height: $0 == 5 ? 0.09 : 0.05) }
+        facts.text = (1...8).map { TextLine(text: "Dish number \($0) with a long name", confidence: 0.9, x: 0, y: Double($0) / 10, width: 0.5, height: $0 == 1 ? 0.09 : 0.04) }
         (caption, altText, extended) = DescriptionComposer.compose(facts)
         #expect(altText.count <= DescriptionComposer.altTextTarget)
-        #expect(altText.hasPrefix("A menu. Text in the photo reads \"Dish number 5 with a long name\""), "\(altText)")
+        #expect(altText.hasPrefix("A menu. Text in the photo reads \"Dish number 1 with a long name\""), "\(altText)")
+        #expect(!altText.contains("Dish number 2"), "fine print (under half the tallest line) stays out of the alt text")
+        // Text and nothing else known: the text is the description.
+        var page = PhotoFacts(colors: ["white"])
+        page.text = [TextLine(text: "Region-based segmentation", confidence: 0.99, x: 0, y: 0.1, width: 0.7, height: 0.1),
+                     TextLine(text: "Let us first determine markers", confidence: 0.95, x: 0, y: 0.3, width: 0.9, height: 0.09)]
+        let described = DescriptionComposer.compose(page)
+        #expect(described.caption == "Text: \"Region-based segmentation\" and \"Let us first determine markers\".")
+        #expect(described.altText == described.caption)
         #expect(caption.components(separatedBy: "Dish number").count - 1 == 5)
         #expect(extended.map { $0.components(separatedBy: "Dish number").count - 1 } == 5 + 8)
         // Never over 250 characters, whatever the metadata holds.

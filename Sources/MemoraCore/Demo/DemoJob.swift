@@ -52,6 +52,8 @@ public struct DemoJob: Sendable {
         let album = try SampleFamilyAlbum.generate(in: library + "/family", face: vision == nil ? nil : Self.faceSample())
             .map { "family/" + $0 }
         let photos = makeThumbnails(files, library: library, into: thumbnails, onProgress: onProgress)
+        // Real photos beside the generated ones, described by the same caption job.
+        let real = try Self.copyRealPhotos(into: library + "/real-photos")
         let captioning = try await caption(library: library)
 
         // The library indexed, and a memory collage chosen and rendered from the index.
@@ -86,7 +88,25 @@ public struct DemoJob: Sendable {
             newPeople: people?.newPeople ?? 0, themes: themes?.themes.map { "\($0.value) (\($0.count))" } ?? [],
             themeCollage: themeCollage?.path, themeCollagePhotos: themeCollage?.photos ?? 0,
             captionDatabase: captioning.database, captioned: captioning.summary.captioned + captioning.summary.recovered,
-            captions: captioning.captions, captionModels: captioning.summary.models, vault: vault, seconds: Date().timeIntervalSince(start))
+            captions: captioning.captions, captionModels: captioning.summary.models, vault: vault, seconds: Date().timeIntervalSince(start),
+            realPhotos: real.compactMap { file in
+                captioning.items[file].map { DemoReport.RealPhoto(file: "real-photos/" + file, caption: $0.caption, altText: $0.altText) }
+            })
+    }
+
+    /// The real photos the models script installs (scikit-image's astronaut, coffee, cat, rocket,
+    /// coins, printed page and handwriting; their terms in `photos/LICENSE`), copied into `folder`;
+    /// none when the models are not installed. Returns their file names.
+    static func copyRealPhotos(into folder: String, models: VisionModels = .installed) throws -> [String] {
+        let sources = ["fixtures/astronaut.png", "photos/coffee.png", "photos/chelsea.png", "photos/rocket.jpg", "photos/coins.png",
+                       "photos/page.png", "photos/text.png"].map { models.folder + "/" + $0 }.filter { FileSystem.exists($0) }
+        guard !sources.isEmpty else { return [] }
+        try FileSystem.makeFolder(folder)
+        return try sources.map { source in
+            let name = SystemPath.fileName(of: source)
+            try AtomicFileWriter.write(try SystemFile(source).readAll(), to: folder + "/" + name)
+            return name
+        }
     }
 
     /// The astronaut photo the models script installs (NASA, public domain), with the box of her
@@ -123,7 +143,8 @@ public struct DemoJob: Sendable {
     }
 
     /// Captions the library through the caption job, in a fresh database beside it.
-    func caption(library: String) async throws -> (database: String, summary: CaptionScheduler.Summary, captions: [String: String]) {
+    func caption(library: String) async throws -> (database: String, summary: CaptionScheduler.Summary, captions: [String: String],
+                                                  items: [String: (caption: String, altText: String)]) {
         let databasePath = output + "/memora.sqlite"
         for suffix in ["", "-wal", "-shm", ".worker-lock"] { try? FileSystem.remove(databasePath + suffix) }
         let database = try CaptionDatabase(path: databasePath)
@@ -132,10 +153,14 @@ public struct DemoJob: Sendable {
                              ignoresConstraints: true, maxWait: 0)
         let report = try await job.run(paths: [library])
         var captions: [String: String] = [:]
+        var items: [String: (caption: String, altText: String)] = [:]
         for item in try ProcessingQueue(database: database).items(status: .completed) {
-            if let caption = item.caption { captions[SystemPath.fileName(of: item.assetURI)] = caption }
+            if let caption = item.caption {
+                captions[SystemPath.fileName(of: item.assetURI)] = caption
+                items[SystemPath.fileName(of: item.assetURI)] = (caption, item.altText ?? caption)
+            }
         }
-        return (databasePath, report.summary, captions)
+        return (databasePath, report.summary, captions, items)
     }
 
     /// Encrypts the photos into a fresh vault (its key file kept beside it, for the demo only),

@@ -90,7 +90,19 @@ public struct DemoReport: Sendable, Hashable, Codable {
     public var vault: Vault
     /// How long the whole demo took.
     public var seconds: Double
+    /// A real photo described on the device.
+    public struct RealPhoto: Sendable, Hashable, Codable {
+        /// The file, in `library/real-photos/`.
+        public var file: String
+        /// The description written into it.
+        public var caption: String
+        /// The alt text written into it.
+        public var altText: String
+    }
+    /// Real photos (scikit-image's, installed with the models) and their on-device descriptions;
+    /// empty without the models.
+    public var realPhotos: [RealPhoto] = []
 
     /// Whether some captions are the basic description (no AI model was reachable).
-    public var usedBasicDescription: Bool { captionModels.keys.contains(BasicDescriptionGenerator().modelInfo.identifier) }
+    public var usedBasicDescription: Bool { captionModels.keys.contains(BasicDescriptionGenerator.identifier) }
 }

@@ -30,6 +30,12 @@ public enum DescriptionComposer {
     /// The caption, the alt text and the extended description (nil when it would repeat the caption).
     public static func compose(_ facts: PhotoFacts) -> (caption: String, altText: String, extended: String?) {
         let who = people(facts)
+        let quoted = quotable(facts.text)
+        // The lines for the alt text: in reading order (a sign's or a page's title comes first), the
+        // fine print (lines under half the tallest one's height) left to the extended description.
+        let tallest = quoted.map(\.height).max() ?? 0
+        let prominent = quoted.filter { $0.height >= tallest / 2 }.map(\.text)
+        let onlyText = who == nil && facts.subject == nil && !quoted.isEmpty
         var what: String
         if let who {
             what = who
@@ -37,23 +43,28 @@ public enum DescriptionComposer {
         } else if let subject = facts.subject {
             what = subject.withArticle
         } else {
-            what = facts.text.isEmpty ? "a scene Memora's models do not recognise" : "text"
+            what = onlyText ? "text" : "a scene Memora's models do not recognise"
         }
         var lead = capitalised(what)
         if let place = facts.place { lead += " in \(place)" }
         let dated = facts.monthAndYear.map { lead + ", \($0)" } ?? lead
-        let quoted = quotable(facts.text)
-        let prominent = quoted.sorted { $0.height > $1.height }.map(\.text)
 
-        var caption = dated + "."
-        if !quoted.isEmpty { caption += " " + textSentence(Array(quoted.map(\.text).prefix(captionQuotes))) }
-        if who == nil, facts.subject == nil, quoted.isEmpty, let colors = colorWords(facts) { caption = dated + ", " + colors + "." }
+        var caption: String
+        if onlyText {
+            // Text and nothing else known: the text is the description ("Text: "A", "B".").
+            caption = dated + ": " + list(Array(quoted.map(\.text).prefix(captionQuotes))) + "."
+        } else {
+            caption = dated + "."
+            if !quoted.isEmpty { caption += " " + textSentence(Array(quoted.map(\.text).prefix(captionQuotes))) }
+            if who == nil, facts.subject == nil, let colors = colorWords(facts) { caption = dated + ", " + colors + "." }
+        }
 
         // The alt text: who or what and where, then as much quoted text as fits the target.
         var altText = lead + "."
         if altText.count > altTextTarget { altText = shortened(lead, to: altTextTarget) }
         for count in stride(from: min(prominent.count, 3), through: 1, by: -1) {
-            let candidate = altText + " " + textSentence(Array(prominent.prefix(count)))
+            let strings = Array(prominent.prefix(count))
+            let candidate = onlyText ? lead + ": " + list(strings) + "." : altText + " " + textSentence(strings)
             if candidate.count <= altTextTarget {
                 altText = candidate
                 break
@@ -103,9 +114,13 @@ public enum DescriptionComposer {
 
     /// `Text in the photo reads "A".` / `... reads "A", "B" and "C".`
     static func textSentence(_ strings: [String]) -> String {
+        "Text in the photo reads \(list(strings))."
+    }
+
+    /// `"A"`, `"A" and "B"`, `"A", "B" and "C"`.
+    static func list(_ strings: [String]) -> String {
         let quoted = strings.map { "\"\($0)\"" }
-        let list = quoted.count == 1 ? quoted[0] : quoted.dropLast().joined(separator: ", ") + " and " + quoted[quoted.count - 1]
-        return "Text in the photo reads \(list)."
+        return quoted.count == 1 ? quoted[0] : quoted.dropLast().joined(separator: ", ") + " and " + quoted[quoted.count - 1]
     }
 
     static func colorWords(_ facts: PhotoFacts) -> String? {

@@ -1,0 +1,113 @@
+import Foundation
+import ImageKit
+import MemoraCore
+import PhotoIndex
+import PhotoVision
+
+/// The description scenarios of memora-bench (`--only describe`):
+/// 21. OCR on the same decoded pixels: our PaddleTextReader against RapidOCR 1.4.4's own Python
+///     pipeline on the same PP-OCRv4 models (scripts/bench-ocr-peer.py), one photo at a time, ONNX
+///     Runtime on every core on both sides; the photos are the real ones the models script installs
+///     (and, with `--ocr-dir DIR`, every JPEG there); the strings each side found are compared.
+///     Target: ours at least 1.2x faster, finding at least as many.
+/// 22. The whole on-device description of a 12 MP JPEG on every core (decode, metadata, faces,
+///     subject, text, composition) against the raw model calls on the same decoded pixels, measured
+///     in the same run (target at most 1.15x), and the peak memory with every model loaded.
+enum DescriptionBench {
+    static func run(_ settings: Bench.Settings) async throws {
+        let models = VisionModels.installed
+        guard models.isComplete else {
+            print("\n21-22. skipped: the vision models are not installed (scripts/install-models.sh)")
+            return
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var options = PaddleTextReader.Options()
+        options.threads = cores
+        let reader = try PaddleTextReader(models: models, options: options)
+        try await ocr(reader, settings: settings)
+        try await describe(reader, settings: settings)
+    }
+
+    static func ocr(_ reader: PaddleTextReader, settings: Bench.Settings) async throws {
+        let folder = VisionModels.installed.folder
+        var paths = ["photos/page.png", "photos/text.png", "photos/coffee.png", "photos/chelsea.png", "photos/rocket.jpg", "photos/coins.png",
+                     "fixtures/astronaut.png"].map { folder + "/" + $0 }
+        if let extra = settings.ocrDirectory {
+            paths += try FileManager.default.contentsOfDirectory(atPath: extra).filter { $0.lowercased().hasSuffix(".jpg") }.sorted().map { extra + "/" + $0 }
+        }
+        print("\n21. OCR on the same decoded pixels (\(paths.count) photos): ours against RapidOCR 1.4.4's Python pipeline, same models")
+        // Decoded as RapidOCR reads them: the stored pixels, at most 2000 on the longer side.
+        let images = try paths.map { path -> Image in
+            let image = try ImageDecoder.decode(contentsOf: path).converted(to: .rgb8)
+            return max(image.width, image.height) > 2000 ? try image.resized(fittingLongSide: 2000) : image
+        }
+        _ = try reader.readText(in: images[0])  // warm-up
+        var ours: [Double] = []
+        var found: [[String]] = []
+        for _ in 0..<max(1, settings.rounds) {
+            ours.append(try Bench.seconds { found = try images.map { try reader.readText(in: $0).map(\.text) } })
+        }
+        let temporary = NSTemporaryDirectory() + "memora-bench-ocr-\(getpid())"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        var arguments = [settings.ocrPeerScript, String(max(1, settings.rounds))]
+        for (index, image) in images.enumerated() {
+            let path = temporary + "/pixels-\(index).rgb"
+            try Data(image.pixels).write(to: URL(fileURLWithPath: path))
+            arguments += [path, "\(image.width)", "\(image.height)"]
+        }
+        var peer = settings
+        peer.python = settings.ocrPython
+        let oursBest = ours.min()!
+        print(String(format: "   ours: %.0f ms a photo (%.2f s), %d lines read", oursBest * 1000 / Double(images.count), oursBest, found.joined().count))
+        guard let lines = try Bench.python(arguments, settings: peer), let seconds = lines.first.flatMap(Double.init), lines.count == images.count + 1 else {
+            print("   RapidOCR: not measured (install it with scripts/bench.sh, or pass --ocr-python with rapidocr-onnxruntime==1.4.4)")
+            return
+        }
+        let theirs = lines.dropFirst().map { (try? JSONDecoder().decode([String].self, from: Data($0.utf8))) ?? [] }
+        func squeezed(_ text: String) -> String { text.lowercased().filter { $0.isLetter || $0.isNumber } }
+        let oursSet = Set(found.joined().map(squeezed)), theirsSet = Set(theirs.joined().map(squeezed))
+        print(String(format: "   RapidOCR: %.0f ms a photo (%.2f s), %d lines read; ours %.2fx faster (target >= 1.2x)",
+                     seconds * 1000 / Double(images.count), seconds, theirs.joined().count, seconds / oursBest))
+        print("   the same text: \(oursSet.intersection(theirsSet).count) lines both read; \(oursSet.subtracting(theirsSet).count) only ours, \(theirsSet.subtracting(oursSet).count) only RapidOCR's")
+    }
+
+    static func describe(_ reader: PaddleTextReader, settings: Bench.Settings) async throws {
+        print("\n22. the whole on-device description of a 12 MP JPEG (4000x3000), every core")
+        let models = VisionModels.installed
+        let folder = NSTemporaryDirectory() + "memora-bench-describe-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Real photos enlarged to 12 MP: a cat, and a printed page (text everywhere).
+        var photos: [String] = []
+        for name in ["photos/chelsea.png", "photos/page.png"] {
+            let image = try ImageDecoder.decode(contentsOf: models.folder + "/" + name).converted(to: .rgb8)
+            let path = folder + "/" + (name as NSString).lastPathComponent + ".jpg"
+            try ImageEncoder.write(try image.resized(width: 4000, height: 3000, filter: .bicubic), to: path, as: .jpeg(JPEGEncodingOptions(quality: 0.92)))
+            photos.append(path)
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        DlibFaceAnalyzer.setMatrixThreads(cores)
+        let vision = IndexVision(faces: try DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(scanThreads: cores)),
+                                 scenes: try ONNXSceneAnalyzer(models: models, threads: cores), text: reader)
+        let generator = BasicDescriptionGenerator(vision: vision)
+        for path in photos {
+            _ = try await generator.generateCaption(for: CaptionRequest(path: path))  // warm-up
+            var whole: [Double] = [], raw: [Double] = []
+            let large = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: vision.textLongestSide, options: DecodingOptions(applyOrientation: true))
+            let small = try large.resized(fittingLongSide: vision.longestSide)
+            var caption = ""
+            for _ in 0..<max(1, settings.rounds) {
+                whole.append(try await Bench.seconds(measuring: { caption = try await generator.generateCaption(for: CaptionRequest(path: path)).description }))
+                raw.append(try Bench.seconds {
+                    _ = try vision.faces?.faces(in: small)
+                    _ = try vision.scenes?.analyze(small)
+                    _ = try vision.text?.readText(in: large)
+                })
+            }
+            print(String(format: "   %@: %.2f s for the description, the models alone %.2f s: %.2fx (target <= 1.15x); %d characters",
+                         (path as NSString).lastPathComponent, whole.min()!, raw.min()!, whole.min()! / raw.min()!, caption.count))
+        }
+        print(String(format: "   peak memory of this process (every model loaded): %.0f MiB", DBSCANBench.memory("VmHWM")))
+    }
+}
