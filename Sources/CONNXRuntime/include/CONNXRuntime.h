@@ -155,7 +155,9 @@ typedef struct OrtApi {
     /*  16 */ void *EnableMemPattern;
     /*  17 */ void *DisableMemPattern;
     /*  18 */ void *EnableCpuMemArena;
-    /*  19 */ void *DisableCpuMemArena;
+    /// Frees each run's buffers when it ends instead of keeping them in an arena (models whose
+    /// input size changes from run to run would otherwise keep the largest run's memory).
+    /*  19 */ OrtStatus *(*DisableCpuMemArena)(OrtSessionOptions *options);
     /*  20 */ void *SetSessionLogId;
     /*  21 */ void *SetSessionLogVerbosityLevel;
     /*  22 */ void *SetSessionLogSeverityLevel;

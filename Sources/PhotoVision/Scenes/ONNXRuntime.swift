@@ -64,7 +64,9 @@ final class ONNXRuntime: @unchecked Sendable {
         let inputNames: [String]
         let outputNames: [String]
 
-        init(runtime: ONNXRuntime, modelPath path: String, threads: Int) throws(VisionError) {
+        /// `keepsArena`: whether buffers stay in ONNX Runtime's arena between runs (fast for a model
+        /// whose input never changes size; a model fed images of many sizes frees them instead).
+        init(runtime: ONNXRuntime, modelPath path: String, threads: Int, keepsArena: Bool = true) throws(VisionError) {
             self.runtime = runtime
             self.path = path
             let api = runtime.api.pointee
@@ -74,6 +76,7 @@ final class ONNXRuntime: @unchecked Sendable {
             try runtime.check(api.SetIntraOpNumThreads(options, Int32(max(1, threads))), doing: "set its threads")
             try runtime.check(api.SetInterOpNumThreads(options, 1), doing: "set its threads")
             try runtime.check(api.SetSessionGraphOptimizationLevel(options, ORT_ENABLE_ALL), doing: "set its optimisation level")
+            if !keepsArena { try runtime.check(api.DisableCpuMemArena(options), doing: "turn its memory arena off") }
             var session: OpaquePointer?
             do {
                 try runtime.check(api.CreateSession(runtime.environment, path, options, &session), doing: "load the model")

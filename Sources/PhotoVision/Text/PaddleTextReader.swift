@@ -10,7 +10,8 @@ internal import MemoraSystem
 /// 2. each line is cut out upright along its box (turned a quarter when it stands taller than wide)
 ///    and the direction classifier turns it half a turn when it is upside down;
 /// 3. the recogniser reads each line at 48 pixels high (CTC, greedy), with the mean probability of
-///    the characters it kept as the line's confidence, both ways up: the surer reading wins (the
+///    the characters it kept as the line's confidence; a line read with less than
+///    ``Options/sureConfidence`` is read again turned half a turn and the surer reading wins (the
 ///    classifier misses some upside-down lines).
 ///
 /// Lines under ``Options/minConfidence``, with fewer than ``Options/minCharacters`` letters or
@@ -26,6 +27,8 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         public var minConfidence: Float = 0.5
         /// Lines with fewer letters or digits are dropped.
         public var minCharacters = 2
+        /// A line read with less confidence is read again turned half a turn, and the surer reading kept.
+        public var sureConfidence: Float = 0.9
         /// ONNX Runtime threads per model run.
         public var threads = 1
 
@@ -51,9 +54,9 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
     public init(models: VisionModels = .installed, options: Options = Options()) throws(VisionError) {
         let runtime = try ONNXRuntime.load(try models.require(.onnxRuntime))
         let threads = max(1, options.threads)
-        detector = try ONNXRuntime.Session(runtime: runtime, modelPath: try models.require(.textDetector), threads: threads)
+        detector = try ONNXRuntime.Session(runtime: runtime, modelPath: try models.require(.textDetector), threads: threads, keepsArena: false)
         classifier = try ONNXRuntime.Session(runtime: runtime, modelPath: try models.require(.textClassifier), threads: threads)
-        recognizer = try ONNXRuntime.Session(runtime: runtime, modelPath: try models.require(.textRecognizer), threads: threads)
+        recognizer = try ONNXRuntime.Session(runtime: runtime, modelPath: try models.require(.textRecognizer), threads: threads, keepsArena: false)
         let dictionaryPath = try models.require(.textDictionary)
         let text: [UInt8]
         do { text = try SystemFile(dictionaryPath).readAll() } catch { throw .modelUnreadable(dictionaryPath, reason: error.reason) }
@@ -82,8 +85,13 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         try turnUpsideDownLines(&crops)
         // Both ways up: the classifier misses some upside-down lines (a ball's printing, a photo
         // held the wrong way); the reading the recogniser is surer of wins.
-        let reads = try recognize(crops), turned = try recognize(crops.map { $0.rotated180() })
-        let best = zip(reads, turned).map { $1.confidence > $0.confidence + 0.05 ? $1 : $0 }
+        // Only lines read with less than ``Options/sureConfidence`` are read again turned.
+        var best = try recognize(crops)
+        let unsure = best.indices.filter { best[$0].confidence < options.sureConfidence }
+        if !unsure.isEmpty {
+            let turned = try recognize(unsure.map { crops[$0].rotated180() })
+            for (index, read) in zip(unsure, turned) where read.confidence > best[index].confidence + 0.05 { best[index] = read }
+        }
         var lines: [TextLine] = []
         var seen = Set<String>()
         for (quad, read) in zip(quads, best) {
