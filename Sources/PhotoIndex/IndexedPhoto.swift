@@ -1,4 +1,5 @@
 public import Foundation
+public import PhotoVision
 
 /// A face (or other named region) in a photo, normalised to 0...1 with the origin at the
 /// top left: a region the photo's metadata declares (MWG), or a face found in its pixels
@@ -105,6 +106,11 @@ public struct IndexedPhoto: Sendable, Hashable, Codable {
     public var sceneLabels: [String]? = nil
     /// The theme those labels name (PhotoVision's `SceneThemes`: "beach", "food"...), when they name one.
     public var sceneTheme: String? = nil
+    /// The main subject in plain words (PhotoVision's `SceneNouns`: "dog", "carved pumpkin"), when the
+    /// scene model is sure enough of one.
+    public var sceneSubject: String? = nil
+    /// The lines of text read in the pixels, with their boxes, when a text reader ran (`memora index --read-text`).
+    public var text: [TextLine]? = nil
     /// Why the photo could not be indexed, when it could not (the other fields are then partly empty).
     public var error: String?
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MemoraDatabase
+import PhotoVision
 
 /// A record of the photo index: one `Codable` type per table, its snake_case columns named by its
 /// `CodingKeys`, every `Date` stored as an INTEGER of milliseconds since 1970 UTC (MemoraDatabase's
@@ -39,6 +40,10 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
     var sceneLabels: [String]?
     /// v5: the theme the labels name.
     var sceneTheme: String?
+    /// v8: the main subject in plain words.
+    var sceneSubject: String?
+    /// v8: the lines of text read in the pixels with their boxes, a JSON array (NULL when no reader ran).
+    var textLines: [TextLine]?
     var quality: Double?
     /// The 64-bit perceptual hash as a signed integer (the same bits).
     var phash: Int64?
@@ -51,6 +56,7 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
         case id, path, size, kind, year, latitude, longitude, place, width, height, orientation, keywords, quality, phash, rating, favorite, error
         case modifiedNanoseconds = "modified_ns", imageHash = "image_hash", takenAt = "taken_at", utcOffset = "utc_offset"
         case sidecarModifiedNanoseconds = "sidecar_modified_ns", sceneLabels = "scene_labels", sceneTheme = "scene_theme"
+        case sceneSubject = "scene_subject", textLines = "text_lines"
         case dateTrusted = "date_trusted", indexedAt = "indexed_at"
     }
 
@@ -77,7 +83,7 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
         }
         (latitude, longitude, place, width, height) = (photo.latitude, photo.longitude, photo.place, photo.width, photo.height)
         (orientation, keywords, quality, phash) = (photo.orientation, photo.keywords, photo.quality, photo.perceptualHash.map { Int64(bitPattern: $0) })
-        (sceneLabels, sceneTheme) = (photo.sceneLabels, photo.sceneTheme)
+        (sceneLabels, sceneTheme, sceneSubject, textLines) = (photo.sceneLabels, photo.sceneTheme, photo.sceneSubject, photo.text)
         (rating, favorite, error, self.indexedAt) = (photo.rating, photo.favorite, photo.error, indexedAt)
     }
 
@@ -90,7 +96,7 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
             orientation: orientation, keywords: keywords, people: try PhotoPersonRecord.names(of: id, in: db),
             faces: try FaceRecord.faces(of: id, in: db), quality: quality, perceptualHash: phash.map { UInt64(bitPattern: $0) },
             rating: rating, favorite: favorite, embedding: try EmbeddingRecord.embedding(of: id, in: db), error: error)
-        (photo.sceneLabels, photo.sceneTheme) = (sceneLabels, sceneTheme)
+        (photo.sceneLabels, photo.sceneTheme, photo.sceneSubject, photo.text) = (sceneLabels, sceneTheme, sceneSubject, textLines)
         return photo
     }
 
@@ -121,6 +127,14 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
         try db.alter(table: databaseTableName) { table in
             table.add(column: CodingKeys.sceneLabels.rawValue, .text)
             table.add(column: CodingKeys.sceneTheme.rawValue, .text)
+        }
+    }
+
+    /// v8: the subject in plain words and the text read in the pixels.
+    static func addSubjectAndText(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: CodingKeys.sceneSubject.rawValue, .text)
+            table.add(column: CodingKeys.textLines.rawValue, .text)
         }
     }
 

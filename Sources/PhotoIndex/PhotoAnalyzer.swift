@@ -82,9 +82,14 @@ struct PhotoAnalyzer: Sendable {
             let thumbnail = try ImageDecoder.thumbnail(bytes, source: asset.path, maxPixelSize: Self.thumbnailSize, options: DecodingOptions(applyOrientation: true))
             photo.faces = faceDetector.faces(regions: metadata?.regions ?? [], thumbnail: thumbnail)
             if let vision {
-                // One larger decode for the models; a model that fails leaves the photo as metadata describes it.
-                let image = try ImageDecoder.thumbnail(bytes, source: asset.path, maxPixelSize: vision.longestSide,
+                // One larger decode for the models (larger still for the text reader, and scaled down for
+                // the others); a model that fails leaves the photo as metadata describes it.
+                var image = try ImageDecoder.thumbnail(bytes, source: asset.path, maxPixelSize: vision.text == nil ? vision.longestSide : max(vision.longestSide, vision.textLongestSide),
                                                        options: DecodingOptions(applyOrientation: true))
+                if let reader = vision.text {
+                    photo.text = try? reader.readText(in: image)
+                    if max(image.width, image.height) > vision.longestSide { image = try image.resized(fittingLongSide: vision.longestSide) }
+                }
                 if let detected = try? vision.faces?.faces(in: image) {
                     photo.faces = IndexVision.faces(regions: photo.faces, detected: detected)
                 }
@@ -92,6 +97,7 @@ struct PhotoAnalyzer: Sendable {
                     photo.embedding = scene.features
                     photo.sceneLabels = scene.labels.map(\.name)
                     photo.sceneTheme = scene.theme
+                    photo.sceneSubject = scene.subject?.noun
                 }
             }
             for name in photo.faces.compactMap(\.name) where !photo.people.contains(name) { photo.people.append(name) }

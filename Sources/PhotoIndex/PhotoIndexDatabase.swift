@@ -62,6 +62,7 @@ public final class PhotoIndexDatabase: Sendable {
         }
         migrator.registerMigration("v6: faces pinned to a person by a user") { db in try PinnedFaceRecord.create(db) }
         migrator.registerMigration("v7: people merged by a user") { db in try PersonRecord.addMergedByUser(db) }
+        migrator.registerMigration("v8: the subject and the text from the pixels") { db in try IndexedPhotoRecord.addSubjectAndText(db) }
         return migrator
     }
 

@@ -30,12 +30,13 @@ struct IndexCommand: AsyncParsableCommand {
         @Argument(help: "The library's folder.") var folder: String
         @Flag(help: "Print the summary as JSON.") var json = false
         @Flag(help: "Do not look for faces and scenes in the pixels (faces then come from the photos' metadata only).") var noVision = false
+        @Flag(help: "Also read the text in the photos (PP-OCRv4, about 0.3 s a photo) and keep it in the index with its boxes.") var readText = false
         @OptionGroup var output: WriteOutputOptions
 
         /// The vision models when installed; without them a note says what is lost and how to get them.
         func vision() -> IndexVision? {
             guard !noVision else { return nil }
-            do { return try IndexVision.installed() } catch {
+            do { return try IndexVision.installed(readsText: readText) } catch {
                 if !output.quiet {
                     StandardError.write("note: faces come from the photos' metadata only and there are no themes: \(error.message)\n")
                 }

@@ -80,9 +80,10 @@ struct IndexMigrationTests {
         #expect(photos[2].takenAt == instant(-250) && photos[2].people == ["Ana", "Ben"])
 
         try database.pool.read { db throws in
-            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid").suffix(5)
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid").suffix(6)
                     == ["v3: instants in milliseconds", "v4: sidecar modification times", "v5: faces and scenes from the pixels",
-                        "v6: faces pinned to a person by a user", "v7: people merged by a user"])
+                        "v6: faces pinned to a person by a user", "v7: people merged by a user", "v8: the subject and the text from the pixels"])
+            #expect(try String?.fetchAll(db, sql: "SELECT text_lines FROM photos") == [nil, nil, nil], "v8 adds empty columns")
             #expect(try Row.fetchAll(db, sql: "PRAGMA table_info(persons)").contains { $0["name"] == "merged_by_user" }, "v7 adds the column")
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pinned_faces") == 0, "v6 adds an empty table")
             #expect(try Row.fetchAll(db, sql: "SELECT confidence, embedding FROM faces").allSatisfy { $0[0] as Double? == nil && $0[1] as Data? == nil },

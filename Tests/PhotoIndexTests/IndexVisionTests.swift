@@ -56,6 +56,32 @@ struct IndexVisionTests {
         #expect(sight.faces.map(\.name) == photo.faces.map(\.name) && sight.scene?.labels.map(\.name) == photo.sceneLabels)
     }
 
+    @Test("with the text reader: the text read in the pixels and the subject in plain words are kept in the index and read back")
+    func textAndSubject() async throws {
+        let vision = try IndexVision.installed(readsText: true)
+        let library = try Library()
+        defer { library.remove() }
+        let models = VisionModels.installed.folder
+        for name in ["page.png", "chelsea.png"] {
+            try AtomicFileWriter.write(try SystemFile(models + "/photos/" + name).readAll(), to: library.folder + "/" + name)
+        }
+        let summary = try await PhotoIndexer(database: library.database, vision: vision).index(DirectoryPhotoLibrary(root: library.folder))
+        #expect(summary.indexed == 2 && summary.failed == 0)
+        let page = try #require(try library.database.photo(atPath: library.folder + "/page.png"))
+        let lines = try #require(page.text)
+        #expect(lines.contains { $0.text.contains("segmentation") }, "\(lines.map(\.text))")
+        #expect(lines.allSatisfy { $0.width > 0 && $0.height > 0 && $0.x + $0.width <= 1.0001 })
+        #expect(try vision.look(atPhotoAt: library.folder + "/page.png").text == lines, "the index holds what the reader reads")
+        let cat = try #require(try library.database.photo(atPath: library.folder + "/chelsea.png"))
+        #expect(cat.sceneSubject == "cat" && cat.text?.isEmpty == true)
+        // Without a text reader nothing is claimed: no lines, not an empty list.
+        let plain = try Library()
+        defer { plain.remove() }
+        try AtomicFileWriter.write(try SystemFile(models + "/photos/page.png").readAll(), to: plain.folder + "/page.png")
+        _ = try await PhotoIndexer(database: plain.database, vision: try #require(Self.vision)).index(DirectoryPhotoLibrary(root: plain.folder))
+        #expect(try plain.database.photo(atPath: plain.folder + "/page.png")?.text == nil)
+    }
+
     @Test("regions and detected faces are paired by overlap or by the region's centre; unmatched ones keep their source")
     func pairing() {
         let regions = [FaceBox(name: "Ana", x: 0.1, y: 0.1, width: 0.2, height: 0.2), FaceBox(name: "Ben", x: 0.6, y: 0.6, width: 0.05, height: 0.05)]
