@@ -27,6 +27,7 @@ public struct ServerData: Sendable {
     public static func open(_ folder: String, database: String? = nil) async throws(ServerError) -> ServerData {
         do {
             try FileSystem.makeFolder(folder, permissions: 0o700)
+            try FileSystem.setPermissions(folder, 0o700)  // an existing folder too: it holds secrets and the database
         } catch {
             throw .storage("cannot create \(folder): \(error)")
         }

@@ -136,6 +136,25 @@ package enum FileSystem {
         guard SystemPath.withCString(path, { chmod($0, mode_t(permissions)) }) == 0 else { throw .last("set the permissions of", path: path) }
     }
 
+    /// Makes the database at `path`, with its `-wal` and `-shm` files, 0600, creating it empty
+    /// when it is missing (SQLite then gives its journal files the same mode), so that a database
+    /// never exists for a moment readable by other local users. Its folder is created 0700; an
+    /// existing folder is tightened to 0700 only with `tighteningFolder` (a folder Memora owns, not
+    /// one the user chose for other files too).
+    package static func preparePrivateDatabase(_ path: String, tighteningFolder: Bool = false) throws(SystemError) {
+        let folder = SystemPath.folder(of: path)
+        try makeFolder(folder, permissions: 0o700)
+        if tighteningFolder { try setPermissions(folder, 0o700) }
+        if !exists(path) {
+            let file = try SystemFile(path, .readingAndWriting(createWith: 0o600))
+            file.close()
+        }
+        // Best effort for existing files: one another user owns (opened only to read) keeps its mode.
+        for file in [path, path + "-wal", path + "-shm"] where exists(file) {
+            try? setPermissions(file, 0o600)
+        }
+    }
+
     /// Flushes a folder's entries (a rename or a new name in it) to the disk; best effort.
     package static func syncFolder(_ path: String) {
         let descriptor = SystemPath.withCString(path.isEmpty ? "." : path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }

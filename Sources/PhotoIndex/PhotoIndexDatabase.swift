@@ -23,7 +23,7 @@ public final class PhotoIndexDatabase: Sendable {
             guard let status = FileSystem.statusIfPresent(of: path), status.size > 0 else { throw .noIndex(path: path) }
         }
         do {
-            try FileSystem.makeFolder(SystemPath.folder(of: path))
+            try FileSystem.preparePrivateDatabase(path)  // names, places, faces and their embeddings: 0600
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
             configuration.busyMode = .timeout(10)

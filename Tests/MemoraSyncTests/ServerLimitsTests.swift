@@ -1,5 +1,6 @@
 import Foundation
 import ImageKit
+import MemoraCore
 import MemoraHub
 import MemoraServer
 import MemoraSync
@@ -212,6 +213,44 @@ struct ServerLimitsTests {
             """.utf8))
         #expect(chunked.hasPrefix("HTTP/1.1 400"), "\(chunked.prefix(200))")
         #expect(try await client.send("GET", "api/health").status == 200)
+    }
+}
+
+/// Files others can read (issue 31, item 6): a server folder made beforehand with 0755, and a
+/// database left 0644 by an older release, end 0700 and 0600 once the server opens them.
+@Suite("Server files are private")
+struct ServerFilePermissionTests {
+    @Test("a pre-made 0755 folder is tightened to 0700; the database and its WAL files are 0600, new or old")
+    func permissions() async throws {
+        let folder = try temporaryFolder("server-permissions") + "/data"
+        try FileSystem.makeFolder(folder, permissions: 0o755)
+        try FileSystem.setPermissions(folder, 0o755)
+        let data = try await ServerData.open(folder)
+        _ = try await data.store.devices()
+        #expect(try FileSystem.status(of: folder).permissions == 0o700)
+        let database = folder + "/memora-server.sqlite"
+        for file in [database, database + "-wal", database + "-shm"] where FileSystem.exists(file) {
+            #expect(try FileSystem.status(of: file).permissions == 0o600, "\(file)")
+        }
+        #expect(FileSystem.exists(database + "-wal"), "the WAL file exists and was checked")
+        // An older release's 0644 database in a 0755 folder is tightened when opened.
+        try FileSystem.setPermissions(folder, 0o755)
+        try FileSystem.setPermissions(database, 0o644)
+        _ = try SQLiteSyncStore(path: database)
+        #expect(try FileSystem.status(of: database).permissions == 0o600 && FileSystem.status(of: folder).permissions == 0o700)
+        for secret in ["join-code", "dashboard-key"] { #expect(try FileSystem.status(of: folder + "/" + secret).permissions == 0o600) }
+    }
+
+    @Test("the caption database and a device's replica are created 0600 in a new 0700 folder; a folder the user chose keeps its mode")
+    func clientDatabases() throws {
+        let shared = try temporaryFolder("client-permissions")
+        try FileSystem.setPermissions(shared, 0o755)
+        _ = try CaptionDatabase(path: shared + "/memora.sqlite")
+        _ = try SyncReplica(path: shared + "/new/replica.sqlite")
+        #expect(try FileSystem.status(of: shared + "/memora.sqlite").permissions == 0o600)
+        #expect(try FileSystem.status(of: shared + "/new/replica.sqlite").permissions == 0o600)
+        #expect(try FileSystem.status(of: shared + "/new").permissions == 0o700)
+        #expect(try FileSystem.status(of: shared).permissions == 0o755, "not tightened: the user's folder")
     }
 }
 

@@ -16,7 +16,7 @@ public final class CaptionDatabase: Sendable {
     public init(path: String) throws(MemoraError) {
         self.path = path
         do {
-            try FileSystem.makeFolder(SystemPath.folder(of: path))
+            try FileSystem.preparePrivateDatabase(path)  // captions and history: 0600
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             pool = try DatabasePool(path: path, configuration: configuration)

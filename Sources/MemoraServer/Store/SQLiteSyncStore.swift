@@ -17,7 +17,9 @@ public final class SQLiteSyncStore: SyncStore {
     public init(path: String) throws(ServerError) {
         self.path = path
         do {
-            try FileSystem.makeFolder(SystemPath.folder(of: path))
+            // The folder 0700 and the database 0600 before SQLite opens it (issue 31: a pre-made
+            // 0755 folder gave a 0644 database of people, places and face embeddings).
+            try FileSystem.preparePrivateDatabase(path, tighteningFolder: true)
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             pool = try DatabasePool(path: path, configuration: configuration)

@@ -16,7 +16,7 @@ public final class SyncReplica: Sendable {
     /// Opens (creating as needed) a replica in its own SQLite file.
     public init(path: String) throws(SyncError) {
         do {
-            try FileSystem.makeFolder(SystemPath.folder(of: path))
+            try FileSystem.preparePrivateDatabase(path)
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             let pool = try DatabasePool(path: path, configuration: configuration)
