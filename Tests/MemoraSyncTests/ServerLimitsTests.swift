@@ -254,6 +254,36 @@ struct ServerFilePermissionTests {
     }
 }
 
+/// Taking over a device (issue 31, item 5): a device id belongs to the token that registered it.
+@Suite("Device ids belong to their token")
+struct DeviceTakeoverTests {
+    @Test("registering or pairing under a taken device id gives the newcomer its own id; the device keeps its token and its preferences", arguments: TestStore.available)
+    func takeover(store: TestStore) async throws {
+        let folder = try temporaryFolder("server-takeover")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let victim = "device-victim000001"
+        let token = try await client.register(victim, joinCode: server.joinCode)
+        #expect(try await client.send("PUT", "api/preferences", token: token, json: #"{"wifi_only":true,"ai_mode":"gemini"}"#).status == 200)
+        // Someone with the join code registers under the same id.
+        let again = try await client.send("POST", "api/devices/register", json: #"{"deviceId":"\#(victim)","platform":"linux","joinCode":"\#(server.joinCode)"}"#)
+        #expect(again.status == 201)
+        let intruder = try JSONDecoder().decode(DeviceToken.self, from: again.body)
+        #expect(intruder.deviceId != victim && intruder.token != token)
+        #expect(try await client.send("POST", "api/sync/pull", token: token, json: "{}").status == 200, "the device is not locked out")
+        #expect(try await client.send("GET", "api/preferences", token: intruder.token).status == 404, "the newcomer does not read the device's preferences")
+        let preferences = try await client.send("GET", "api/preferences", token: token)
+        #expect(try JSONDecoder().decode([String: JSONValue].self, from: preferences.body)["wifi_only"] == .bool(true))
+        // Pairing with a hub's code under a taken id: the same rule.
+        let code = try await server.pairingCode()
+        let paired = try await client.send("POST", "api/hub/pair", json: #"{"pairingToken":"\#(code.authToken)","deviceId":"\#(victim)","platform":"linux"}"#)
+        #expect(paired.status == 201)
+        #expect(try JSONDecoder().decode(DeviceToken.self, from: paired.body).deviceId != victim)
+        #expect(try await client.send("POST", "api/sync/pull", token: token, json: "{}").status == 200)
+    }
+}
+
 /// The parser's failure `body` throws, nil when it succeeds.
 private func catching(_ body: () throws -> JSONValue) -> JSONParser.Failure? {
     do {

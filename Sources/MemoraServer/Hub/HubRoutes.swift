@@ -49,9 +49,9 @@ struct HubRoutes: Sendable {
         guard try await hub.usePairingToken(hash: ServerSecrets.hash(body.pairingToken), now: now) else {
             throw ServerError.unauthorized("the pairing code is unknown, used already or expired: show a new QR code (memora-server pair) and scan it again")
         }
-        let token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
-        try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
-        context.logger.notice("device paired", metadata: ["device": "\(body.deviceId)"])
+        var token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
+        token.deviceId = try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
+        context.logger.notice("device paired", metadata: ["device": "\(token.deviceId)"])
         return ErrorMiddleware.json(token, status: .created)
     }
 

@@ -37,9 +37,9 @@ struct SyncRoutes: Sendable {
         guard ServerSecrets.equal(body.joinCode, configuration.joinCode) else {
             throw ServerError.unauthorized("the join code is wrong: memora-server printed it when it started (memora-server join-code shows it again)")
         }
-        let token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
-        try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
-        context.logger.notice("device registered", metadata: ["device": "\(body.deviceId)"])
+        var token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
+        token.deviceId = try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
+        context.logger.notice("device registered", metadata: ["device": "\(token.deviceId)"])
         return ErrorMiddleware.json(token, status: .created)
     }
 

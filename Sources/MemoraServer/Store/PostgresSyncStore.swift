@@ -114,20 +114,23 @@ public final class PostgresSyncStore: SyncStore {
 
     // MARK: Devices
 
-    public func register(deviceID: String, platform: String, tokenHash: String, expiresAt: Int64, now: Int64) async throws(ServerError) {
+    public func register(deviceID: String, platform: String, tokenHash: String, expiresAt: Int64, now: Int64) async throws(ServerError) -> String {
         let logger = self.logger
-        try await transaction { connection in
+        return try await transaction { connection in
+            var registered = deviceID
             let rows = try await connection.query("SELECT revoked_at FROM devices WHERE device_id = \(deviceID) FOR UPDATE", logger: logger).collect()
             if let row = rows.first {
                 if try row.decode(Int64?.self) != nil { throw ServerError.revoked }
-                try await connection.query("UPDATE devices SET token_hash = \(tokenHash), token_expires_at = \(expiresAt), platform = \(platform) WHERE device_id = \(deviceID)", logger: logger)
-            } else {
-                let id = UUID().uuidString.lowercased()
-                try await connection.query("""
-                    INSERT INTO devices (id, device_id, platform, token_hash, token_expires_at, created_at)
-                    VALUES (\(id), \(deviceID), \(platform), \(tokenHash), \(expiresAt), \(now))
-                    """, logger: logger)
+                // Taken: the newcomer gets an id of its own.
+                repeat { registered = SyncCredentials.newDeviceID() }
+                while try await !connection.query("SELECT 1 FROM devices WHERE device_id = \(registered)", logger: logger).collect().isEmpty
             }
+            let id = UUID().uuidString.lowercased()
+            try await connection.query("""
+                INSERT INTO devices (id, device_id, platform, token_hash, token_expires_at, created_at)
+                VALUES (\(id), \(registered), \(platform), \(tokenHash), \(expiresAt), \(now))
+                """, logger: logger)
+            return registered
         }
     }
 

@@ -65,18 +65,20 @@ public final class SQLiteSyncStore: SyncStore {
 
     // MARK: Devices
 
-    public func register(deviceID: String, platform: String, tokenHash: String, expiresAt: Int64, now: Int64) async throws(ServerError) {
+    public func register(deviceID: String, platform: String, tokenHash: String, expiresAt: Int64, now: Int64) async throws(ServerError) -> String {
         try await write { db in
+            var registered = deviceID
             if let row = try Row.fetchOne(db, sql: "SELECT revoked_at FROM devices WHERE device_id = ?", arguments: [deviceID]) {
                 if (row["revoked_at"] as Int64?) != nil { throw ServerError.revoked }
-                try db.execute(sql: "UPDATE devices SET token_hash = ?, token_expires_at = ?, platform = ? WHERE device_id = ?",
-                               arguments: [tokenHash, expiresAt, platform, deviceID])
-            } else {
-                try db.execute(sql: """
-                    INSERT INTO devices (id, device_id, platform, token_hash, token_expires_at, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """, arguments: [UUID().uuidString.lowercased(), deviceID, platform, tokenHash, expiresAt, now])
+                // Taken: the newcomer gets an id of its own.
+                repeat { registered = SyncCredentials.newDeviceID() }
+                while try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE device_id = ?", arguments: [registered]) == true
             }
+            try db.execute(sql: """
+                INSERT INTO devices (id, device_id, platform, token_hash, token_expires_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [UUID().uuidString.lowercased(), registered, platform, tokenHash, expiresAt, now])
+            return registered
         }
     }
 
