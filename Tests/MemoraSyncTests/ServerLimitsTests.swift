@@ -254,6 +254,32 @@ struct ServerFilePermissionTests {
     }
 }
 
+/// A NUL must not stall a device on PostgreSQL (issue 31, item 3): both stores refuse it alike,
+/// in an error report and inside a push, where the valid mutations behind it still apply.
+@Suite("Both stores accept and refuse the same values")
+struct StoreParityTests {
+    @Test("U+0000 in a JSON field: 400 for an error report; in a push that mutation alone is rejected and the rest apply", arguments: TestStore.available)
+    func nul(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("server-nul") + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let token = try await client.register("device-nul000000001", joinCode: server.joinCode)
+        let report = try await client.send("POST", "api/errors/log", token: token, json: #"{"error_type":"model_timeout","context":{"k":"a\u0000b"}}"#)
+        #expect(report.status == 400, "\(String(decoding: report.body, as: UTF8.self))")
+        let key = try await client.send("POST", "api/errors/log", token: token, json: #"{"error_type":"model_timeout","context":{"a\u0000":1}}"#)
+        #expect(key.status == 400)
+        let push = try await client.push(token, [
+            SyncMutation(id: 1, collection: "error_logs", op: .put, fields: ["id": .string(Records.uuid(7)), "device_id": .string("device-nul000000001"),
+                                                                            "error_type": .string("model_timeout"), "context": .object(["k": .string("a\u{0}b")])]),
+            SyncMutation(id: 2, collection: "places", op: .put, fields: Records.place(1, name: "Porto")),
+        ])
+        #expect(push.status == 200, "\(String(decoding: push.body, as: UTF8.self))")
+        let results = try JSONDecoder().decode(PushResponse.self, from: push.body).results
+        #expect(results.map(\.status) == [.rejected, .applied])
+        #expect(try await client.pull(token, cursor: nil).changes.contains { $0.collection == "places" })
+    }
+}
+
 /// Taking over a device (issue 31, item 5): a device id belongs to the token that registered it.
 @Suite("Device ids belong to their token")
 struct DeviceTakeoverTests {

@@ -45,6 +45,8 @@ package enum SyncValueCheck {
             return (0...253_402_300_799_999).contains(number) ? nil : "must be between 0 and 253402300799999 (year 9999)"
         case .jsonObject(let maxBytes):
             guard case .object = value else { return "expected an object, got \(value.typeName)" }
+            // PostgreSQL's text and jsonb cannot hold U+0000; both stores refuse it alike.
+            if holdsNUL(value) { return "contains the character U+0000, which the server does not store" }
             let size = value.jsonText.utf8.count
             return size <= maxBytes ? nil : "is \(size) bytes of JSON; at most \(maxBytes)"
         case .objectList(let maxCount):
@@ -65,6 +67,16 @@ package enum SyncValueCheck {
             return "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
         }
         return nil
+    }
+
+    /// Whether a string or a key anywhere in `value` holds U+0000.
+    package static func holdsNUL(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): text.utf8.contains(0)
+        case .array(let items): items.contains(where: holdsNUL)
+        case .object(let members): members.contains { $0.key.utf8.contains(0) || holdsNUL($0.value) }
+        default: false
+        }
     }
 
     package static func isSHA256(_ text: String) -> Bool {
