@@ -118,7 +118,9 @@ public struct CaptionJob: Sendable {
         self.monitor = monitor
     }
 
-    /// Queues the photos under `paths` (files or folders; none: work the queue as it is) and captions the queue.
+    /// Queues the photos under `paths` (files or folders) and captions them, and only them: photos
+    /// an earlier run left in the queue wait for a run with no paths, which works the queue as it is.
+    /// A run that cannot start (no model can run, and the basic description is not allowed) queues nothing.
     public func run(paths: [String], onEvent: @Sendable (Event) -> Void = { _ in }) async throws(MemoraError) -> Report {
         if let missing = paths.first(where: { !FileSystem.exists($0) }) {
             throw MemoraError.notFound(path: missing)
@@ -128,20 +130,29 @@ public struct CaptionJob: Sendable {
         let queue = ProcessingQueue(database: database)
         let recovered = try queue.recoverInterrupted()
         if recovered > 0 { onEvent(.resuming(count: recovered)) }
+        try queue.removeMissing()
         let selector = try makeSelector()
         onEvent(.models(mode: selector.mode, chain: selector.chain))
         // Before anything is written: a model must be able to run, unless the basic description is
         // allowed. When one can, photos that hold a basic description are queued again for it.
-        let realModel = (try? await selector.requireModel()) ?? nil
-        let scan = try GalleryScanner(database: database).scan(paths, explicit: true, force: force, replacingBasic: realModel != nil)
-        if realModel == nil, try (queue.counts()[.pending] ?? 0) > 0 { try await selector.requireModel() }
+        let scanner = GalleryScanner(database: database)
+        var realModel: ModelInfo?
+        do { realModel = try await selector.requireModel() } catch {
+            // None can: nothing is queued, and the run stops if it had anything to do.
+            let would = try scanner.scan(paths, explicit: true, force: force, dryRun: true)
+            let asked: Set<String>? = paths.isEmpty ? nil : Set(would.assets)
+            let pending = try queue.pendingCount(among: asked)
+            if would.queued > 0 || pending > 0 { throw error }
+        }
+        let scan = try scanner.scan(paths, explicit: true, force: force, replacingBasic: realModel != nil)
+        let own: Set<String>? = paths.isEmpty ? nil : Set(scan.assets)
         let scheduler = CaptionScheduler(
             database: database, pipeline: CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting,
                                                           keepsModificationTime: keepsModificationTime),
             monitor: monitor ?? (ignoresConstraints ? AlwaysReadyMonitor() : LinuxConstraintMonitor()),
             policy: ignoresConstraints ? SchedulingPolicy(lowBattery: 0) : SchedulingPolicy())
         let results = PhotoResults()
-        let summary = try await scheduler.run(.init(pollInterval: pollInterval, maxPause: maxWait)) { event in
+        let summary = try await scheduler.run(.init(pollInterval: pollInterval, maxPause: maxWait), only: own) { event in
             switch event {
             case .started(let pending): onEvent(.started(pending: pending))
             case .paused(let reason): onEvent(.paused(reason: reason))
@@ -151,7 +162,9 @@ public struct CaptionJob: Sendable {
                 onEvent(.photo(path: path, outcome: outcome))
             }
         }
-        let failures = try queue.items(status: .failed).map { $0.failureDescription ?? "\($0.assetURI): failed" }
+        // This run's failures only (a photo of an earlier run that failed is not this run's).
+        let failures = try queue.items(status: .failed, limit: .max).filter { own?.contains($0.assetID) ?? true }
+            .map { $0.failureDescription ?? "\($0.assetURI): failed" }
         return Report(mode: selector.mode, ignoredConstraints: ignoresConstraints, chain: selector.chain.map(\.identifier), scan: scan,
                       summary: summary, failures: failures, unavailable: await selector.unavailable, photos: results.all)
     }

@@ -74,10 +74,11 @@ public struct CaptionScheduler: Sendable {
 
     /// Processes pending photos until the queue is empty, `options.maxPhotos` are done,
     /// the task is cancelled, or a pause outlasts `options.maxPause`.
-    public func run(_ options: Options = Options(), onEvent: @Sendable (Event) -> Void = { _ in }) async throws(MemoraError) -> Summary {
+    /// `assets`: process only these photos (a run's own; others stay queued); nil: the whole queue.
+    public func run(_ options: Options = Options(), only assets: Set<String>? = nil, onEvent: @Sendable (Event) -> Void = { _ in }) async throws(MemoraError) -> Summary {
         let queue = ProcessingQueue(database: database)
         var summary = Summary()
-        onEvent(.started(pending: try queue.counts()[.pending] ?? 0))
+        onEvent(.started(pending: try queue.pendingCount(among: assets)))
         var processed = 0
         var pausedSince: Date?
         while options.maxPhotos.map({ processed < $0 }) ?? true {
@@ -95,7 +96,7 @@ public struct CaptionScheduler: Sendable {
                 continue
             }
             if pausedSince != nil { pausedSince = nil; onEvent(.resumed) }
-            guard let item = try queue.claimNext() else { break }
+            guard let item = try queue.claimNext(among: assets) else { break }
             let outcome = await pipeline.process(item)
             processed += 1
             switch outcome {

@@ -23,6 +23,8 @@ public struct GalleryScanner: Sendable {
         public var alreadyQueued = 0
         /// Files that are not photos Memora can caption in place (not JPEG, PNG, TIFF/DNG or WebP).
         public var notPhotos = 0
+        /// The queue's asset ids of the photos found (queued now or before): the photos a run asked for.
+        public var assets: [String] = []
     }
 
     let database: CaptionDatabase
@@ -37,7 +39,8 @@ public struct GalleryScanner: Sendable {
     /// photos already processed are queued again and their captions may be replaced (a
     /// person's manual edit is still never replaced). With `replacingBasic`, photos captioned with
     /// the basic description are queued again, for a real model to replace it.
-    public func scan(_ paths: [String], explicit: Bool, force: Bool, replacingBasic: Bool = false) throws(MemoraError) -> Result {
+    /// With `dryRun`, nothing is queued or recorded: `queued` counts what would be.
+    public func scan(_ paths: [String], explicit: Bool, force: Bool, replacingBasic: Bool = false, dryRun: Bool = false) throws(MemoraError) -> Result {
         let preferences = try database.preferences()
         let queue = ProcessingQueue(database: database)
         var result = Result()
@@ -48,7 +51,14 @@ public struct GalleryScanner: Sendable {
             for file in Self.files(under: root) {
                 guard Self.isPhoto(file) else { result.notPhotos += 1; continue }
                 result.photos += 1
-                if let item = try queue.item(forPath: file), !force {
+                result.assets.append(ProcessingQueue.assetID(for: file))
+                let existing = try queue.item(forPath: file)
+                if dryRun {
+                    let basic = existing?.status == .completed && existing?.modelUsed == BasicDescriptionGenerator.identifier
+                    if existing == nil || force || (basic && replacingBasic) || existing?.status == .pending { result.queued += 1 } else { result.alreadyQueued += 1 }
+                    continue
+                }
+                if let item = existing, !force {
                     let basic = item.status == .completed && item.modelUsed == BasicDescriptionGenerator.identifier
                     if basic && replacingBasic, try queue.enqueue(path: file, force: true) { result.queued += 1 } else { result.alreadyQueued += 1 }
                     continue
@@ -60,7 +70,7 @@ public struct GalleryScanner: Sendable {
                 }
                 if try queue.enqueue(path: file, force: force) { result.queued += 1 } else { result.alreadyQueued += 1 }
             }
-            try database.write { db in try ScanStateRecord(root: rootID, lastScanAt: now).save(db) }
+            if !dryRun { try database.write { db in try ScanStateRecord(root: rootID, lastScanAt: now).save(db) } }
         }
         return result
     }

@@ -167,3 +167,43 @@ struct WeakCaptionTests {
                 "grey under 30% is not named")
     }
 }
+
+/// A run processes what it was asked for (issue 31, items 8 and 9).
+@Suite("A run's own photos")
+struct RunScopeTests {
+    @Test("a run that cannot start queues nothing; photos an earlier run left wait for a run with no paths; an old failure is not this run's")
+    func scope() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["a", "b"] { try FileManager.default.createDirectory(atPath: folder + "/" + name, withIntermediateDirectories: true) }
+        let a1 = try makeCameraJPEG(in: folder + "/a", name: "1.jpg"), a2 = try makeCameraJPEG(in: folder + "/a", name: "2.jpg", seed: 2)
+        let b1 = try makeCameraJPEG(in: folder + "/b", name: "1.jpg", seed: 3)
+        let database = try CaptionDatabase(path: folder + "/memora.sqlite")
+        let refused = try await LoopbackModelServer.refusedURL()
+        let noModel = CaptionConfiguration(mode: .onDevice, environment: ["MEMORA_OLLAMA_URL": refused.absoluteString])
+        let basic = CaptionConfiguration(mode: .onDevice, environment: ["MEMORA_OLLAMA_URL": refused.absoluteString], fallback: .basic)
+        // No model and no fallback: the run says so and queues nothing.
+        await #expect { _ = try await CaptionJob(database: database, models: .configured(noModel), ignoresConstraints: true).run(paths: [folder + "/a"]) }
+            throws: { ($0 as? MemoraError)?.code == .noModel }
+        #expect(try ProcessingQueue(database: database).items().isEmpty)
+        // Photos of folder a left in the queue (an earlier run stopped) are not captioned by a run on folder b.
+        _ = try GalleryScanner(database: database).scan([folder + "/a"], explicit: true, force: false)
+        let runB = try await CaptionJob(database: database, models: .configured(basic), ignoresConstraints: true).run(paths: [folder + "/b"])
+        #expect(runB.summary.captioned == 1 && runB.photos.map(\.path) == [ProcessingQueue.assetID(for: b1)])
+        #expect(try MetadataReader.read(contentsOf: a1).captions.caption == nil, "folder a was not asked for")
+        // A run with no paths works the queue: folder a now.
+        let queued = try await CaptionJob(database: database, models: .configured(basic), ignoresConstraints: true).run(paths: [])
+        #expect(queued.summary.captioned == 2 && Set(queued.photos.map(\.path)) == Set([a1, a2].map(ProcessingQueue.assetID(for:))))
+        // One truncated photo fails; a later run on other photos does not count it; once it is deleted it leaves the queue.
+        let broken = folder + "/broken.jpg"
+        try Data(try Data(contentsOf: URL(fileURLWithPath: b1)).prefix(400)).write(to: URL(fileURLWithPath: broken))
+        let failing = try await CaptionJob(database: database, models: .configured(basic), ignoresConstraints: true).run(paths: [broken])
+        #expect(failing.failures.count == 1)
+        let c1 = try makeCameraJPEG(in: folder + "/b", name: "2.jpg", seed: 4)
+        let later = try await CaptionJob(database: database, models: .configured(basic), ignoresConstraints: true).run(paths: [c1])
+        #expect(later.failures.isEmpty && later.summary.captioned == 1)
+        try FileManager.default.removeItem(atPath: broken)
+        _ = try await CaptionJob(database: database, models: .configured(basic), ignoresConstraints: true).run(paths: [])
+        #expect(try ProcessingQueue(database: database).items(status: .failed).isEmpty, "a deleted photo leaves the queue")
+    }
+}

@@ -87,9 +87,13 @@ public struct ProcessingQueue: Sendable {
     }
 
     /// Atomically moves the oldest pending item to `processing` and returns it; nil when none is pending.
-    public func claimNext() throws(MemoraError) -> QueueItem? {
+    ///
+    /// `assets`: only these photos (a run's own); nil: any pending photo.
+    public func claimNext(among assets: Set<String>? = nil) throws(MemoraError) -> QueueItem? {
         try database.write { db in
-            guard var next = try QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.pending.rawValue).inQueueOrder().fetchOne(db) else {
+            var request = QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.pending.rawValue)
+            if let assets { request = request.filter(sql: "asset_id IN (SELECT value FROM json_each(?))", arguments: [Self.jsonList(assets)]) }
+            guard var next = try request.inQueueOrder().fetchOne(db) else {
                 return nil
             }
             next.status = .processing
@@ -190,6 +194,33 @@ public struct ProcessingQueue: Sendable {
             }
             return counts
         }
+    }
+
+    /// `strings` as a JSON array, one bound value for `json_each` (any number of assets, no
+    /// limit on SQL variables).
+    static func jsonList(_ strings: Set<String>) -> String {
+        String(decoding: (try? JSONEncoder().encode(strings.sorted())) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
+    /// Pending among `assets` (all pending when nil).
+    public func pendingCount(among assets: Set<String>?) throws(MemoraError) -> Int {
+        try database.read { db in
+            var request = QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.pending.rawValue)
+            if let assets { request = request.filter(sql: "asset_id IN (SELECT value FROM json_each(?))", arguments: [Self.jsonList(assets)]) }
+            return try request.fetchCount(db)
+        }
+    }
+
+    /// Removes the pending and failed items whose photo is gone (moved or deleted): a later scan
+    /// queues it where it is now. Returns how many left.
+    @discardableResult
+    public func removeMissing() throws(MemoraError) -> Int {
+        let stale = try database.read { db in
+            try QueueRecord.filter([QueueItem.Status.pending.rawValue, QueueItem.Status.failed.rawValue].contains(QueueRecord.Columns.status)).fetchAll(db)
+        }.filter { !FileSystem.exists($0.assetURI) }.map(\.id)
+        guard !stale.isEmpty else { return 0 }
+        try database.write { db in _ = try QueueRecord.filter(keys: stale).deleteAll(db) }
+        return stale.count
     }
 
     /// Items with `status` (all when nil), oldest first.
