@@ -257,7 +257,7 @@ let package = Package(
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(
-            name: "MemoraCLITests", dependencies: ["TestSupport", "memora", "MemoraSystem", "ImageKit", "MetadataKit", "MemoraServer", "MemoraTesting"],
+            name: "MemoraCLITests", dependencies: ["TestSupport", "memora", "MemoraSystem", "ImageKit", "MetadataKit", "MemoraCore", "MemoraServer", "MemoraTesting"],
             swiftSettings: strictSwift),
     ],
     cxxLanguageStandard: .cxx17

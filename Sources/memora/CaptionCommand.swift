@@ -170,7 +170,7 @@ struct CaptionCommand: AsyncParsableCommand {
     static func printSummary(_ report: CaptionJob.Report) {
         let summary = report.summary
         print("Captioned \(summary.captioned) photo(s)" + (summary.recovered > 0 ? ", finished \(summary.recovered) interrupted" : "")
-              + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(summary.failed) failed tries, \(report.scan.notPhotos) files skipped (not JPEG, PNG, TIFF/DNG, WebP, HEIC or AVIF photos)."
+              + ", left \(summary.skipped) alone (already captioned, or a person's caption), \(report.failures.count) failed, \(report.scan.notPhotos) files skipped (not JPEG, PNG, TIFF/DNG, WebP, HEIC or AVIF photos)."
               + (report.ignoredConstraints ? " Constraints ignored (--now)." : ""))
         for (model, count) in summary.models.sorted(by: { $0.key < $1.key }) { print("  \(model): \(count)") }
         for (model, reason) in report.unavailable.sorted(by: { $0.key < $1.key }) { print("Not used: \(model): \(reason)") }
@@ -202,7 +202,72 @@ final class Counter: @unchecked Sendable {
 /// `memora queue status|retry-failed`.
 struct QueueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "queue", abstract: "Show or repair the captioning queue.", subcommands: [Status.self, RetryFailed.self])
+        commandName: "queue", abstract: "Show or repair the captioning queue.",
+        subcommands: [Status.self, List.self, RetryFailed.self, Remove.self, Clear.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the queued photos with their status (pending, processing, completed, failed).")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Only photos with this status.") var status: String?
+        @Flag(help: "Print as JSON.") var json = false
+
+        func run() throws {
+            let queue = ProcessingQueue(database: try database.open())
+            var wanted: QueueItem.Status?
+            if let status {
+                guard let parsed = QueueItem.Status(rawValue: status) else {
+                    throw ValidationError("--status takes one of \(QueueItem.Status.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                wanted = parsed
+            }
+            let items = try queue.items(status: wanted, limit: .max)
+            if json { try printJSON(items); return }
+            for item in items { print("\(item.status.rawValue)  \(item.assetURI)" + (item.failureDescription.map { "  (\($0))" } ?? "")) }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Take photos out of the queue (their files are not touched).")
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The photos, as queued (a path that no longer exists is taken as it is).") var photos: [String]
+        @OptionGroup var output: WriteOutputOptions
+
+        func run() throws {
+            let queue = ProcessingQueue(database: try database.open())
+            var removed = 0
+            for photo in photos {
+                guard let item = try queue.item(forPath: photo) else {
+                    StandardError.write("memora queue remove: \(photo) is not in the queue\n")
+                    continue
+                }
+                if !output.dryRun { try queue.remove(item.id) }
+                removed += 1
+            }
+            output.say(output.dryRun ? "\(removed) photo(s) would leave the queue; nothing written" : "\(removed) photo(s) left the queue.")
+            try ExitStatus.check(failed: photos.count - removed, done: removed)
+        }
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Empty the queue, or take out every photo with one status (files, captions and history are not touched).")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Only photos with this status (pending, failed, completed).") var status: String?
+        @OptionGroup var output: WriteOutputOptions
+
+        func run() throws {
+            let queue = ProcessingQueue(database: try database.open())
+            var wanted: QueueItem.Status?
+            if let status {
+                guard let parsed = QueueItem.Status(rawValue: status), parsed != .processing else {
+                    throw ValidationError("--status takes pending, failed or completed")
+                }
+                wanted = parsed
+            }
+            let items = try queue.items(status: wanted, limit: .max).filter { $0.status != .processing }
+            if !output.dryRun { for item in items { try queue.remove(item.id) } }
+            output.say(output.dryRun ? "\(items.count) photo(s) would leave the queue; nothing written" : "\(items.count) photo(s) left the queue.")
+        }
+    }
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Counts by status, and the failed photos with their errors.")

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraCore
 import MemoraSystem
 import MetadataKit
 import Testing
@@ -195,6 +196,35 @@ struct DryRunCLITests {
         #expect(quiet.status == 0 && quiet.out.isEmpty && quiet.err.isEmpty, "no result and no progress: \(quiet)")
         let after = try cli.run(["vault", "list", "--json"] + options)
         #expect((try JSONSerialization.jsonObject(with: Data(after.out.utf8)) as? [Any])?.count == 2, "a.jpg still there, b.jpg added: \(after.out)")
+    }
+
+    @Test("queue list, remove and clear: what is queued, a photo taken out, the rest cleared; files never touched")
+    func queueCommands() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let db = cli.folder + "/memora.sqlite"
+        let a = try cli.photo("photos/a.jpg"), b = try cli.photo("photos/b.jpg")
+        let before = try SystemFile(a).readAll()
+        // Queued by a run that could not caption (no model, no fallback): nothing is queued.
+        let refused = try cli.run("caption", "--db", db, "--now", cli.folder + "/photos")
+        #expect(refused.status != 0)
+        #expect(try cli.run("queue", "list", "--db", db).out.isEmpty, "a run that cannot start queues nothing")
+        // Queued by hand through a run that is allowed the basic description but stops at once: list shows both.
+        let database = try CaptionDatabase(path: db)
+        _ = try GalleryScanner(database: database).scan([cli.folder + "/photos"], explicit: true, force: false)
+        let list = try cli.run("queue", "list", "--db", db)
+        #expect(list.status == 0 && list.out.split(separator: "\n").count == 2 && list.out.contains("pending  "), "\(list)")
+        let json = try cli.run("queue", "list", "--db", db, "--json")
+        #expect((try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [Any])?.count == 2)
+        let remove = try cli.run("queue", "remove", "--db", db, a)
+        #expect(remove.status == 0 && remove.out.contains("1 photo(s) left the queue"), "\(remove)")
+        #expect(try cli.run("queue", "remove", "--db", db, a).status != 0, "not queued any more")
+        #expect(try cli.run("queue", "list", "--db", db, "--status", "pending").out.contains(SystemPath.fileName(of: b)))
+        #expect(try cli.run("queue", "list", "--db", db, "--status", "nope").status != 0, "an unknown status is refused")
+        let clear = try cli.run("queue", "clear", "--db", db)
+        #expect(clear.status == 0 && clear.out.contains("1 photo(s) left the queue"), "\(clear)")
+        #expect(try cli.run("queue", "list", "--db", db).out.isEmpty)
+        #expect(try SystemFile(a).readAll() == before, "the file is not touched")
     }
 
     @Test("prefs set, queue retry-failed, vault init and rotate-key, people hide with --dry-run: checked, nothing written")

@@ -5,11 +5,12 @@ internal import MemoraSync
 /// Request bodies read as JSON, and decoding errors as the field at fault and what was expected.
 ///
 /// Every body goes through ``JSONParser`` (one pass, nesting and value count bounded) and then
-/// ``JSONValueDecoder``: the work a request costs is linear in its size and capped.
+/// ``JSONValueDecoder``: the work a request costs is linear in its size and capped, and bodies over
+/// 64 KiB are read one at a time off the shared thread pool.
 enum RequestDecoding {
     /// The body as `T`: at most `limit` bytes of UTF-8 JSON arriving within `timeoutSeconds`, else a
     /// `400` naming the field at fault (`413` past the limit).
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, timeoutSeconds: Int64) async throws -> T {
+    static func decode<T: Decodable & Sendable>(_ type: T.Type, from request: Request, limit: Int, timeoutSeconds: Int64) async throws -> T {
         let body = request.body
         let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask { try await body.collect(upTo: limit) }
@@ -24,8 +25,19 @@ enum RequestDecoding {
             }
             return buffer
         }
-        return try decode(type, from: Data(buffer.readableBytesView))
+        let data = Data(buffer.readableBytesView)
+        guard data.count > largeBody else { return try decode(type, from: data) }
+        // A large body is read off the shared thread pool, one at a time: however many arrive at
+        // once, they use one core and the other requests (a health check, a small pull) go on.
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            largeBodies.async { continuation.resume(with: Result { try decode(type, from: data) }) }
+        }
     }
+
+    /// Bodies larger than this (64 KiB) are read on ``largeBodies``.
+    static let largeBody = 64 * 1024
+    /// The one queue large bodies are read on, in turn.
+    static let largeBodies = DispatchQueue(label: "memora-server.large-bodies", qos: .utility)
 
     /// `data` as `T`, else a `400` naming the field at fault.
     static func decode<T: Decodable>(_ type: T.Type, from data: Data, field: String = "body") throws -> T {

@@ -13,7 +13,7 @@ struct SyncRoutes: Sendable {
 
     private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
-    private func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+    private func decode<T: Decodable & Sendable>(_ type: T.Type, from request: Request) async throws -> T {
         try await RequestDecoding.decode(type, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds)
     }
 
