@@ -68,7 +68,11 @@ final class VisionLoader: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let loaded { return loaded }
-        let made = models.flatMap { try? IndexVision.installed(models: $0, readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount) }
+        // Models installed before the text reader: faces and the subject still, without text.
+        let made = models.flatMap { models in
+            (try? IndexVision.installed(models: models, readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount))
+                ?? (try? IndexVision.installed(models: models))
+        }
         loaded = .some(made)
         return made
     }

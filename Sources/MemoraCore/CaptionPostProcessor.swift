@@ -89,7 +89,8 @@ public enum CaptionPostProcessor {
         for line in raw.split(separator: "\n", omittingEmptySubsequences: false) {
             var text = line.trimmingCharacters(in: .whitespaces)
             // A heading is a label ("## Description"), not part of the description.
-            if text.hasPrefix("#") { continue }
+            let hashes = text.prefix { $0 == "#" }.count
+            if (1...6).contains(hashes), text.dropFirst(hashes).first.map({ $0 == " " }) ?? true { continue }
             var item = false
             for mark in ["- ", "* ", "+ ", "> "] where text.hasPrefix(mark) {
                 text.removeFirst(mark.count)
@@ -120,12 +121,23 @@ public enum CaptionPostProcessor {
     }
 
     static func removingChattyOpening(_ text: String) -> String {
-        let lower = text.lowercased()
-        for opening in chattyOpenings where lower.hasPrefix(opening) {
-            var rest = text.dropFirst(opening.count)
-            // "... of the image: A dog" / "... of the image. A dog" / "Sure! A dog"
-            if let first = rest.first, ":.".contains(first) { rest = rest.dropFirst() }
-            return rest.trimmingCharacters(in: .whitespaces)
+        var text = text
+        var changed = true
+        while changed {
+            changed = false
+            let lower = text.lowercased()
+            for opening in chattyOpenings where lower.hasPrefix(opening) {
+                var rest = Substring(text.dropFirst(opening.count))
+                // "... of this photo: A dog": the opening runs to its colon, when one comes soon.
+                if opening.contains("description"), let colon = rest.prefix(40).firstIndex(of: ":"), !rest[..<colon].contains(".") {
+                    rest = rest[rest.index(after: colon)...]
+                } else if let first = rest.first, ".".contains(first) {
+                    rest = rest.dropFirst()
+                }
+                text = rest.trimmingCharacters(in: .whitespaces)
+                changed = true
+                break
+            }
         }
         return text
     }

@@ -27,10 +27,12 @@ public struct ServerData: Sendable {
     public static func open(_ folder: String, database: String? = nil) async throws(ServerError) -> ServerData {
         do {
             try FileSystem.makeFolder(folder, permissions: 0o700)
-            try FileSystem.setPermissions(folder, 0o700)  // an existing folder too: it holds secrets and the database
         } catch {
             throw .storage("cannot create \(folder): \(error)")
         }
+        // An existing folder too: it holds the secrets and the database. Best effort: a folder the
+        // server may write to but does not own (a mounted volume) keeps its mode.
+        try? FileSystem.setPermissions(folder, 0o700)
         let code = try secret(folder + "/join-code", bytes: 15)
         let dashboardKey = try secret(folder + "/dashboard-key", bytes: 24)
         let objects = try ObjectStore(folder: folder + "/objects")

@@ -146,7 +146,13 @@ extension ImageCommand {
 
         func run() throws {
             let vision: IndexVision
-            do { vision = try IndexVision.installed(readsText: true) } catch { throw PhotoIndexError.vision(error) }
+            do {
+                do { vision = try IndexVision.installed(readsText: true) } catch where error.code == .modelMissing {
+                    // Models installed before the text reader: faces and the scene, without text.
+                    vision = try IndexVision.installed()
+                    StandardError.write("note: no text is read: \(error.message)\n")
+                }
+            } catch { throw PhotoIndexError.vision(error) }
             var described: [DescribedPhoto] = []
             var failures = 0
             for file in files {

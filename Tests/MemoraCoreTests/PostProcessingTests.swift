@@ -19,6 +19,9 @@ struct PostProcessingTests {
               ("Sure! Here is a description of the image:\n\n**A red bicycle** leans against a *blue* door.", "A red bicycle leans against a blue door."),
               ("## Description\n- A dog on a beach\n- The sea behind it", "A dog on a beach. The sea behind it."),
               ("Here is a description: `A cat` asleep.", "A cat asleep."),
+              ("Sure! Here's a description of the photo: A dog.", "A dog."),
+              ("Here is a description of this photo: a dog", "A dog."),
+              ("#1 fan at the game", "#1 fan at the game."),
           ])
     func cleans(raw: String, expected: String) {
         #expect(CaptionPostProcessor.process(raw)?.description == expected)

@@ -242,7 +242,7 @@ struct ServerFilePermissionTests {
         // An older release's 0644 database in a 0755 folder is tightened when opened.
         try FileSystem.setPermissions(folder, 0o755)
         try FileSystem.setPermissions(database, 0o644)
-        _ = try SQLiteSyncStore(path: database)
+        _ = try await ServerData.open(folder)
         #expect(try FileSystem.status(of: database).permissions == 0o600 && FileSystem.status(of: folder).permissions == 0o700)
         for secret in ["join-code", "dashboard-key"] { #expect(try FileSystem.status(of: folder + "/" + secret).permissions == 0o600) }
     }
@@ -313,6 +313,14 @@ struct DeviceTakeoverTests {
         #expect(paired.status == 201)
         #expect(try JSONDecoder().decode(DeviceToken.self, from: paired.body).deviceId != victim)
         #expect(try await client.send("POST", "api/sync/pull", token: token, json: "{}").status == 200)
+        // A device whose token expired (offline for months) comes back under its own id, its records kept.
+        try await server.execute("UPDATE devices SET token_expires_at = 1 WHERE device_id = '\(victim)'")
+        #expect(try await client.send("POST", "api/sync/pull", token: token, json: "{}").status == 401)
+        let back = try await client.send("POST", "api/devices/register", json: #"{"deviceId":"\#(victim)","platform":"linux","joinCode":"\#(server.joinCode)"}"#)
+        let returned = try JSONDecoder().decode(DeviceToken.self, from: back.body)
+        #expect(back.status == 201 && returned.deviceId == victim)
+        let kept = try await client.send("GET", "api/preferences", token: returned.token)
+        #expect(try JSONDecoder().decode([String: JSONValue].self, from: kept.body)["wifi_only"] == .bool(true))
     }
 }
 

@@ -43,14 +43,16 @@ struct AccessibilityFieldTests {
         #expect(reading.extendedDescription == Self.extended && reading.captionSource == Self.source)
         #expect(try exiftool(["-warning", "-s3", path]).isEmpty)
 
-        // A later caption without a source takes the old source away (it described another caption);
-        // the extended description stays unless a new one is given.
+        // A later caption without a source or an extended description takes the old ones away
+        // (they described another caption).
         let second = try CaptionWriter.write(CaptionUpdate(caption: "A person wrote this."), to: path)
         let later = try MetadataReader.read(contentsOf: path).captions
-        #expect(later.captionSource == nil && later.extendedDescription == Self.extended)
+        #expect(later.captionSource == nil && later.extendedDescription == nil)
+        #expect(try exiftool(["-s3", "-XMP-iptcCore:ExtDescrAccessibility", path]).isEmpty)
 
         try CaptionWriter.restore(second, to: path)
         #expect(try MetadataReader.read(contentsOf: path).captions.captionSource == Self.source)
+        #expect(try MetadataReader.read(contentsOf: path).captions.extendedDescription == Self.extended)
         try CaptionWriter.restore(snapshot, to: path)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     }

@@ -91,9 +91,22 @@ public struct ProcessingQueue: Sendable {
     /// `assets`: only these photos (a run's own); nil: any pending photo.
     public func claimNext(among assets: Set<String>? = nil) throws(MemoraError) -> QueueItem? {
         try database.write { db in
-            var request = QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.pending.rawValue)
-            if let assets { request = request.filter(sql: "asset_id IN (SELECT value FROM json_each(?))", arguments: [Self.jsonList(assets)]) }
-            guard var next = try request.inQueueOrder().fetchOne(db) else {
+            let pending = QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.pending.rawValue).inQueueOrder()
+            var found: QueueRecord?
+            if let assets {
+                // The first pending item of the run's own, in queue order: items of other runs ahead of
+                // it are few (they wait for a run with no paths), so this reads little.
+                var offset = 0
+                while found == nil {
+                    let batch = try pending.limit(256, offset: offset).fetchAll(db)
+                    if batch.isEmpty { break }
+                    found = batch.first { assets.contains($0.assetID) }
+                    offset += batch.count
+                }
+            } else {
+                found = try pending.fetchOne(db)
+            }
+            guard var next = found else {
                 return nil
             }
             next.status = .processing
@@ -211,16 +224,17 @@ public struct ProcessingQueue: Sendable {
         }
     }
 
-    /// Removes the pending and failed items whose photo is gone (moved or deleted): a later scan
-    /// queues it where it is now. Returns how many left.
+    /// Removes the pending and failed items whose photo is gone (moved or deleted) from a folder
+    /// that is still there: a later scan queues it where it is now. A photo whose folder is missing
+    /// too (an unmounted drive) keeps its item. Returns how many left.
     @discardableResult
     public func removeMissing() throws(MemoraError) -> Int {
-        let stale = try database.read { db in
-            try QueueRecord.filter([QueueItem.Status.pending.rawValue, QueueItem.Status.failed.rawValue].contains(QueueRecord.Columns.status)).fetchAll(db)
-        }.filter { !FileSystem.exists($0.assetURI) }.map(\.id)
+        let waiting = [QueueItem.Status.pending.rawValue, QueueItem.Status.failed.rawValue]
+        let stale = try database.read { db in try QueueRecord.filter(waiting.contains(QueueRecord.Columns.status)).fetchAll(db) }
+            .filter { !FileSystem.exists($0.assetURI) && FileSystem.isFolder(SystemPath.folder(of: $0.assetURI)) }.map(\.id)
         guard !stale.isEmpty else { return 0 }
-        try database.write { db in _ = try QueueRecord.filter(keys: stale).deleteAll(db) }
-        return stale.count
+        // Still waiting when removed: an item another process has claimed meanwhile stays.
+        return try database.write { db in try QueueRecord.filter(keys: stale).filter(waiting.contains(QueueRecord.Columns.status)).deleteAll(db) }
     }
 
     /// Items with `status` (all when nil), oldest first.

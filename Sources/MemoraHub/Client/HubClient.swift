@@ -39,7 +39,8 @@ public struct HubClient: Sendable {
     }
 
     /// Pairs with the hub of a QR code: its one-time pairing token becomes this device's token, saved
-    /// in `credentials` (0600). The device keeps its id across pairings.
+    /// in `credentials` (0600). The device keeps its id across pairings, unless the hub gives it a new
+    /// one (a device whose token still works has that id); the id the hub answers is the one saved.
     public static func pair(_ config: ServerConfig, deviceID: String? = nil, platform: String = "linux",
                             credentials file: SyncCredentialFile, transport: any SyncTransport = URLSessionSyncTransport()) async throws(HubError) -> HubClient {
         let known = try? file.load()

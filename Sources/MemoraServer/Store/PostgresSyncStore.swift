@@ -118,9 +118,15 @@ public final class PostgresSyncStore: SyncStore {
         let logger = self.logger
         return try await transaction { connection in
             var registered = deviceID
-            let rows = try await connection.query("SELECT revoked_at FROM devices WHERE device_id = \(deviceID) FOR UPDATE", logger: logger).collect()
+            let rows = try await connection.query("SELECT revoked_at, token_expires_at FROM devices WHERE device_id = \(deviceID) FOR UPDATE", logger: logger).collect()
             if let row = rows.first {
-                if try row.decode(Int64?.self) != nil { throw ServerError.revoked }
+                let (revoked, expires) = try row.decode((Int64?, Int64?).self)
+                if revoked != nil { throw ServerError.revoked }
+                if (expires ?? 0) <= now {
+                    // The device's token has expired (a device offline for months): it comes back under its id.
+                    try await connection.query("UPDATE devices SET token_hash = \(tokenHash), token_expires_at = \(expiresAt), platform = \(platform) WHERE device_id = \(deviceID)", logger: logger)
+                    return deviceID
+                }
                 // Taken: the newcomer gets an id of its own.
                 repeat { registered = SyncCredentials.newDeviceID() }
                 while try await !connection.query("SELECT 1 FROM devices WHERE device_id = \(registered)", logger: logger).collect().isEmpty

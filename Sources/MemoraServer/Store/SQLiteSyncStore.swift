@@ -17,9 +17,10 @@ public final class SQLiteSyncStore: SyncStore {
     public init(path: String) throws(ServerError) {
         self.path = path
         do {
-            // The folder 0700 and the database 0600 before SQLite opens it (issue 31: a pre-made
-            // 0755 folder gave a 0644 database of people, places and face embeddings).
-            try FileSystem.preparePrivateDatabase(path, tighteningFolder: true)
+            // The database 0600 before SQLite opens it (issue 31: a pre-made 0755 folder gave a 0644
+            // database of people, places and face embeddings); the server's own folder is
+            // tightened by ServerData.
+            try FileSystem.preparePrivateDatabase(path)
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -68,9 +69,15 @@ public final class SQLiteSyncStore: SyncStore {
     public func register(deviceID: String, platform: String, tokenHash: String, expiresAt: Int64, now: Int64) async throws(ServerError) -> String {
         try await write { db in
             var registered = deviceID
-            if let row = try Row.fetchOne(db, sql: "SELECT revoked_at FROM devices WHERE device_id = ?", arguments: [deviceID]) {
+            if let row = try Row.fetchOne(db, sql: "SELECT revoked_at, token_expires_at FROM devices WHERE device_id = ?", arguments: [deviceID]) {
                 if (row["revoked_at"] as Int64?) != nil { throw ServerError.revoked }
-                // Taken: the newcomer gets an id of its own.
+                if (row["token_expires_at"] as Int64? ?? 0) <= now {
+                    // The device's token has expired (a device offline for months): it comes back under its id.
+                    try db.execute(sql: "UPDATE devices SET token_hash = ?, token_expires_at = ?, platform = ? WHERE device_id = ?",
+                                   arguments: [tokenHash, expiresAt, platform, deviceID])
+                    return deviceID
+                }
+                // Taken by a device whose token works: the newcomer gets an id of its own.
                 repeat { registered = SyncCredentials.newDeviceID() }
                 while try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE device_id = ?", arguments: [registered]) == true
             }

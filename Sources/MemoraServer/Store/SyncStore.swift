@@ -22,10 +22,11 @@ public protocol SyncStore: Sendable {
     /// `sqlite` or `postgres`.
     var kind: String { get }
 
-    /// Registers a device under `deviceID`, or under a new random id when that one is taken: a
-    /// device id belongs to the token that registered it, so a second registration never takes an
-    /// existing device's place (its token, its preferences). Returns the id registered. Throws
-    /// ``ServerError/revoked`` for a revoked device.
+    /// Registers a device under `deviceID`, or under a new random id when a device whose token still
+    /// works has it: a device id belongs to the token that registered it, so a second registration
+    /// never takes a working device's place (its token, its preferences). A device whose token has
+    /// expired (offline for months) registers again under its own id, keeping its records. Returns
+    /// the id registered. Throws ``ServerError/revoked`` for a revoked device.
     func register(deviceID: String, platform: String, tokenHash: String, expiresAt: Int64, now: Int64) async throws(ServerError) -> String
     /// The device whose unexpired, unrevoked token has this hash.
     func device(tokenHash: String, now: Int64) async throws(ServerError) -> String?

@@ -9,7 +9,7 @@ public struct CaptionUpdate: Sendable, Hashable {
     /// Short alternative text for `Iptc4xmpCore:AltTextAccessibility`, when given.
     public var altText: String?
     /// The longer description for `Iptc4xmpCore:ExtDescrAccessibility` (what the alt text leaves
-    /// out), when given; an existing one is left as it is when nil.
+    /// out), when given; when nil an existing one is removed (it described another caption).
     public var extendedDescription: String?
     /// Where the caption came from, for `memora:CaptionSource` (for example "ollama:llava 2026-11-27T10:00:00Z"
     /// or Memora's on-device models), so that any reader can tell a description a model wrote from

@@ -282,6 +282,7 @@ public enum CaptionWriter {
             var result: [String: [String]] = [:]
             for tag in tags where !operation.mayChange(tag)
                 && !(isCaption && intended.contains(tag.key) && (tag.language.isEmpty || tag.language == "x-default"))
+                && !(isCaption && tag.key == extendedDescriptionKey)  // set or removed whole
                 && (hadEXIF || !createdEXIF.contains(tag.key)) {
                 let value = tag.family == .iptc ? TextEncodings.decodeIPTCText(tag.rawBytes, declaredUTF8: utf8) : tag.value
                 result[tag.key + (tag.language.isEmpty ? "" : "[\(tag.language)]"), default: []].append(value)
@@ -312,8 +313,8 @@ public enum CaptionWriter {
                 .filter { $0 != expected }
             if reading.captions.iptc != nil, !staleIPTC.isEmpty { differences.append("Iptc.Application2.Caption (a copy still holds \"\(staleIPTC[0].prefix(40))\")") }
             if !xmpCheckedAsText, let altText = update.altText, reading.captions.altText != altText { differences.append("\(altTextKey) (not written)") }
-            if !xmpCheckedAsText, let extended = update.extendedDescription, reading.captions.extendedDescription != extended {
-                differences.append("\(extendedDescriptionKey) (not written)")
+            if !xmpCheckedAsText, reading.captions.extendedDescription != update.extendedDescription {
+                differences.append("\(extendedDescriptionKey) (\(update.extendedDescription == nil ? "still there" : "not written"))")
             }
             if !xmpCheckedAsText, reading.captions.captionSource != update.source { differences.append("\(captionSourceKey) (\(update.source == nil ? "still there" : "not written"))") }
         case .stripLocation:

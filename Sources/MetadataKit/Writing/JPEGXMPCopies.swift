@@ -12,8 +12,7 @@ enum JPEGXMPCopies {
         switch operation {
         case .caption(let update):
             return tag.key == CaptionWriter.descriptionKey || tag.key == CaptionWriter.basicDescriptionKey || tag.key == CaptionWriter.captionSourceKey
-                || (update.altText != nil && tag.key == CaptionWriter.altTextKey)
-                || (update.extendedDescription != nil && tag.key == CaptionWriter.extendedDescriptionKey)
+                || tag.key == CaptionWriter.extendedDescriptionKey || (update.altText != nil && tag.key == CaptionWriter.altTextKey)
         case .stripLocation:
             return operation.mayChange(tag)
         }
@@ -100,7 +99,8 @@ enum JPEGXMPCopies {
             }
             func comparable(_ tags: [MetadataTag]) -> [String: [String]] {
                 var result: [String: [String]] = [:]
-                for tag in tags where !(isChanged(tag, by: operation) && (tag.language.isEmpty || tag.language == "x-default" || operation.isStrip)) {
+                for tag in tags where !(isChanged(tag, by: operation)
+                                        && (tag.language.isEmpty || tag.language == "x-default" || operation.isStrip || tag.key == CaptionWriter.extendedDescriptionKey)) {
                     result[tag.key + (tag.language.isEmpty ? "" : "[\(tag.language)]"), default: []].append(tag.value)
                 }
                 return result
@@ -116,8 +116,8 @@ enum JPEGXMPCopies {
             case .caption(let update):
                 if value(CaptionWriter.descriptionKey) != update.caption { found.append("\(place) \(CaptionWriter.descriptionKey) (not written)") }
                 if let altText = update.altText, value(CaptionWriter.altTextKey) != altText { found.append("\(place) \(CaptionWriter.altTextKey) (not written)") }
-                if let extended = update.extendedDescription, value(CaptionWriter.extendedDescriptionKey) != extended {
-                    found.append("\(place) \(CaptionWriter.extendedDescriptionKey) (not written)")
+                if value(CaptionWriter.extendedDescriptionKey) != update.extendedDescription {
+                    found.append("\(place) \(CaptionWriter.extendedDescriptionKey) (\(update.extendedDescription == nil ? "still there" : "not written"))")
                 }
             case .stripLocation:
                 found += newTags.filter { operation.mayChange($0) }.map { "\(place) \($0.key) (still there)" }

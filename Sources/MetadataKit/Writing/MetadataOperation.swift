@@ -61,9 +61,9 @@ extension MetadataOperation {
         case .caption(let update):
             var edits: [XMPEdit] = [.setLanguageItem(key: CaptionWriter.descriptionKey, language: "x-default", value: update.caption)]
             if let altText = update.altText { edits.append(.setLanguageItem(key: CaptionWriter.altTextKey, language: "x-default", value: altText)) }
-            if let extended = update.extendedDescription {
-                edits.append(.setLanguageItem(key: CaptionWriter.extendedDescriptionKey, language: "x-default", value: extended))
-            }
+            // A caption written without an extended description takes the old one away: it described another caption.
+            edits.append(update.extendedDescription.map { .setLanguageItem(key: CaptionWriter.extendedDescriptionKey, language: "x-default", value: $0) }
+                         ?? .remove(key: CaptionWriter.extendedDescriptionKey))
             edits.append(update.source.map { .setText(key: CaptionWriter.captionSourceKey, value: $0) } ?? .remove(key: CaptionWriter.captionSourceKey))
             // A basic description is marked as such; any other caption takes the mark away.
             edits.append(update.isBasicDescription ? .setText(key: CaptionWriter.basicDescriptionKey, value: update.caption)

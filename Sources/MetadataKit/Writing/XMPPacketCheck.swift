@@ -29,10 +29,11 @@ enum XMPPacketCheck {
         switch operation {
         case .caption(let update):
             if value.path.isEmpty, matches(value, CaptionWriter.basicDescriptionKey) || matches(value, CaptionWriter.captionSourceKey) { return true }
+            // The extended description is set or removed whole, every language of it.
+            if matches(value, CaptionWriter.extendedDescriptionKey) { return true }
             // A bare string (the attribute form) becomes the language alternative.
             guard value.path == "[x-default]" || value.path.isEmpty else { return false }
             return matches(value, CaptionWriter.descriptionKey) || (update.altText != nil && matches(value, CaptionWriter.altTextKey))
-                || (update.extendedDescription != nil && matches(value, CaptionWriter.extendedDescriptionKey))
         case .stripLocation:
             return MetadataOperation.xmpLocationKeys.contains { matches(value, $0) }
         }
@@ -70,7 +71,11 @@ enum XMPPacketCheck {
             }
             check(CaptionWriter.descriptionKey, update.caption)
             if let altText = update.altText { check(CaptionWriter.altTextKey, altText) }
-            if let extended = update.extendedDescription { check(CaptionWriter.extendedDescriptionKey, extended) }
+            if let extended = update.extendedDescription {
+                check(CaptionWriter.extendedDescriptionKey, extended)
+            } else if changed.contains(where: { matches($0, CaptionWriter.extendedDescriptionKey) }) {
+                found.append("\(place) \(CaptionWriter.extendedDescriptionKey) (still there)")
+            }
             let sources = changed.filter { matches($0, CaptionWriter.captionSourceKey) }.map(\.text)
             if sources != (update.source.map { [$0] } ?? []) {
                 found.append("\(place) \(CaptionWriter.captionSourceKey) (\(update.source == nil ? "still there" : "not written"))")

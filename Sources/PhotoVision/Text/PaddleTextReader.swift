@@ -110,8 +110,11 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
 
     /// The text boxes of `photo`, in its pixels.
     private func detect(_ photo: RGBPixels) throws(VisionError) -> [TextQuad] {
-        let shorter = min(photo.width, photo.height)
-        let scale = shorter < options.detectorMinSide ? Double(options.detectorMinSide) / Double(shorter) : 1
+        let shorter = min(photo.width, photo.height), longer = max(photo.width, photo.height)
+        // Scaled up to detectorMinSide on the shorter side, but never past maxSide x 2 on the longer
+        // one (a long thin strip would otherwise ask for gigabytes).
+        let scale = min(shorter < options.detectorMinSide ? Double(options.detectorMinSide) / Double(shorter) : 1,
+                        max(1, Double(options.maxSide * 2) / Double(longer)))
         func multipleOf32(_ value: Double) -> Int { max(32, Int((value / 32).rounded(.toNearestOrEven)) * 32) }
         let width = multipleOf32(Double(photo.width) * scale), height = multipleOf32(Double(photo.height) * scale)
         let input = photo.tensor(width: width, height: height, paddedWidth: width)
