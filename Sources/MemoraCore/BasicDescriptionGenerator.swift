@@ -1,6 +1,6 @@
 import Foundation
 public import PhotoIndex
-public import PhotoVision
+internal import PhotoVision
 
 /// The on-device description: what Memora's own vision models see in the pixels (the number of
 /// faces, the main subject in a person's words, the text in the photo) and what the photo's

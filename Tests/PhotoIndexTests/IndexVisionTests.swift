@@ -78,7 +78,7 @@ struct IndexVisionTests {
         let plain = try Library()
         defer { plain.remove() }
         try AtomicFileWriter.write(try SystemFile(models + "/photos/page.png").readAll(), to: plain.folder + "/page.png")
-        _ = try await PhotoIndexer(database: plain.database, vision: try #require(Self.vision)).index(DirectoryPhotoLibrary(root: plain.folder))
+        _ = try await PhotoIndexer(database: plain.database, vision: try IndexVision.installed()).index(DirectoryPhotoLibrary(root: plain.folder))
         #expect(try plain.database.photo(atPath: plain.folder + "/page.png")?.text == nil)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-public import PhotoVision
+internal import PhotoVision
 
 /// The on-device description, written from ``PhotoFacts`` alone: who (names from the metadata, the
 /// rest counted), what (the scene model's subject), where and when (the metadata), and the text in

@@ -1,5 +1,5 @@
 import Foundation
-public import ImageKit
+internal import ImageKit
 public import MetadataKit
 public import PhotoIndex
 public import PhotoVision
