@@ -13,7 +13,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     public var names: [String]
     /// Faces found in the pixels, or marked in the metadata when no detector ran (whichever is more).
     public var faceCount: Int
-    /// The main subject the scene model names, when it is sure enough (``SceneNouns``).
+    /// The main subject the scene model names, when it is sure enough (PhotoVision's `SceneNouns`).
     public var subject: SceneSubject?
     /// Text read in the pixels, in reading order.
     public var text: [TextLine]
