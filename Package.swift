@@ -53,6 +53,7 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         // memora-server (Docs/Sync.md): HTTP on SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // memora-server's PostgreSQL store.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `make docs` (DocC): a command plugin only; nothing of it is linked.
@@ -205,6 +206,7 @@ let package = Package(
             dependencies: [
                 "MemoraSystem", "MemoraDatabase", "MemoraSync", "MemoraHub", "ImageKit", "MetadataKit", "CQREncode", "CFFmpeg", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSwift),
