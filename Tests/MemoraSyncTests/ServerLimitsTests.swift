@@ -131,7 +131,6 @@ struct ServerLimitsTests {
         // One pass, and a value budget: 1.4 million {} stop at the budget.
         let flood = "{\"k\":[" + Array(repeating: "{}", count: 1_400_000).joined(separator: ",") + "]}"
         let started = ContinuousClock.now
-        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(flood.utf8)) }
         let failure = try #require(catching { try JSONParser.parse(Array(flood.utf8)) })
         #expect(failure.overLimit)
         #expect(ContinuousClock.now - started < .seconds(10))

@@ -209,18 +209,12 @@ public struct ProcessingQueue: Sendable {
         }
     }
 
-    /// `strings` as a JSON array, one bound value for `json_each` (any number of assets, no
-    /// limit on SQL variables).
-    static func jsonList(_ strings: Set<String>) -> String {
-        String(decoding: (try? JSONEncoder().encode(strings.sorted())) ?? Data("[]".utf8), as: UTF8.self)
-    }
-
     /// Pending among `assets` (all pending when nil).
     public func pendingCount(among assets: Set<String>?) throws(MemoraError) -> Int {
         try database.read { db in
-            var request = QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.pending.rawValue)
-            if let assets { request = request.filter(sql: "asset_id IN (SELECT value FROM json_each(?))", arguments: [Self.jsonList(assets)]) }
-            return try request.fetchCount(db)
+            let pending = QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.pending.rawValue)
+            guard let assets else { return try pending.fetchCount(db) }
+            return try String.fetchAll(db, pending.select(QueueRecord.Columns.assetID)).filter(assets.contains).count
         }
     }
 
