@@ -4,7 +4,10 @@ driven by Selenium), saves a screenshot, runs axe-core (the copy in PyPI's axe-p
 and checks keyboard focus. Prints one JSON object: the title, the images (alt text, whether they
 loaded), the first elements Tab reaches, and axe's violations. Used by Tests/MemoraSyncTests.
 
-    dashboard-check.py URL SCREENSHOT.png
+    dashboard-check.py URL SCREENSHOT.png [CLICK]
+
+With CLICK (a CSS selector), the element is clicked once the page has loaded (a form's button), and
+the page it leads to is the one checked.
 """
 import importlib.util
 import json
@@ -15,6 +18,8 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.webdriver.support.ui import WebDriverWait
 
 
 def axe_source():
@@ -26,6 +31,7 @@ def axe_source():
 
 def main():
     url, screenshot = sys.argv[1], sys.argv[2]
+    click = sys.argv[3] if len(sys.argv) > 3 else None
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600",
@@ -35,6 +41,10 @@ def main():
     try:
         driver.set_page_load_timeout(60)
         driver.get(url)
+        if click:
+            before = driver.find_element("css selector", "html")
+            driver.find_element("css selector", click).click()
+            WebDriverWait(driver, 30).until(staleness_of(before))
         driver.execute_script("return Promise.all(Array.from(document.images).map(i => i.complete ? 1 : new Promise(r => { i.onload = i.onerror = r; })))")
         driver.save_screenshot(screenshot)
         images = driver.execute_script(

@@ -108,16 +108,28 @@ void memora_sha256_free(memora_sha256_state *state) {
 #endif
 }
 
-int memora_local_ipv4(char *out, size_t size) {
+int memora_local_addresses(char *out, size_t size) {
     struct ifaddrs *list = NULL;
-    if (getifaddrs(&list) != 0) return -1;
-    int found = -1;
-    for (struct ifaddrs *entry = list; entry != NULL && found != 0; entry = entry->ifa_next) {
-        if (entry->ifa_addr == NULL || entry->ifa_addr->sa_family != AF_INET) continue;
-        if (!(entry->ifa_flags & IFF_UP) || (entry->ifa_flags & IFF_LOOPBACK)) continue;
-        const struct sockaddr_in *address = (const struct sockaddr_in *)entry->ifa_addr;
-        if (inet_ntop(AF_INET, &address->sin_addr, out, (socklen_t)size) != NULL) found = 0;
+    if (size == 0 || getifaddrs(&list) != 0) return -1;
+    size_t used = 0;
+    out[0] = 0;
+    for (struct ifaddrs *entry = list; entry != NULL; entry = entry->ifa_next) {
+        if (entry->ifa_addr == NULL || !(entry->ifa_flags & IFF_UP)) continue;
+        char text[INET6_ADDRSTRLEN + 1];
+        const char *written = NULL;
+        if (entry->ifa_addr->sa_family == AF_INET) {
+            written = inet_ntop(AF_INET, &((const struct sockaddr_in *)entry->ifa_addr)->sin_addr, text, sizeof text);
+        } else if (entry->ifa_addr->sa_family == AF_INET6) {
+            written = inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)entry->ifa_addr)->sin6_addr, text, sizeof text);
+        }
+        if (written == NULL) continue;
+        size_t length = strlen(text);
+        if (used + length + 2 > size) break;
+        memcpy(out + used, text, length);
+        used += length;
+        out[used++] = '\n';
+        out[used] = 0;
     }
     freeifaddrs(list);
-    return found;
+    return 0;
 }

@@ -38,6 +38,8 @@ extension SyncServer {
             do {
                 try await task.value
                 reason = "it stopped before it listened"
+            } catch let error as ServerError {
+                throw error
             } catch {
                 reason = "\(error)"
             }

@@ -31,6 +31,17 @@ public struct ServerConfiguration: Sendable {
     /// How long tombstones are kept before devices that have not synced since get a reset.
     public var tombstoneRetentionSeconds: Int64 = 180 * 24 * 3600
 
+    /// The addresses of reverse proxies in front of the server (Caddy, nginx on this machine: usually
+    /// `127.0.0.1`). A request from one of them is taken to come from the address its `X-Forwarded-For`
+    /// names (the last one no trusted proxy added), for the rate limits and the logs; from any other
+    /// peer the header is ignored, so a client cannot pick its own address. Empty by default.
+    public var trustedProxies: [String] = []
+    /// The names the dashboard may be reached by, besides this machine's addresses, `localhost` and its
+    /// host name: the name a reverse proxy serves it under (`photos.example.home`). A page asked for
+    /// under any other `Host` is refused, so a web page elsewhere cannot reach the dashboard through a
+    /// name it points at this machine (DNS rebinding).
+    public var serverNames: [String] = []
+
     /// How much the server logs: `notice` by default (starts, registrations); `info` adds every refusal.
     public var logLevel: String = "notice"
 

@@ -3,7 +3,8 @@ internal import MemoraSystem
 public import MemoraHub
 
 /// A server's folder: `memora-server.sqlite` (unless the store is PostgreSQL), `objects/`, `hub/` (the
-/// Memory Palace hub's media and thumbnails), `join-code` and `dashboard-key` (0600, made on first use).
+/// Memory Palace hub's media and thumbnails), `join-code` and `dashboard-key` (0600, made on first use),
+/// and, while a server runs on it, `listening` (where it listens) and `running.lock`.
 public struct ServerData: Sendable {
     /// The store: SQLite in the folder, or PostgreSQL.
     public let store: any SyncStore
@@ -16,8 +17,10 @@ public struct ServerData: Sendable {
     /// The Memory Palace hub's tables (in the same store) and files (`hub/` in the folder).
     let hub: HubStore
     let hubMedia: HubMedia
-    /// The key that opens the dashboard from another machine (`/?key=…`; from this machine it opens without one).
+    /// The key that opens the dashboard (`/?key=…`), from this machine too.
     public let dashboardKey: String
+    /// The folder.
+    public let folder: String
 
     /// `$XDG_DATA_HOME/memora-server`.
     public static var defaultFolder: String { ApplicationFolders().data + "-server" }
@@ -40,11 +43,11 @@ public struct ServerData: Sendable {
             let store = try await PostgresSyncStore.connect(url: database)
             let place = URLComponents(string: database).map { "PostgreSQL \($0.host ?? "?")\($0.port.map { ":\($0)" } ?? "")\($0.path)" } ?? "PostgreSQL"
             return ServerData(store: store, storeDescription: place, objects: objects, joinCode: code,
-                              hub: try await HubStore.open(store), hubMedia: try HubMedia(folder: folder + "/hub"), dashboardKey: dashboardKey)
+                              hub: try await HubStore.open(store), hubMedia: try HubMedia(folder: folder + "/hub"), dashboardKey: dashboardKey, folder: folder)
         }
         let store = try SQLiteSyncStore(path: folder + "/memora-server.sqlite")
         return ServerData(store: store, storeDescription: "SQLite: \(store.path)", objects: objects, joinCode: code,
-                          hub: try await HubStore.open(store), hubMedia: try HubMedia(folder: folder + "/hub"), dashboardKey: dashboardKey)
+                          hub: try await HubStore.open(store), hubMedia: try HubMedia(folder: folder + "/hub"), dashboardKey: dashboardKey, folder: folder)
     }
 }
 
@@ -64,9 +67,52 @@ extension ServerData {
 
     /// A new pairing token for the hub's QR code: works once, for `lifetimeSeconds`. Only its hash is stored.
     public func pairingCode(host: String, port: Int, lifetimeSeconds: Int64 = 600, name: String? = "Memory Palace") async throws(ServerError) -> ServerConfig {
-        let token = ServerSecrets.randomToken(bytes: 18)
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        try await hub.addPairingToken(hash: ServerSecrets.hash(token), expiresAt: now + lifetimeSeconds * 1000, now: now)
-        return ServerConfig(serverIP: host, port: port, authToken: token, serverName: name, expiresAt: now + lifetimeSeconds * 1000)
+        try await hub.newPairingCode(host: host, port: port, lifetimeSeconds: lifetimeSeconds, name: name)
+    }
+}
+
+extension ServerData {
+    /// Where a server running on this folder listens, as it recorded when it started.
+    struct Listening: Codable, Sendable {
+        var host: String
+        var port: Int
+    }
+
+    /// Takes the folder's running lock, held while a server runs on it; nil when another server holds it.
+    static func runningLock(folder: String) -> FileLock? {
+        try? FileLock(folder + "/running.lock", .exclusive, wait: false)
+    }
+
+    /// Records where the server that holds the running lock listens (best effort).
+    static func recordListening(folder: String, host: String, port: Int) {
+        guard let bytes = try? JSONEncoder().encode(Listening(host: host, port: port)) else { return }
+        try? AtomicFileWriter.write(Array(bytes), to: folder + "/listening", options: .secret())
+    }
+
+    /// Removes the record ``recordListening(folder:host:port:)`` wrote, and releases the running lock.
+    static func forgetListening(folder: String, lock: FileLock) {
+        try? FileSystem.remove(folder + "/listening")
+        lock.unlock()
+    }
+
+    /// Where the server running on this folder listens, or nil when none runs (its lock is free).
+    var listening: Listening? {
+        guard FileSystem.exists(folder + "/listening") else { return nil }
+        if (try? FileLock(folder + "/running.lock", .shared, wait: false)) != nil { return nil }  // free: no server holds it
+        guard let bytes = try? SystemFile(folder + "/listening").readAll() else { return nil }
+        return try? JSONDecoder().decode(Listening.self, from: Data(bytes))
+    }
+
+    /// The address devices and browsers reach this folder's hub at: `host` and `port` when given, else
+    /// where the running server listens (its private network address when it listens on every
+    /// network), else this machine's private network address and port 8787, saying the hub is not running.
+    public func hubAddress(host: String? = nil, port: Int? = nil) -> HubAddress {
+        let running = listening
+        let port = port ?? running?.port ?? 8787
+        if let host { return HubAddress(host: host, port: port, reason: "the address given") }
+        if let running { return HubAddress.reaching(listeningOn: running.host, port: port) }
+        let guess = HubAddress.reaching(listeningOn: "0.0.0.0", port: port)
+        return HubAddress(host: guess.host, port: port, reason: "no memora-server is running on \(folder): start it (memora-server --host 0.0.0.0 --data \(folder)); "
+                          + "until then this guesses \(guess.reason)")
     }
 }

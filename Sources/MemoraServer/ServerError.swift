@@ -8,6 +8,11 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     case unauthorized(String)
     /// The device was revoked and cannot register again under its id (`403`).
     case revoked
+    /// The request may not do this from where it comes: a dashboard page asked for under a name that is
+    /// not this hub's, or a form sent from another site (`403`).
+    case forbidden(String)
+    /// The server could not listen where it was told to (never an answer: `run` and `start` throw it).
+    case cannotListen(String)
     /// A push starts after a gap: the server expected this mutation number first (`409`).
     case mutationGap(expected: Int64)
     /// Nothing there (`404`).
@@ -26,12 +31,12 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .invalidRequest: 400
         case .unauthorized: 401
-        case .revoked: 403
+        case .revoked, .forbidden: 403
         case .notFound: 404
         case .mutationGap, .conflict: 409
         case .tooLarge: 413
         case .rateLimited: 429
-        case .storage: 503
+        case .storage, .cannotListen: 503
         }
     }
 
@@ -41,6 +46,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         case .invalidRequest(let message, let fields): APIError(code: "invalid_request", message: message, fields: fields.isEmpty ? nil : fields)
         case .unauthorized(let message): APIError(code: "unauthorized", message: message)
         case .revoked: APIError(code: "revoked", message: "this device was revoked on the server; ask its owner to allow it again (memora-server devices)")
+        case .forbidden(let message): APIError(code: "forbidden", message: message)
+        case .cannotListen(let message): APIError(code: "cannot_listen", message: message)
         case .mutationGap(let expected): APIError(code: "mutation_gap", message: "the server expected mutation \(expected) next; pull to learn the last one it processed, then push from there")
         case .notFound(let message): APIError(code: "not_found", message: message)
         case .conflict(let message): APIError(code: "conflict", message: message)

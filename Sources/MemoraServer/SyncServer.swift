@@ -21,6 +21,8 @@ public struct SyncServer: Sendable {
     let store: any SyncStore
     let objects: ObjectStore
     let hub: (store: HubStore, media: HubMedia, dashboardKey: String)?
+    /// The server folder, where a running server records where it listens.
+    let dataFolder: String?
 
     /// Creates a sync server over `store`, keeping uploaded objects in `objects` (no hub routes).
     public init(configuration: ServerConfiguration, store: any SyncStore, objects: ObjectStore) {
@@ -28,6 +30,7 @@ public struct SyncServer: Sendable {
         self.store = store
         self.objects = objects
         hub = nil
+        dataFolder = nil
     }
 
     /// Creates the server over a server folder's data: the sync routes and the Memory Palace hub's.
@@ -36,12 +39,14 @@ public struct SyncServer: Sendable {
         store = data.store
         objects = data.objects
         hub = (data.hub, data.hubMedia, data.dashboardKey)
+        dataFolder = data.folder
     }
 
     /// Builds the router: every route, the rate limits, authentication and the error shape.
     public func router() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         router.add(middleware: IPRateLimitMiddleware(limiter: TokenBucketLimiter(burst: configuration.ipBurst, perSecond: configuration.ipPerSecond)))
         let routes = SyncRoutes(configuration: configuration, store: store, objects: objects)
         router.get("/api/health") { _, _ in
@@ -83,6 +88,7 @@ public struct SyncServer: Sendable {
             authenticated.patch("uploads/:uploadId") { request, context in try await routes.continueUpload(request, context: context) }
             let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: hub.media, key: hub.dashboardKey)
             router.get("/") { request, context in try await dashboard.home(request, context: context) }
+            router.post("/dashboard/pair") { request, context in try await dashboard.pair(request, context: context) }
             router.get("/people/:id") { request, context in try await dashboard.person(request, context: context) }
             router.get("/dashboard/thumbnails/:id") { request, context in try await dashboard.thumbnail(request, context: context) }
             router.get("/dashboard/avatars/:id") { request, context in try await dashboard.avatar(request, context: context) }
@@ -91,15 +97,23 @@ public struct SyncServer: Sendable {
     }
 
     /// Runs the server until the task is cancelled or the process gets SIGINT/SIGTERM; `onReady`
-    /// gets the port it listens on.
+    /// gets the port it listens on. A server over a folder (``init(configuration:data:)``) records there
+    /// where it listens while it runs (``ServerData/hubAddress(host:port:)`` reads it).
     public func run(gracefulShutdown: Bool = true, onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var logger = Logger(label: "memora-server")
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .notice
+        let folder = dataFolder, host = configuration.host
+        let lock = folder.flatMap(ServerData.runningLock)
+        defer { if let folder, let lock { ServerData.forgetListening(folder: folder, lock: lock) } }
         let app = Application(
             router: router(),
             server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount.seconds(max(1, configuration.idleTimeoutSeconds)))),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "memora-server"),
-            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                if let folder, lock != nil { ServerData.recordListening(folder: folder, host: host, port: port) }
+                await onReady(port)
+            },
             logger: logger)
         let maintenance = Task {
             while !Task.isCancelled {
@@ -108,10 +122,17 @@ public struct SyncServer: Sendable {
             }
         }
         defer { maintenance.cancel() }
-        if gracefulShutdown {
-            try await app.runService()
-        } else {
-            try await app.runService(gracefulShutdownSignals: [])
+        do {
+            if gracefulShutdown {
+                try await app.runService()
+            } else {
+                try await app.runService(gracefulShutdownSignals: [])
+            }
+        } catch let error as IOError where NetworkAddress.isAddressInUse(error.errnoCode) {
+            throw ServerError.cannotListen("port \(configuration.port) on \(configuration.host) is in use by another program (another memora-server?): "
+                                           + "stop it, or choose another port with --port")
+        } catch let error as IOError {
+            throw ServerError.cannotListen("cannot listen on \(configuration.host):\(configuration.port): \(error.description)")
         }
     }
 }

@@ -20,11 +20,12 @@ enum SystemShim {
         memora_secure_zero(pointer, count)
     }
 
-    /// The first IPv4 address of an interface that is up and not the loopback.
-    static func localIPv4() -> String? {
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard memora_local_ipv4(&buffer, buffer.count) == 0 else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// The addresses of the interfaces that are up, the loopback's too, as text.
+    static func localAddresses() -> [String] {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard memora_local_addresses(&buffer, buffer.count) == 0 else { return [] }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "\n").map(String.init)
     }
 }
 

@@ -31,12 +31,18 @@ extension MemoraServerCommand {
         @OptionGroup var options: DataOptions
         @Option(help: "The address to listen on; 0.0.0.0 for every network.") var host = "127.0.0.1"
         @Option(help: "The port; 0 picks a free one.") var port = 8787
+        @Option(name: .customLong("trusted-proxy"), help: "The address of a reverse proxy in front of the server (repeat for several): its X-Forwarded-For is believed.")
+        var trustedProxies: [String] = []
+        @Option(name: .customLong("server-name"), help: "A name the dashboard is reached by besides this machine's addresses (repeat for several): the name a reverse proxy serves.")
+        var serverNames: [String] = []
 
         func run() async throws {
             let data = try await options.open()
             var configuration = ServerConfiguration(joinCode: data.joinCode)
             configuration.host = host
             configuration.port = port
+            configuration.trustedProxies = trustedProxies
+            configuration.serverNames = serverNames
             let server = SyncServer(configuration: configuration, data: data)
             let host = self.host
             let folder = options.data
@@ -82,36 +88,41 @@ extension MemoraServerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Shows the QR code a Memory Palace collector scans to pair with this hub (works once, for a few minutes).")
         @OptionGroup var options: DataOptions
-        @Option(help: "The address devices reach the hub at (default: this machine's first network address).") var host: String?
-        @Option(help: "The port the hub listens on.") var port = 8787
+        @Option(help: "The address devices reach the hub at (default: where the running hub listens; its private network address when it listens on every network).") var host: String?
+        @Option(help: "The port devices reach the hub at (default: the running hub's).") var port: Int?
         @Option(help: "How many minutes the code works (1-60).") var minutes = 10
         @Flag(help: "Print only the QR code's JSON.") var json = false
 
         func run() async throws {
             guard (1...60).contains(minutes) else { throw ValidationError("--minutes is between 1 and 60") }
-            let address = host ?? NetworkAddress.localIPv4() ?? "127.0.0.1"
-            let config = try await options.open().pairingCode(host: address, port: port, lifetimeSeconds: Int64(minutes) * 60)
+            let data = try await options.open()
+            let address = data.hubAddress(host: host, port: port)
+            let config = try await data.pairingCode(host: address.host, port: address.port, lifetimeSeconds: Int64(minutes) * 60)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let text = String(decoding: try encoder.encode(config), as: UTF8.self)
             if json { print(text); return }
             guard let code = QRCode(text) else { throw ValidationError("the pairing code does not fit a QR code") }
             print(code.terminalText)
+            print("Devices reach the hub at \(address.host):\(address.port): \(address.reason).")
             print("Scan this with the collector, or give its text to `memora hub pair`:\n\(text)")
-            print("It works once, for \(minutes) minutes; the hub must be running (memora-server --port \(port)).")
+            print("It works once, for \(minutes) minutes.")
         }
     }
 
     struct Dashboard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Prints the dashboard's address with its key, for a browser on another machine (on the hub itself it opens without one).")
+            abstract: "Prints the dashboard's address with its key: the only way in, from this machine too.")
         @OptionGroup var options: DataOptions
-        @Option(help: "The address the browser reaches the hub at (default: this machine's first network address).") var host: String?
-        @Option(help: "The port the hub listens on.") var port = 8787
+        @Option(help: "The address the browser reaches the hub at (default: where the running hub listens).") var host: String?
+        @Option(help: "The port the browser reaches the hub at (default: the running hub's).") var port: Int?
 
         func run() async throws {
-            let key = try await options.open().dashboardKey
-            print("http://\(host ?? NetworkAddress.localIPv4() ?? "127.0.0.1"):\(port)/?key=\(key)")
+            let data = try await options.open()
+            let address = data.hubAddress(host: host, port: port)
+            let shown = address.host.contains(":") ? "[\(address.host)]" : address.host
+            print("http://\(shown):\(address.port)/?key=\(data.dashboardKey)")
+            FileHandle.standardError.write(Data("(\(address.reason); the key is a password: share it only with the family)\n".utf8))
         }
     }
 

@@ -30,17 +30,17 @@ struct HubDashboardTests {
 
     /// ``browseBlocking(_:screenshot:)`` on a thread of its own: the hub runs in this test process, so a
     /// thread of Swift's cooperative pool must never wait for the browser that talks to it.
-    static func browse(_ url: URL, screenshot: String) async throws -> BrowserReport {
+    static func browse(_ url: URL, screenshot: String, click: String? = nil) async throws -> BrowserReport {
         try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try browseBlocking(url, screenshot: screenshot) }) }
+            Thread.detachNewThread { continuation.resume(with: Result { try browseBlocking(url, screenshot: screenshot, click: click) }) }
         }
     }
 
-    static func browseBlocking(_ url: URL, screenshot: String) throws -> BrowserReport {
+    static func browseBlocking(_ url: URL, screenshot: String, click: String?) throws -> BrowserReport {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/dashboard-check.py").standardized.path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, url.absoluteString, screenshot]
+        process.arguments = ["python3", script, url.absoluteString, screenshot] + (click.map { [$0] } ?? [])
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -54,7 +54,7 @@ struct HubDashboardTests {
         return try JSONDecoder().decode(BrowserReport.self, from: data)
     }
 
-    @Test("the dashboard shows the pairing QR code, the latest memories with thumbnails and people, and each person's memories; accessible and keyboard-navigable")
+    @Test("the dashboard (opened with its key) shows the latest memories with thumbnails and people, each person's memories, and a pairing QR code on request; accessible and keyboard-navigable")
     func dashboard() async throws {
         let folder = try temporaryFolder("hub-dashboard")
         let server = try await TestServer(folder: folder + "/server")
@@ -72,8 +72,11 @@ struct HubDashboardTests {
                                               people: [ana.id], faces: [FaceTag(x: 0.4, y: 0.2, width: 0.2, height: 0.3, personId: ana.id)]), file: photo)
         _ = try await hub.upload(MemoryUpload(kind: .text, title: "Sunday lunch", description: "Grandma's soup <recipe> & bread"))
 
+        // The key in the address once; the browser keeps it in the cookie the redirect sets.
+        let key = try await ServerData.open(folder + "/server").dashboardKey
+        let keyed = URL(string: server.url.absoluteString + "/?key=\(key)")!
         let screenshot = folder + "/dashboard.png"
-        let report = try await Self.browse(server.url, screenshot: screenshot)
+        let report = try await Self.browse(keyed, screenshot: screenshot)
         #expect(report.title == "Memory Palace")
         // Every image has alt text and loaded: the thumbnail's alt is the memory's description; Ana's avatar,
         // beside her name, is decorative (empty alt).
@@ -87,7 +90,41 @@ struct HubDashboardTests {
         #expect(report.axe.violations?.isEmpty == true, "\(report.axe.violations ?? [])")
         #expect((report.axe.passes ?? 0) > 10)
 
-        // The screenshot shows the thumbnail (a block of its red) and the QR code (black modules on white).
+        // The screenshot shows the thumbnail (a block of its red); no QR code until one is asked for.
+        let (red, black) = try Self.count(screenshot)
+        #expect(red > 5000, "the thumbnail's red covers \(red) sampled pixels")
+        #expect(black < 500, "\(black) sampled black pixels: a QR code on a page view")
+
+        // The button makes a pairing code: the page it leads to shows the QR code (black modules on white).
+        let pairing = try await Self.browse(keyed, screenshot: folder + "/pair.png", click: "#pair-button")
+        #expect(pairing.title == "Pair a device: Memory Palace")
+        #expect(pairing.axe.violations?.isEmpty == true, "\(pairing.axe.violations ?? [])")
+        #expect(try Self.count(folder + "/pair.png").black > 2000, "the QR code is missing")
+
+        // The page's HTML: the names escaped; the pairing code's JSON works once with `memora hub pair`.
+        let transport = URLSessionSyncTransport()
+        let cookie = ["Cookie": "memora_dashboard=\(key)"]
+        let page = try await transport.send(SyncHTTPRequest(method: "GET", url: server.url, headers: cookie))
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(html.contains("Rui &lt;grandpa&gt;") && !html.contains("Rui <grandpa>"))
+        #expect(html.contains("Grandma&#39;s soup &lt;recipe&gt; &amp; bread"))
+        #expect(!html.contains("authToken"))
+        #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+        let pairPage = try await transport.send(SyncHTTPRequest(method: "POST", url: server.url.appendingPathComponent("dashboard/pair"), headers: cookie))
+        let pairHTML = String(decoding: pairPage.body, as: UTF8.self)
+        let start = try #require(pairHTML.range(of: "memora hub pair '")), end = try #require(pairHTML.range(of: "'</code>", range: start.upperBound..<pairHTML.endIndex))
+        let json = String(pairHTML[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
+        let second = try await HubClient.pair(try ServerConfig(qrText: json), credentials: SyncCredentialFile(path: folder + "/second.json"))
+        #expect(try await second.people().count == 2)
+
+        // Ana's page lists her memory.
+        let anaPage = try await Self.browse(URL(string: server.url.absoluteString + "/people/\(ana.id)?key=\(key)")!, screenshot: folder + "/ana.png")
+        #expect(anaPage.title == "Ana: Memory Palace" && anaPage.images.count == 1)
+        #expect(anaPage.axe.violations?.isEmpty == true, "\(anaPage.axe.violations ?? [])")
+    }
+
+    /// Sampled (every second pixel) strong red and black pixels of a screenshot.
+    static func count(_ screenshot: String) throws -> (red: Int, black: Int) {
         let image = try ImageDecoder.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: screenshot))))
         #expect(image.width == 1280)
         var red = 0, black = 0
@@ -98,24 +135,7 @@ struct HubDashboardTests {
                 if pixel.red < 20 && pixel.green < 20 && pixel.blue < 20 { black += 1 }
             }
         }
-        #expect(red > 5000, "the thumbnail's red covers \(red) sampled pixels")
-        #expect(black > 2000, "\(black) sampled black pixels: the QR code is missing")
-
-        // The page's HTML: the names escaped, the pairing code's JSON works once with `memora hub pair`.
-        let page = try await URLSessionSyncTransport().send(SyncHTTPRequest(method: "GET", url: server.url))
-        let html = String(decoding: page.body, as: UTF8.self)
-        #expect(html.contains("Rui &lt;grandpa&gt;") && !html.contains("Rui <grandpa>"))
-        #expect(html.contains("Grandma&#39;s soup &lt;recipe&gt; &amp; bread"))
-        #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
-        let start = try #require(html.range(of: "memora hub pair '")), end = try #require(html.range(of: "'</code>", range: start.upperBound..<html.endIndex))
-        let json = String(html[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
-        let second = try await HubClient.pair(try ServerConfig(qrText: json), credentials: SyncCredentialFile(path: folder + "/second.json"))
-        #expect(try await second.people().count == 2)
-
-        // Ana's page lists her memory.
-        let anaPage = try await Self.browse(server.url.appendingPathComponent("people/\(ana.id)"), screenshot: folder + "/ana.png")
-        #expect(anaPage.title == "Ana: Memory Palace" && anaPage.images.count == 1)
-        #expect(anaPage.axe.violations?.isEmpty == true, "\(anaPage.axe.violations ?? [])")
+        return (red, black)
     }
 
     @Test("from another machine the dashboard needs its key, which then stays in an HttpOnly cookie")

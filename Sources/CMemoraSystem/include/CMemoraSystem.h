@@ -36,9 +36,9 @@ int memora_sha256_final(memora_sha256_state *state, unsigned char digest[32]);
 /// Releases a state that was never finalised (a no-op after final).
 void memora_sha256_free(memora_sha256_state *state);
 
-/// Writes the first IPv4 address of an interface that is up and not the loopback into `out`
-/// (dotted, NUL-terminated). Returns 0 when one was found, -1 otherwise.
-int memora_local_ipv4(char *out, size_t size);
+/// Writes the IPv4 and IPv6 addresses of the interfaces that are up (the loopback too) into `out`,
+/// one per line, NUL-terminated; stops early when `out` is full. Returns 0, or -1 when they cannot be listed.
+int memora_local_addresses(char *out, size_t size);
 
 #ifdef __cplusplus
 }

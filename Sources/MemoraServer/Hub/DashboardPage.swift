@@ -2,7 +2,7 @@ internal import Foundation
 internal import MemoraHub
 
 /// The hub's dashboard, rendered on the server as plain HTML and CSS (no script): the latest memories
-/// with their thumbnails and people, the people, each person's memories, and the pairing QR code.
+/// with their thumbnails and people, the people, each person's memories, and a pairing QR code on request.
 /// Accessible by construction: landmarks (header, nav, main, footer), one `h1` and ordered headings,
 /// a skip link, alt text from each memory's description (else its title), visible focus, link text
 /// that says where it goes, and colours with at least 4.5:1 contrast.
@@ -44,6 +44,8 @@ enum DashboardPage {
         .avatar{width:2rem;height:2rem;border-radius:50%;object-fit:cover;vertical-align:middle}
         .pair{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}
         .pair svg{width:15rem;height:15rem;border:1px solid #d6d1c4}
+        button{font:inherit;padding:.5rem 1rem;border:2px solid #0b4f8a;border-radius:.4rem;background:#fff;color:#0b4f8a;cursor:pointer}
+        button:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
         .pair code{display:block;max-width:40rem;word-break:break-all;background:#f1ede2;padding:.5rem;font-size:.8rem}
         footer{color:#555;font-size:.85rem;border-top:1px solid #d6d1c4}
         """
@@ -97,8 +99,9 @@ enum DashboardPage {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
-    /// The home page.
-    static func home(memories: [HubMemory], people: [HubPerson], pairing: ServerConfig, pairingJSON: String, qr: QRCode?) -> String {
+    /// The home page. Its "Add a device" section has a button that asks for a pairing code: a code is
+    /// made only when a person asks (a page view makes none).
+    static func home(memories: [HubMemory], people: [HubPerson]) -> String {
         let byID = Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) })
         let cards = memories.map { card($0, people: byID) }.joined(separator: "\n")
         let list = people.map { person in
@@ -107,16 +110,27 @@ enum DashboardPage {
             return "<li>\(avatar)<a href=\"/people/\(person.id)\">\(escape(person.name))</a>\(person.relationship.map { " (" + escape($0) + ")" } ?? ""): "
                 + "\(person.memoryCount) \(person.memoryCount == 1 ? "memory" : "memories")</li>"
         }.joined(separator: "\n")
-        let expires = pairing.expiresAt.map { "It works once, until \(time(Double($0) / 1000)) UTC." } ?? ""
         return page(title: "Memory Palace", body: """
             <section aria-labelledby="latest"><h2 id="latest">Latest memories</h2>
             \(memories.isEmpty ? "<p>No memories yet. Add a device below, then share the first one.</p>" : "<ul class=\"grid\">\(cards)</ul>")</section>
             <section id="people" aria-labelledby="people-title"><h2 id="people-title">People</h2>
             \(people.isEmpty ? "<p>No people yet: a device adds them (memora hub people add NAME).</p>" : "<ul class=\"people\">\(list)</ul>")</section>
             <section id="pair" aria-labelledby="pair-title"><h2 id="pair-title">Add a device</h2>
+            <p>A pairing code lets one device join this hub: it works once, for ten minutes. Make one when the device is at hand.</p>
+            <form method="post" action="/dashboard/pair"><button type="submit" id="pair-button">Show a pairing code</button></form></section>
+            """)
+    }
+
+    /// The page with a new pairing code: its QR code and its text for `memora hub pair`.
+    static func pairing(_ pairing: ServerConfig, json: String, qr: QRCode?) -> String {
+        let expires = pairing.expiresAt.map { "It works once, until \(time(Double($0) / 1000)) UTC." } ?? ""
+        return page(title: "Pair a device: Memory Palace", body: """
+            <section aria-labelledby="pair-title"><h2 id="pair-title">Pair a device</h2>
             <div class="pair">\(qr?.svg(title: "QR code to pair a device with this hub") ?? "")
             <div><p>Scan this code with the Memory Palace collector. \(escape(expires))</p>
-            <p>On a computer: <code>memora hub pair '\(escape(pairingJSON))'</code></p></div></div></section>
+            <p>Devices reach the hub at \(escape(pairing.serverIP)), port \(pairing.port).</p>
+            <p>On a computer: <code>memora hub pair '\(escape(json))'</code></p>
+            <p><a href="/">Back to the latest memories</a></p></div></div></section>
             """)
     }
 

@@ -4,10 +4,12 @@ internal import HTTPTypes
 internal import MemoraHub
 internal import MemoraSystem
 
-/// The dashboard's pages (`/`, `/people/{id}`) and the thumbnails they show (`/dashboard/thumbnails/{id}`).
-/// They open without a key from this machine (loopback); from another machine only with the dashboard
-/// key (`memora-server dashboard` prints the address with it), which then stays in an HttpOnly,
-/// SameSite=Strict cookie. Each view of the home page makes a new single-use pairing code.
+/// The dashboard's pages (`/`, `/people/{id}`), the pairing code (`POST /dashboard/pair`) and the
+/// thumbnails and avatars they show. They open only with the dashboard key (`memora-server dashboard`
+/// prints the address with it), which then stays in an HttpOnly, SameSite=Strict cookie: from this
+/// machine too, since behind a reverse proxy every visitor comes from the loopback. A page is served
+/// only under a name of this hub (its addresses, `localhost`, its host name, the configured
+/// ``ServerConfiguration/serverNames``), and a pairing code is made only when a person asks for one.
 struct DashboardRoutes: Sendable {
     let configuration: ServerConfiguration
     let hub: HubStore
@@ -18,7 +20,7 @@ struct DashboardRoutes: Sendable {
 
     /// Whether the request may see the dashboard; a valid `?key=` answers with a redirect that sets the cookie.
     func admit(_ request: Request, context: ServerContext) throws -> Response? {
-        if ["127.0.0.1", "::1", "::ffff:127.0.0.1"].contains(context.remoteIP) { return nil }
+        try checkHost(request)
         if let cookie = request.cookies[Self.cookie]?.value, ServerSecrets.equal(cookie, key) { return nil }
         if let given = request.uri.queryParameters.get("key"), ServerSecrets.equal(given, key) {
             // Back to the page asked for, on this hub only (a path such as //host would leave it).
@@ -27,35 +29,77 @@ struct DashboardRoutes: Sendable {
             response.setCookie(Cookie(name: Self.cookie, value: key, path: "/", httpOnly: true, sameSite: .strict))
             return response
         }
-        throw ServerError.unauthorized("the dashboard opens on the hub itself, or with its key: run `memora-server dashboard` on the hub for the address")
+        throw ServerError.unauthorized("the dashboard opens with its key: run `memora-server dashboard` on the hub for its address")
+    }
+
+    /// Refuses a request whose `Host` is not a name of this hub: a page elsewhere that points a name of
+    /// its own at this machine (DNS rebinding) must not be served the dashboard under it.
+    func checkHost(_ request: Request) throws {
+        guard let authority = request.head.authority, let host = Self.hostName(authority), allowedHosts().contains(host) else {
+            throw ServerError.forbidden("the dashboard is served under this hub's own names only: open it at the address `memora-server dashboard` prints, "
+                                        + "or, behind a reverse proxy, start the hub with --server-name NAME")
+        }
+    }
+
+    /// The names and addresses the dashboard answers to, lowercased.
+    func allowedHosts() -> Set<String> {
+        var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        for address in NetworkAddress.all() { names.insert(address.lowercased()) }
+        if !["0.0.0.0", "::"].contains(configuration.host) { names.insert(configuration.host.lowercased()) }
+        let machine = ProcessInfo.processInfo.hostName.lowercased()
+        if !machine.isEmpty { names.formUnion([machine, machine + ".local"]) }
+        for name in configuration.serverNames { names.insert(name.lowercased()) }
+        return names
+    }
+
+    /// The host part of a `Host` header (`name`, `name:port`, `[v6]:port`), lowercased; nil when malformed.
+    static func hostName(_ authority: String) -> String? {
+        let lowered = authority.lowercased()
+        if lowered.hasPrefix("[") {
+            guard let close = lowered.firstIndex(of: "]") else { return nil }
+            return String(lowered[lowered.index(after: lowered.startIndex)..<close])
+        }
+        let parts = lowered.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let name = parts.first, !name.isEmpty else { return nil }
+        return String(name)
+    }
+
+    /// Refuses a form sent from another site: its `Origin`, when the browser sends one, must be this page's.
+    func checkSameOrigin(_ request: Request) throws {
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], !["same-origin", "none"].contains(site) {
+            throw ServerError.forbidden("a pairing code is made from the dashboard's own page only")
+        }
+        guard let origin = request.headers[HTTPField.Name("Origin")!] else { return }
+        let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
+        guard let authority, authority.lowercased() == request.head.authority?.lowercased() else {
+            throw ServerError.forbidden("a pairing code is made from the dashboard's own page only")
+        }
     }
 
     private func html(_ text: String) -> Response {
         Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                                        HTTPField.Name("Content-Security-Policy")!: "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"],
+                                        HTTPField.Name("Content-Security-Policy")!: "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-    }
-
-    /// The address devices reach this hub at: the network address when it listens on every network,
-    /// else the address it listens on (a hub on the loopback pairs only programs on its own machine).
-    private var hubAddress: String {
-        ["0.0.0.0", "::"].contains(configuration.host) ? (NetworkAddress.localIPv4() ?? "127.0.0.1") : configuration.host
     }
 
     func home(_ request: Request, context: ServerContext) async throws -> Response {
         if let redirect = try admit(request, context: context) { return redirect }
-        // The port the browser reached: the one to put in the code (the configuration may say 0).
-        let port = request.head.authority.flatMap { $0.split(separator: ":").last.flatMap { Int($0) } } ?? configuration.port
-        let token = ServerSecrets.randomToken(bytes: 18)
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        let expires = now + 600_000
-        try await hub.addPairingToken(hash: ServerSecrets.hash(token), expiresAt: expires, now: now)
-        let pairing = ServerConfig(serverIP: hubAddress, port: port, authToken: token, serverName: "Memory Palace", expiresAt: expires)
+        let memories = try await hub.memories(HubStore.MemoryFilter(limit: 24)).memories
+        return html(DashboardPage.home(memories: memories, people: try await hub.people()))
+    }
+
+    /// `POST /dashboard/pair`: a new single-use pairing code (QR code and text), made only when a person
+    /// presses the page's button; it works for ten minutes.
+    func pair(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try admit(request, context: context) { return redirect }
+        try checkSameOrigin(request)
+        // The port this connection reached (the configuration may say 0).
+        let address = HubAddress.reaching(listeningOn: configuration.host, port: context.localPort ?? configuration.port)
+        let pairing = try await hub.newPairingCode(host: address.host, port: address.port, lifetimeSeconds: 600, name: "Memory Palace")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = String(decoding: try encoder.encode(pairing), as: UTF8.self)
-        let memories = try await hub.memories(HubStore.MemoryFilter(limit: 24)).memories
-        return html(DashboardPage.home(memories: memories, people: try await hub.people(), pairing: pairing, pairingJSON: json, qr: QRCode(json)))
+        return html(DashboardPage.pairing(pairing, json: json, qr: QRCode(json)))
     }
 
     func person(_ request: Request, context: ServerContext) async throws -> Response {

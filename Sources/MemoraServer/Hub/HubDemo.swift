@@ -69,7 +69,7 @@ public enum HubDemo {
             return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium is not installed (scripts/install-deps.sh installs it)")
         }
         let arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,1500",
-                         "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(screenshot)", running.url.absoluteString + "/"]
+                         "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(screenshot)", running.url.absoluteString + "/?key=\(data.dashboardKey)"]
         // The browser is waited for on a thread of its own: the hub it loads runs on this process's cooperative threads.
         let outcome: ChildProcess.Outcome? = await withCheckedContinuation { continuation in
             Thread.detachNewThread {

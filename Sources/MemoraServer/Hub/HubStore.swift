@@ -62,6 +62,16 @@ struct HubStore: Sendable {
 
     // MARK: Pairing
 
+    /// A new pairing code for the hub's QR code: a random token that works once, for `lifetimeSeconds`,
+    /// at `host`:`port`. Only the token's hash is stored.
+    func newPairingCode(host: String, port: Int, lifetimeSeconds: Int64, name: String?) async throws(ServerError) -> ServerConfig {
+        let token = ServerSecrets.randomToken(bytes: 18)
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        let expires = now + lifetimeSeconds * 1000
+        try await addPairingToken(hash: ServerSecrets.hash(token), expiresAt: expires, now: now)
+        return ServerConfig(serverIP: host, port: port, authToken: token, serverName: name, expiresAt: expires)
+    }
+
     /// Records a pairing token (by its hash) that works once, until `expiresAt`.
     func addPairingToken(hash: String, expiresAt: Int64, now: Int64) async throws(ServerError) {
         _ = try await runner.run([

@@ -1,13 +1,13 @@
 internal import Hummingbird
 internal import Foundation
 
-/// The rate limit before authentication: a token bucket per IP address.
+/// The rate limit before authentication: a token bucket per client address (``ServerContext/clientIP``).
 struct IPRateLimitMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let limiter: TokenBucketLimiter
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-        if let wait = limiter.take(context.remoteIP, now: Date().timeIntervalSince1970) {
+        if let wait = limiter.take(context.clientIP, now: Date().timeIntervalSince1970) {
             throw ServerError.rateLimited(retryAfter: wait)
         }
         return try await next(request, context)

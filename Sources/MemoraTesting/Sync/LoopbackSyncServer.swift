@@ -49,7 +49,7 @@ public final class LoopbackSyncServer: Sendable {
                 return
             } catch {
                 attempt += 1
-                guard port != 0, attempt < 100, "\(error)".contains("Address already in use") else { throw error }
+                guard port != 0, attempt < 100, "\(error)".contains("in use") else { throw error }
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
