@@ -65,6 +65,18 @@ extension ServerData {
         return secret
     }
 
+    /// Replaces the join code with a new random one and returns it. Devices registered already keep
+    /// their tokens; a new device needs the new code. A running server takes it when it starts again.
+    public static func rotateJoinCode(folder: String) throws(ServerError) -> String {
+        let code = ServerSecrets.randomToken(bytes: 15)
+        do {
+            try AtomicFileWriter.write(Array((code + "\n").utf8), to: folder + "/join-code", options: .secret())
+        } catch {
+            throw .storage("cannot write \(folder)/join-code: \(error)")
+        }
+        return code
+    }
+
     /// A new pairing token for the hub's QR code: works once, for `lifetimeSeconds`. Only its hash is stored.
     public func pairingCode(host: String, port: Int, lifetimeSeconds: Int64 = 600, name: String? = "Memory Palace") async throws(ServerError) -> ServerConfig {
         try await hub.newPairingCode(host: host, port: port, lifetimeSeconds: lifetimeSeconds, name: name)
@@ -102,6 +114,9 @@ extension ServerData {
         guard let bytes = try? SystemFile(folder + "/listening").readAll() else { return nil }
         return try? JSONDecoder().decode(Listening.self, from: Data(bytes))
     }
+
+    /// Whether a server runs on this folder now.
+    public var isServerRunning: Bool { listening != nil }
 
     /// The address devices and browsers reach this folder's hub at: `host` and `port` when given, else
     /// where the running server listens (its private network address when it listens on every

@@ -144,17 +144,24 @@ extension SyncServer {
         public var tombstones: Int
         /// Uploaded objects no record referenced a day after their upload.
         public var orphanObjects: Int
+        /// Hub files (media, thumbnails, avatars) no memory or person referred to an hour after they were written.
+        public var orphanHubFiles: Int = 0
     }
 
-    /// Removes tombstones older than the retention period (moving the horizon) and objects no record
-    /// references a day after upload. The server runs it every hour.
+    /// Removes tombstones older than the retention period (moving the horizon), objects no record
+    /// references a day after upload, and the hub's files no row refers to an hour after they were
+    /// written (what a crash between moving a file and writing its row leaves). The server runs it when
+    /// it starts and every hour.
     public func maintain(now: Int64) async throws(ServerError) -> Maintenance {
         let tombstones = try await store.purgeTombstones(before: now - configuration.tombstoneRetentionSeconds * 1000)
         let orphans = try await store.removeOrphanObjects(before: now - 24 * 3600 * 1000)
         for hash in orphans { objects.remove(hash) }
+        var orphanHubFiles = 0
         if let hub {
             for id in try await hub.store.removeExpiredUploadSessions(now: now) { try? FileSystem.remove(hub.media.sessionPath(id)) }
+            let kept = try await hub.store.referencedFiles()
+            orphanHubFiles = hub.media.sweep(media: kept.media, avatars: kept.avatars, before: now / 1000 - 3600)
         }
-        return Maintenance(tombstones: tombstones, orphanObjects: orphans.count)
+        return Maintenance(tombstones: tombstones, orphanObjects: orphans.count, orphanHubFiles: orphanHubFiles)
     }
 }

@@ -9,7 +9,8 @@ public enum CollageSource: Sendable, Hashable, Codable {
     case place(String)
     /// The photos taken within `radiusKilometres` of a position (great-circle distance).
     case area(latitude: Double, longitude: Double, radiusKilometres: Double)
-    /// The photos showing a person.
+    /// The photos showing a person: their name (any case), or their number (`memora people`) when no
+    /// one is called so.
     case person(String)
     /// The photos of a theme ("beach", "food": ``ThemeClustering``).
     case theme(String)
@@ -220,6 +221,10 @@ public struct CollageSelector: Sendable {
     }
 
     private func choose(_ request: CollageRequest, in db: Database) throws -> CollageSelection {
+        var request = request
+        if case .person(let reference) = request.source {
+            request.source = .person(try PhotoIndexDatabase.personName(for: reference, in: db))
+        }
         var rejections: [Rejection] = []
         let found = try loadCandidates(request, in: db)
         var candidates = found.candidates

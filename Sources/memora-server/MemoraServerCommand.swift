@@ -127,11 +127,18 @@ extension MemoraServerCommand {
     }
 
     struct JoinCode: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Prints the code devices give to join this server.")
+        static let configuration = CommandConfiguration(
+            abstract: "Prints the code devices give to join this server; --rotate replaces it (a code that leaked stops working).")
         @OptionGroup var options: DataOptions
+        @Flag(help: "Make a new code: devices already registered keep working; new ones need the new code. Restart the server to use it.")
+        var rotate = false
 
         func run() async throws {
-            print(try await options.open().joinCode)
+            let data = try await options.open()
+            guard rotate else { print(data.joinCode); return }
+            print(try ServerData.rotateJoinCode(folder: data.folder))
+            let running = data.isServerRunning ? " The server running on this folder still takes the old code until it restarts." : ""
+            FileHandle.standardError.write(Data("The old code no longer registers new devices once the server restarts.\(running)\n".utf8))
         }
     }
 }

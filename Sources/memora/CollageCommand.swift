@@ -16,7 +16,7 @@ struct CollageCommand: AsyncParsableCommand {
     @Option(help: "With --place: the caption database holding the saved places (default: $XDG_DATA_HOME/memora/memora.sqlite).") var placesDb: String?
     @Option(help: "Photos within --radius km of LAT,LON.") var near: String?
     @Option(help: "The radius for --near, in kilometres.") var radius: Double = 25
-    @Option(help: "Photos showing this person (their face must cover more than --min-face-share of the photo).") var person: String?
+    @Option(help: "Photos showing this person, by name or number (their face must cover more than --min-face-share of the photo).") var person: String?
     @Option(help: "Photos of a theme: beach, mountains, snow, food, dogs, cats, birds, flowers, buildings, cars, boats (see `memora index stats`).") var theme: String?
     @Option(help: ArgumentHelp("With --person: the share of the photo the person's face must exceed (above 0, at most 1).", valueName: "fraction"))
     var minFaceShare = CollageSelector.minimumFaceShare

@@ -127,10 +127,31 @@ struct DashboardTrustTests {
             #expect(!"\(error)".contains("bind("), "\(error)")
         }
 
+        #expect(data.isServerRunning)
         await server.stop()
+        #expect(!data.isServerRunning)
         let stopped = data.hubAddress()
         #expect(stopped.port == 8787 && stopped.reason.contains("no memora-server is running"), "\(stopped)")
         #expect(!FileSystem.exists(folder + "/server/listening"))
+    }
+
+    @Test("a join code that leaked is replaced: the new one registers, the old one no longer does, registered devices keep working")
+    func rotateJoinCode() async throws {
+        let folder = try temporaryFolder("join-code-rotate")
+        let first = try await ServerData.open(folder + "/server")
+        let old = first.joinCode
+        let before = try await LoopbackSyncServer(folder: folder + "/server", joinCode: old)
+        let token = try await RawClient(base: before.url).register("device-before-rotation", joinCode: old)
+        await before.stop()
+        let new = try ServerData.rotateJoinCode(folder: folder + "/server")
+        let reopened = try await ServerData.open(folder + "/server")
+        #expect(new != old && reopened.joinCode == new)
+        let server = try await LoopbackSyncServer(folder: folder + "/server", joinCode: reopened.joinCode)
+        defer { Task { await server.stop() } }
+        let after = RawClient(base: server.url)
+        #expect(try await after.send("POST", "api/devices/register", json: #"{"deviceId":"device-with-old-code","platform":"linux","joinCode":"\#(old)"}"#).status == 401)
+        _ = try await after.register("device-with-new-code", joinCode: new)
+        _ = try await after.pull(token, cursor: nil)  // the device registered before still works
     }
 
     @Test("this machine's addresses: the loopback's among them, a private network address preferred", arguments: [

@@ -102,6 +102,13 @@ struct HubRouteTests {
         let device = try #require(try credentials.load()?.deviceID)
         #expect(try await server.store().revoke(deviceID: device, now: Int64(Date().timeIntervalSince1970 * 1000)))
         await #expect(throws: HubError.self) { _ = try await hub.people() }
+        // The revoked device pairing again under its id is refused, and that does not spend the code: another device still pairs with it.
+        let fresh = try await server.pairingCode()
+        let raw = RawClient(base: server.url)
+        let refused = try await raw.send("POST", "api/hub/pair", json: #"{"deviceId":"\#(device)","platform":"linux","pairingToken":"\#(fresh.authToken)"}"#)
+        #expect(refused.status == 403, "\(String(decoding: refused.body, as: UTF8.self))")
+        let other = try await HubClient.pair(fresh, credentials: SyncCredentialFile(path: folder + "/after-refusal.json"), transport: CheckedTransport())
+        #expect(try await other.people().isEmpty)
     }
 
     @Test("people: 201, then 409 with the existing person for the same name in any case or spacing; rename, conflicts, removal untags faces", arguments: TestStore.available)
@@ -120,7 +127,9 @@ struct HubRouteTests {
         let renamed = try await hub.updatePerson(id: ana.id, name: "Ana", relationship: "daughter")
         #expect(renamed.name == "Ana")
         #expect(try await hub.people().map(\.name) == ["Ana", "João"])
-        for bad in ["", "   ", String(repeating: "x", count: 101), "tab\u{7}bell"] {
+        // One letter with 100,000 combining marks is one character but 200 KB; a direction override shows another name than is stored.
+        for bad in ["", "   ", String(repeating: "x", count: 101), "tab\u{7}bell", "a" + String(repeating: "\u{301}", count: 100_000),
+                    "Ana\u{202E}avlis", "line\nbreak"] {
             let failure = await hubFailure { () async throws(HubError) in _ = try await hub.addPerson(name: bad) }
             guard case .invalidRequest(_, let fields)? = failure else { Issue.record("the name \(bad.debugDescription): \(String(describing: failure))"); continue }
             #expect(fields.first?.hasPrefix("name") == true, "\(fields)")
@@ -376,6 +385,19 @@ struct HubResumableUploadTests {
         _ = try await SyncServer(configuration: ServerConfiguration(joinCode: server.joinCode), data: data).maintain(now: abandoned.expiresAt + 1)
         #expect(try await send("GET", "api/uploads/\(abandoned.id)").status == 404)
         #expect(!FileManager.default.fileExists(atPath: folder + "/server/hub/sessions/\(abandoned.id)"))
+
+        // A crash between moving a file into place and writing its row leaves it unreferenced: swept once it is an hour old.
+        let orphan = folder + "/server/hub/media/bb/" + String(repeating: "b", count: 64)
+        let orphanAvatar = folder + "/server/hub/avatars/" + String(repeating: "c", count: 64) + ".jpg"
+        try FileManager.default.createDirectory(atPath: folder + "/server/hub/media/bb", withIntermediateDirectories: true)
+        for path in [orphan, orphanAvatar] { try Data("left by a crash".utf8).write(to: URL(fileURLWithPath: path)) }
+        let maintainer = SyncServer(configuration: ServerConfiguration(joinCode: server.joinCode), data: data)
+        let clock = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(try await maintainer.maintain(now: clock).orphanHubFiles == 0, "a file younger than an hour may be a request's in flight")
+        #expect(FileManager.default.fileExists(atPath: orphan))
+        #expect(try await maintainer.maintain(now: clock + 2 * 3600 * 1000).orphanHubFiles == 2)
+        #expect(!FileManager.default.fileExists(atPath: orphan) && !FileManager.default.fileExists(atPath: orphanAvatar))
+        #expect(try await send("GET", "api/memories/\(note.id)/media").status == 200, "a memory's media stays")
     }
 
     @Test("videos and voice notes are read by FFmpeg: durations, a video's poster frame as its thumbnail; a file that is not what it says is refused", arguments: TestStore.available)
@@ -511,6 +533,7 @@ struct HubResumableUploadTests {
 
 @Suite("Memory Palace hub: avatars")
 struct HubAvatarTests {
+
     @Test("an avatar is kept as a 256-pixel JPEG, replaced, refused when it is not an image, and removed with its person", arguments: TestStore.available)
     func avatars(store: TestStore) async throws {
         let folder = try temporaryFolder("hub-avatars")
@@ -539,6 +562,12 @@ struct HubAvatarTests {
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: text))
         let refused = await hubFailure { () async throws(HubError) in _ = try await hub.setAvatar(person: ana.id, image: text) }
         guard case .invalidRequest? = refused else { Issue.record("\(String(describing: refused))"); return }
+        // A small PNG that declares 100 megapixels is refused from its header, before any pixel is decoded.
+        let bomb = pngDeclaring(width: 10000, height: 10000, try ImageEncoder.encode(try Image(width: 4, height: 4, fill: .white), as: .png()))
+        try Data(bomb).write(to: URL(fileURLWithPath: folder + "/bomb.png"))
+        let tooLarge = await hubFailure { () async throws(HubError) in _ = try await hub.setAvatar(person: ana.id, image: folder + "/bomb.png") }
+        guard case .invalidRequest(_, let fields)? = tooLarge else { Issue.record("\(String(describing: tooLarge))"); return }
+        #expect(fields.contains { $0.contains("10000x10000") && $0.contains("16 megapixels") }, "\(fields)")
         await #expect(throws: HubError.notFound("no such person")) { _ = try await hub.setAvatar(person: 999, image: second) }
         // Removed with the person.
         try await hub.removePerson(id: ana.id)

@@ -223,6 +223,28 @@ struct ServerLimitsTests {
 
 /// Files others can read (issue 31, item 6): a server folder made beforehand with 0755, and a
 /// database left 0644 by an older release, end 0700 and 0600 once the server opens them.
+@Suite("Server answers")
+struct ServerAnswerTests {
+    @Test("every answer says nosniff (a text memory is never run as a page); a method no route has is 405, not 404")
+    func headers() async throws {
+        let folder = try temporaryFolder("server-answers")
+        let server = try await TestServer(folder: folder + "/server")
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let (note, _) = try await hub.upload(MemoryUpload(kind: .text, title: "A page?", description: "<script>alert(1)</script>"))
+        let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
+        let media = try await URLSessionSyncTransport().send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(note.id)/media"),
+                                                                             headers: ["Authorization": "Bearer \(token)"]))
+        #expect(media.status == 200 && media.headers["x-content-type-options"] == "nosniff", "\(media.headers)")
+        let health = try await URLSessionSyncTransport().send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/health")))
+        #expect(health.headers["x-content-type-options"] == "nosniff")
+        for method in ["TRACE", "CONNECT"] {
+            let answer = try await RawSocket.exchange(port: server.port, Data("\(method) /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+            #expect(answer.hasPrefix("HTTP/1.1 405") && answer.contains("Allow: GET, HEAD, POST, PUT, PATCH, DELETE"), "\(method): \(answer.prefix(200))")
+        }
+    }
+}
+
 @Suite("Server files are private")
 struct ServerFilePermissionTests {
     @Test("a pre-made 0755 folder is tightened to 0700; the database and its WAL files are 0600, new or old")

@@ -119,6 +119,37 @@ struct PersonSplitTests {
         #expect(try Self.photos(of: cy, in: library) == ["a4", "a5", "c0", "c1", "c2"] && Self.photos(of: ana, in: library) == ["a0", "a1", "a2", "a3"])
     }
 
+    @Test("a name another person has is refused (any case); a person's number works where a name does, and an unnamed one's says to name them")
+    func namesAndNumbers() throws {
+        let (library, ana, cy) = try Self.people()
+        defer { library.remove() }
+        do {
+            try library.database.name(person: cy, " ana ")
+            Issue.record("a second person called Ana")
+        } catch {
+            #expect(error.code == .invalidRequest && error.message.contains("person \(ana) is already called") && error.message.contains("memora people merge \(cy) \(ana)"),
+                    "\(error)")
+        }
+        #expect(try library.database.person(cy).name == nil, "nothing written")
+        try library.database.name(person: ana, "ANA")  // renaming oneself is no clash
+        #expect(throws: PhotoIndexError.self) { try library.database.name(person: cy, "Cy\u{202E}reversed") }
+        #expect(throws: PhotoIndexError.self) { try library.database.name(person: cy, String(repeating: "e\u{301}", count: 200)) }
+
+        // A collage by number: Ana's number is Ana; Cy has no name for the title yet.
+        let selector = CollageSelector(database: library.database)
+        let byNumber = try selector.select(CollageRequest(source: .person("\(ana)"), minimumFaceShare: 0.01))
+        let byName = try selector.select(CollageRequest(source: .person("ana"), minimumFaceShare: 0.01))
+        #expect(!byNumber.photos.isEmpty && byNumber.photos.map(\.path) == byName.photos.map(\.path), "\(byNumber.notes)")
+        do {
+            _ = try selector.select(CollageRequest(source: .person("\(cy)")))
+            Issue.record("an unnamed person's collage")
+        } catch {
+            #expect(error.message.contains("person \(cy) has no name yet") && error.message.contains("memora people name \(cy)"), "\(error)")
+        }
+        try library.database.name(person: cy, "Cy")
+        #expect(try !selector.select(CollageRequest(source: .person("\(cy)"), minimumFaceShare: 0.01)).photos.isEmpty)
+    }
+
     @Test("refused, with nothing written: no such person, no photos, a photo not indexed or not of the person, all the person's faces, a name that cannot be")
     func refusals() throws {
         let (library, ana, cy) = try Self.people()
@@ -155,9 +186,8 @@ struct PersonSplitTests {
         try refused(ana, ["a4"], name: "two\nlines", saying: "one line of text")
         try refused(ana, ["a4", "pair"], name: "Cy", saying: "person \(cy) (Cy) is in \(library.folder)/pair.jpg already")
         let bea = try #require(try library.database.split(person: ana, photos: ["a4"], name: "Bea").target)
-        try library.database.name(person: cy, "Bea")
-        #expect(throws: PhotoIndexError.self) { try library.database.split(person: ana, photos: ["a5"], name: "bea") }
-        #expect(try Self.photos(of: bea, in: library) == ["a4"], "two people called Bea: refused")
+        #expect(throws: PhotoIndexError.self, "two people called Bea") { try library.database.name(person: cy, "Bea") }
+        #expect(try Self.photos(of: bea, in: library) == ["a4"] && library.database.person(cy).name == "Cy")
     }
 }
 

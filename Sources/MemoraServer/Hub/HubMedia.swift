@@ -32,6 +32,32 @@ struct HubMedia: Sendable {
         SyncValueCheck.isSHA256(sha256) ? sha256 : "invalid"
     }
 
+    /// Removes the media, thumbnails and avatars no row refers to (`media`, `avatars`: the SHA-256 values
+    /// that are referred to) whose file is older than `before` (seconds since 1970): what a crash left
+    /// between moving a file into place and writing its row. A younger file may be a request's in
+    /// flight. Returns how many files went.
+    func sweep(media kept: Set<String>, avatars keptAvatars: Set<String>, before: Int64) -> Int {
+        var removed = 0
+        func sweepFolder(_ folder: String, hash: (String) -> String?, keep: Set<String>) {
+            guard let entries = try? FileSystem.entries(of: folder) else { return }
+            for entry in entries {
+                let path = folder + "/" + entry.name
+                if entry.kind == .directory || (entry.kind == nil && FileSystem.statusIfPresent(of: path)?.kind == .directory) {
+                    sweepFolder(path, hash: hash, keep: keep)
+                    continue
+                }
+                guard let sha = hash(entry.name), SyncValueCheck.isSHA256(sha), !keep.contains(sha),
+                      let status = FileSystem.statusIfPresent(of: path), status.kind == .regular, status.modified.seconds < before else { continue }
+                if (try? FileSystem.remove(path)) != nil { removed += 1 }
+            }
+        }
+        let jpeg: (String) -> String? = { $0.hasSuffix(".jpg") ? String($0.dropLast(4)) : nil }
+        sweepFolder(folder + "/media", hash: { $0 }, keep: kept)
+        sweepFolder(folder + "/thumbnails", hash: jpeg, keep: kept)
+        sweepFolder(folder + "/avatars", hash: jpeg, keep: keptAvatars)
+        return removed
+    }
+
     /// Stages `bytes` (a text memory's text) as an upload would be.
     func stage(_ bytes: [UInt8]) throws -> (path: String, sha256: String, size: Int64, contentType: String?, fileName: String?) {
         let path = incoming + "/" + UUID().uuidString.lowercased()
@@ -73,8 +99,19 @@ struct HubMedia: Sendable {
     /// Where an avatar lives (by the SHA-256 of its JPEG).
     func avatarPath(_ sha256: String) -> String { folder + "/avatars/" + Self.safe(sha256) + ".jpg" }
 
+    /// The most pixels an avatar that is not a JPEG may have (64 MB decoded). A JPEG is decoded at a
+    /// reduced scale, so it may have up to ImageKit's 100 megapixels.
+    static let avatarMaxPixels = 16_000_000
+
     /// Makes an avatar from an image's bytes: at most 256 pixels on its long side, as JPEG; returns its SHA-256.
+    /// The size its header declares is checked before anything is decoded (``avatarMaxPixels``): a small
+    /// PNG may declare 100 megapixels.
     func makeAvatar(_ bytes: [UInt8]) throws -> String {
+        let info = try ImageDecoder.info(of: bytes, source: "avatar")
+        if info.format != .jpeg && info.width * info.height > Self.avatarMaxPixels {
+            throw ServerError.invalidRequest("the avatar is too large", [FieldProblem(
+                field: "body", message: "the image is \(info.width)x\(info.height) pixels; an avatar that is not a JPEG has at most 16 megapixels")])
+        }
         let image = try ImageDecoder.thumbnail(bytes, source: "avatar", maxPixelSize: 256, options: DecodingOptions(applyOrientation: true))
         let staging = incoming + "/" + UUID().uuidString.lowercased() + ".jpg"
         defer { try? FileSystem.remove(staging) }

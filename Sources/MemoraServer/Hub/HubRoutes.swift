@@ -46,11 +46,18 @@ struct HubRoutes: Sendable {
             problems.append(FieldProblem(field: "pairingToken", message: "expected the token of the hub's QR code"))
         }
         guard problems.isEmpty else { throw ServerError.invalidRequest("the pairing is not valid", problems) }
-        guard try await hub.usePairingToken(hash: ServerSecrets.hash(body.pairingToken), now: now) else {
+        let now = self.now, pairingHash = ServerSecrets.hash(body.pairingToken)
+        guard try await hub.usePairingToken(hash: pairingHash, now: now) else {
             throw ServerError.unauthorized("the pairing code is unknown, used already or expired: show a new QR code (memora-server pair) and scan it again")
         }
         var token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
-        token.deviceId = try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
+        do {
+            token.deviceId = try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
+        } catch {
+            // A refused pairing (a revoked device) does not spend the code.
+            try? await hub.releasePairingToken(hash: pairingHash, usedAt: now)
+            throw error
+        }
         context.logger.notice("device paired", metadata: ["device": "\(token.deviceId)"])
         return ErrorMiddleware.json(token, status: .created)
     }
@@ -70,8 +77,8 @@ struct HubRoutes: Sendable {
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         let relationship = body.relationship?.trimmingCharacters(in: .whitespacesAndNewlines)
         var problems: [FieldProblem] = []
-        if let message = name.isEmpty ? "required" : SyncValueCheck.textProblem(name, maxLength: 100) { problems.append(FieldProblem(field: "name", message: message)) }
-        if let relationship, let message = SyncValueCheck.textProblem(relationship, maxLength: 50) { problems.append(FieldProblem(field: "relationship", message: message)) }
+        if let message = name.isEmpty ? "required" : SyncValueCheck.textProblem(name, maxLength: 100, isName: true) { problems.append(FieldProblem(field: "name", message: message)) }
+        if let relationship, let message = SyncValueCheck.textProblem(relationship, maxLength: 50, isName: true) { problems.append(FieldProblem(field: "relationship", message: message)) }
         guard problems.isEmpty else { throw ServerError.invalidRequest("the person is not valid", problems) }
         return (name, relationship?.isEmpty == true ? nil : relationship)
     }
@@ -111,6 +118,8 @@ struct HubRoutes: Sendable {
         let hash: String
         do {
             hash = try media.makeAvatar(Array(body.readableBytesView))
+        } catch let error as ServerError {
+            throw error
         } catch {
             throw ServerError.invalidRequest("the avatar cannot be read", [FieldProblem(field: "body", message: "send a JPEG, PNG, HEIC, WebP or AVIF image")])
         }
@@ -217,7 +226,7 @@ struct HubRoutes: Sendable {
     private func check(_ upload: inout MemoryUpload) async throws {
         var problems: [FieldProblem] = []
         upload.title = upload.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let message = upload.title.isEmpty ? "required" : SyncValueCheck.textProblem(upload.title, maxLength: 200) {
+        if let message = upload.title.isEmpty ? "required" : SyncValueCheck.textProblem(upload.title, maxLength: 200, isName: true) {
             problems.append(FieldProblem(field: "metadata.title", message: message))
         }
         if let text = upload.description, let message = SyncValueCheck.textProblem(text, maxLength: upload.kind == .text ? 100_000 : 5000) {

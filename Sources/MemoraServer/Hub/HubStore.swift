@@ -86,6 +86,19 @@ struct HubStore: Sendable {
                                 [.integer(now), .text(hash), .integer(now)])).isEmpty
     }
 
+    /// Makes a pairing token that ``usePairingToken(hash:now:)`` marked used at `now` usable again: the
+    /// pairing it was for failed (a revoked device), so the code is not spent for nothing.
+    func releasePairingToken(hash: String, usedAt now: Int64) async throws(ServerError) {
+        _ = try await runner.run([SQLStatement("UPDATE hub_pairing SET used_at = NULL WHERE token_hash = ? AND used_at = ?", [.text(hash), .integer(now)])])
+    }
+
+    /// The SHA-256 of every memory's media and every person's avatar: the files the hub keeps.
+    func referencedFiles() async throws(ServerError) -> (media: Set<String>, avatars: Set<String>) {
+        let media = try await runner.rows("SELECT sha256 FROM hub_memories", []).compactMap { $0[0].text }
+        let avatars = try await runner.rows("SELECT avatar_sha256 FROM hub_people WHERE avatar_sha256 IS NOT NULL", []).compactMap { $0[0].text }
+        return (Set(media), Set(avatars))
+    }
+
     // MARK: Upload sessions
 
     /// An upload session: a large file sent in pieces that survive a dropped connection.

@@ -2,13 +2,32 @@ internal import Hummingbird
 internal import Foundation
 internal import MemoraSync
 internal import NIOHTTP1
+internal import HTTPTypes
 
 /// Turns every failure into the one JSON error shape (``APIErrorBody``) with its status, adds
-/// `Retry-After` to a `429`, and logs the route and status (never a token, a caption or a body).
+/// `Retry-After` to a `429`, and logs the route and status (never a token, a caption or a body). Every
+/// answer says `X-Content-Type-Options: nosniff` (a text memory is never run as a page), and a method
+/// no route has (TRACE, CONNECT) is a `405`.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
+    /// The methods the routes use.
+    static let methods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete]
+
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+        var response: Response
+        if Self.methods.contains(request.method) {
+            response = try await answer(request, context: context, next: next)
+        } else {
+            response = Self.json(APIErrorBody(error: APIError(code: "method_not_allowed", message: "no route takes \(request.method.rawValue); the API is described in Docs/openapi.json")),
+                                 status: .methodNotAllowed)
+            response.headers[.allow] = "GET, HEAD, POST, PUT, PATCH, DELETE"
+        }
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        return response
+    }
+
+    private func answer(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as ServerError {

@@ -1,3 +1,5 @@
+internal import MemoraSystem
+
 /// The checks behind ``SyncField/Kind``: one function per kind, each returning what is wrong or nil.
 package enum SyncValueCheck {
     package static func problem(with value: JSONValue, for kind: SyncField.Kind) -> String? {
@@ -61,10 +63,20 @@ package enum SyncValueCheck {
         }
     }
 
-    package static func textProblem(_ text: String, maxLength: Int) -> String? {
+    /// What is wrong with `text` for a field of at most `maxLength` characters: too long (in characters,
+    /// or in bytes: at most 4 a character, so one letter with 100,000 combining marks is not one
+    /// character), or a control character but tab and newline; with `isName`, also a direction override
+    /// (U+202A–U+202E, U+2066–U+2069) or a line break.
+    package static func textProblem(_ text: String, maxLength: Int, isName: Bool = false) -> String? {
+        if text.utf8.count > maxLength * 4 { return "is \(text.utf8.count) bytes; at most \(maxLength * 4)" }
         if text.count > maxLength { return "is \(text.count) characters; at most \(maxLength)" }
-        for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t" {
-            return "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control && (isName || (scalar != "\n" && scalar != "\t")) {
+                return "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
+            }
+            if isName && scalar.isDirectionOverride {
+                return "contains U+\(String(scalar.value, radix: 16, uppercase: true)), which changes the direction text is shown in"
+            }
         }
         return nil
     }

@@ -268,11 +268,17 @@ extension PhotoIndexDatabase {
     }
 
     /// Names person `id` `name` (it then never changes by itself); their faces and photos take the
-    /// name, in place of the one they had from the person.
+    /// name, in place of the one they had from the person. A name another person has (in any case) is
+    /// refused: two people of one name would make `collage --person NAME` pick either's faces.
     public func name(person id: Int64, _ name: String) throws(PhotoIndexError) {
         let name = try Self.personName(name)
         try write { db in
             guard var person = try PersonRecord.fetchOne(db, key: id) else { throw PhotoIndexError.noSuchPerson(id) }
+            if let other = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ? COLLATE NOCASE AND id != ? ORDER BY id LIMIT 1",
+                                              arguments: [name, id]) {
+                throw PhotoIndexError.invalidRequest("person \(other) is already called \"\(name)\": if they are the same person, merge them "
+                                                     + "(memora people merge \(id) \(other)); else choose another name")
+            }
             if let old = person.name {
                 try db.execute(sql: "UPDATE faces SET name = NULL WHERE person_id = ? AND name = ?", arguments: [id, old])
                 try db.execute(sql: """
@@ -286,11 +292,33 @@ extension PhotoIndexDatabase {
         }
     }
 
-    /// `name` trimmed, if it can name a person (one line of text).
+    /// `name` trimmed, if it can name a person: one line of text, no direction overrides (which would
+    /// show it reordered), at most 200 bytes.
     static func personName(_ name: String) throws(PhotoIndexError) -> String {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .invalidRequest("a person's name is one line of text")
+        guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.isDirectionOverride }) else {
+            throw .invalidRequest("a person's name is one line of text, without control or text-direction characters")
+        }
+        guard name.utf8.count <= 200 else { throw .invalidRequest("a person's name is at most 200 bytes") }
+        return name
+    }
+
+    /// The name of the person `reference` means: a person's name (any case) as the index keeps it,
+    /// or a person's number (`memora people`) when no one is called so. A number of a person with no
+    /// name yet is refused with what to do; anything else is kept as given (a name in the photos'
+    /// metadata only).
+    static func personName(for reference: String, in db: Database) throws -> String {
+        let reference = reference.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let name = try String.fetchOne(db, sql: "SELECT name FROM persons WHERE name = ? COLLATE NOCASE LIMIT 1", arguments: [reference]) {
+            return name
+        }
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM people WHERE name = ? COLLATE NOCASE)", arguments: [reference]) == true {
+            return reference
+        }
+        guard let id = Int64(reference) else { return reference }
+        let person = try Self.person(id, in: db)
+        guard let name = person.name else {
+            throw PhotoIndexError.invalidRequest("person \(id) has no name yet, and a collage's title needs one: name them first (memora people name \(id) NAME)")
         }
         return name
     }
