@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraSystem
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -33,12 +34,14 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Creates a transport whose requests time out after `timeout` seconds.
     public init(timeout: TimeInterval = 60) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
+        session = ApplicationFolders.withoutCookieFolder {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = timeout
+            configuration.timeoutIntervalForResource = timeout
+            configuration.httpCookieStorage = nil
+            configuration.urlCache = nil
+            return URLSession(configuration: configuration)
+        }
     }
 
     public func send(_ request: URLRequest) async throws(MemoraError) -> HTTPReply {

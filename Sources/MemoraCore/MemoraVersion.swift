@@ -1,5 +1,8 @@
-/// The version of the Memora package, reported by `memora --version`.
+internal import MemoraSystem
+
+/// The version of the Memora package, reported by `memora --version` (and by `memora-server`, whose
+/// health route says the same number).
 public enum MemoraVersion {
     /// Semantic version of this release.
-    public static let string = "0.1.0"
+    public static let string = PackageVersion.string
 }

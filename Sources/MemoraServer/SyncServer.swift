@@ -14,8 +14,8 @@ internal import MemoraSystem
 /// try await server.run { port in print("listening on \(port)") }
 /// ```
 public struct SyncServer: Sendable {
-    /// The version `GET /api/health` reports.
-    public static let version = "1.0.0"
+    /// The version `GET /api/health` reports: the package's (`memora --version` says the same).
+    public static let version = PackageVersion.string
 
     let configuration: ServerConfiguration
     let store: any SyncStore

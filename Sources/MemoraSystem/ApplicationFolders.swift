@@ -88,3 +88,23 @@ package enum ProcessEnvironment {
         return readLine(strippingNewline: true)
     }
 }
+
+extension ApplicationFolders {
+    /// Runs `make` (which makes a `URLSessionConfiguration`) and removes the empty folder that
+    /// swift-corelibs-foundation creates for its shared cookie store, `$XDG_DATA_HOME/<the name of the
+    /// executable's folder>` (`release` for `.build/release/memora`), when it was not there before:
+    /// Memora never keeps cookies, and a folder it did not ask for is litter in the user's data.
+    package static func withoutCookieFolder<T>(_ make: () -> T) -> T {
+        #if os(Linux)
+        let data = SystemPath.folder(of: ApplicationFolders().data)
+        let name = SystemPath.fileName(of: Bundle.main.bundlePath)
+        let stray = data + "/" + name
+        let existed = name.isEmpty || FileSystem.exists(stray)
+        let made = make()
+        if !existed, (try? FileSystem.entries(of: stray))?.isEmpty == true { try? FileSystem.removeFolder(stray) }
+        return made
+        #else
+        return make()
+        #endif
+    }
+}

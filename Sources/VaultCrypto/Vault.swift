@@ -316,6 +316,20 @@ public final class Vault: Sendable {
         return try records.map(checked)
     }
 
+    /// The photos in the vault, newest first (hidden ones too when asked), and the records that fail
+    /// the catalogue's checks listed apart: ``photos(includeHidden:)`` for a list that refuses them.
+    public func listing(includeHidden: Bool = false) throws(VaultCryptoError) -> VaultListing {
+        let records = try catalogue.read { db in
+            let all = VaultPhotoRecord.all()
+            return try (includeHidden ? all : all.notHidden()).newestFirst().fetchAll(db)
+        }
+        var listing = VaultListing(photos: [], tamperedRecords: [])
+        for record in records {
+            do throws(VaultCryptoError) { listing.photos.append(try checked(record)) } catch { listing.tamperedRecords.append(shortened(record.id)) }
+        }
+        return listing
+    }
+
     /// The record of photo `id`.
     public func photo(id: String) throws(VaultCryptoError) -> VaultPhoto {
         guard VaultLayout.isPhotoID(id) else { throw .notFound(id: id) }
@@ -541,7 +555,7 @@ public final class Vault: Sendable {
         let knownIDs = Set(records.map(\.id))
         var photos: [VaultPhoto] = []
         for record in records {
-            do throws(VaultCryptoError) { photos.append(try checked(record)) } catch { report.tamperedRecords.append(quoted(record.id)) }
+            do throws(VaultCryptoError) { photos.append(try checked(record)) } catch { report.tamperedRecords.append(shortened(record.id)) }
         }
         // Temporary files of an interrupted add are hidden (`.NAME.memora-XXXXXX`), so the walk lists them separately.
         let photosFolder = folder + "/Photos"
@@ -563,11 +577,12 @@ public final class Vault: Sendable {
         }
         for photo in photos {
             guard let path = FileSystem.pathInside(folder, relativePath: photo.relativePath) else {
-                report.tamperedRecords.append(quoted(photo.id))
+                report.tamperedRecords.append(shortened(photo.id))
                 continue
             }
             guard VaultFiles.exists(path) else {
                 report.missingFiles.append(photo.id)
+                report.fileNames[photo.id] = photo.originalFilename
                 continue
             }
             do throws(VaultCryptoError) {
@@ -582,6 +597,7 @@ public final class Vault: Sendable {
                 }
             } catch {
                 report.damagedPhotos.append(photo.id)
+                report.fileNames[photo.id] = photo.originalFilename
             }
         }
         if repair {
@@ -671,7 +687,12 @@ public final class Vault: Sendable {
 /// `text` for a message: quoted, control characters escaped, at most 80 characters (a catalogue
 /// value may come from anyone who could edit the file).
 private func quoted(_ text: String) -> String {
-    String(reflecting: text.count > 80 ? String(text.prefix(80)) + "…" : text)
+    String(reflecting: shortened(text))
+}
+
+/// `text`, cut to 80 characters (an id read from a tampered record may be anything).
+private func shortened(_ text: String) -> String {
+    text.count > 80 ? String(text.prefix(80)) + "…" : text
 }
 
 /// The current key wrapper, swapped atomically by a key rotation.

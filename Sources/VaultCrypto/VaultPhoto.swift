@@ -90,9 +90,12 @@ public struct VaultReport: Sendable, Hashable {
     /// Photos whose file failed authentication, whose key could not be unwrapped, or whose file
     /// or plaintext size differs from the recorded one. Never removed by a repair.
     public var damagedPhotos: [String]
-    /// Records (their ids, quoted) that fail the catalogue's MAC or name a file outside the vault's
-    /// layout: changed outside Memora. Never removed by a repair, nor the files they name.
+    /// Records that fail the catalogue's MAC or name a file outside the vault's layout: changed
+    /// outside Memora. Their ids as stored (at most 80 characters; a tampered id may hold anything, so
+    /// escape it before showing it). Never removed by a repair, nor the files they name.
     public var tamperedRecords: [String] = []
+    /// The original file names of the photos in ``missingFiles`` and ``damagedPhotos``, by id.
+    public var fileNames: [String: String] = [:]
     /// Photos checked.
     public var checkedCount: Int
     /// Whether this report comes from a repair (orphans and records without a file were removed).
@@ -109,4 +112,13 @@ public struct VaultReport: Sendable, Hashable {
         guard wasRepaired else { return isHealthy }
         return damagedPhotos.isEmpty && tamperedRecords.isEmpty && unremovedFiles.isEmpty
     }
+}
+
+/// The photos of a vault as a listing shows them: every record that checks out, and the ids of those
+/// that do not (changed outside Memora), so one tampered record does not hide the others.
+public struct VaultListing: Sendable, Hashable {
+    /// The photos whose records check out, newest first.
+    public var photos: [VaultPhoto]
+    /// The ids of the records that fail the catalogue's checks (as ``VaultReport/tamperedRecords``).
+    public var tamperedRecords: [String]
 }

@@ -9,6 +9,7 @@ struct MemoraServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "memora-server",
         abstract: "The Memora sync server: devices push and pull captions, history, preferences and places.",
+        version: SyncServer.version,
         subcommands: [Run.self, Pair.self, Dashboard.self, Devices.self, Revoke.self, JoinCode.self],
         defaultSubcommand: Run.self)
 }

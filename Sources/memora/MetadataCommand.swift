@@ -144,6 +144,12 @@ struct MetadataCommand: ParsableCommand {
         }
     }
 
+    /// An error as this command says it: a format that cannot hold metadata points at `--sidecar`.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? MetadataError, error.code == .unsupportedFormat, error.message.contains("sidecar") else { return "\(error)" }
+        return "\(error) (memora metadata write --sidecar writes one)"
+    }
+
     /// Runs `body` for each file, printing the file when it succeeds and one `error:` line when
     /// it fails, and exits non-zero at the end if any failed.
     static func forEach(_ files: [String], printing: Bool = true, _ body: (String) throws -> Void) throws {
@@ -154,7 +160,7 @@ struct MetadataCommand: ParsableCommand {
                 if printing { print(file) }
             } catch {
                 failures += 1
-                StandardError.write("error: \(error)\n")
+                StandardError.write("error: \(describe(error))\n")
             }
         }
         try ExitStatus.check(failed: failures, done: files.count - failures)
@@ -171,7 +177,7 @@ struct MetadataCommand: ParsableCommand {
             output.withLock {
                 switch result {
                 case .success: if !quiet { print(path) }
-                case .failure(let error): StandardError.write("error: \(error)\n")
+                case .failure(let error): StandardError.write("error: \(describe(error))\n")
                 }
             }
         }

@@ -39,13 +39,23 @@ struct VaultCommand: ParsableCommand {
             keyFile ?? (VaultCommand.configurationFolder + "/keys/\(identifier).key")
         }
 
-        /// MEMORA_PASSPHRASE when set (scripts); else, for a key file protected by a passphrase,
-        /// the passphrase typed at the terminal; without a terminal, an error naming the variable.
+        /// The passphrase of the key file at `path`: none for a key file that has none (MEMORA_PASSPHRASE
+        /// set for another vault does not stop this one opening; a note says it went unused); for a
+        /// protected one MEMORA_PASSPHRASE when set (scripts), else the passphrase typed at the
+        /// terminal; without a terminal, an error naming the variable. For a key file not made yet,
+        /// MEMORA_PASSPHRASE (or none).
         static func passphrase(for path: String) throws -> String? {
-            if let given = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"], !given.isEmpty { return given }
-            guard FileKeyStore.needsPassphrase(at: path) else { return nil }
+            let given = ProcessInfo.processInfo.environment["MEMORA_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
+            guard FileSystem.exists(path) else { return given }
+            guard FileKeyStore.needsPassphrase(at: path) else {
+                if given != nil {
+                    StandardError.write("memora: note: MEMORA_PASSPHRASE is set, but \(TerminalText.escaped(path)) has no passphrase; it opens without one\n")
+                }
+                return nil
+            }
+            if let given { return given }
             guard ProcessEnvironment.standardInputIsTerminal else {
-                throw ValidationError("\(path) is protected by a passphrase: set MEMORA_PASSPHRASE, or run on a terminal to type it")
+                throw VaultCryptoError.passphraseMismatch(path: path, reason: "this key file is protected by a passphrase: set MEMORA_PASSPHRASE to it, or run on a terminal to type it")
             }
             return ProcessEnvironment.readSecretLine(prompt: "Passphrase for \(path): ")
         }
@@ -209,8 +219,12 @@ struct VaultCommand: ParsableCommand {
                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             _ = try Vault.create(at: options.vault, keyStore: store, identifier: identifier)
             print("Created vault \(options.vault) (\(AEADAlgorithm.preferred))")
-            print("Master key: \(store.path)\(passphrase == nil ? "" : " (protected by your passphrase)")")
+            print("Master key: \(store.path)\(passphrase == nil ? " (not protected by a passphrase)" : " (protected by your passphrase)")")
             print("Back up the master key file\(passphrase == nil ? "" : " and remember its passphrase"): without it the photos in the vault cannot be decrypted by anyone.")
+            if passphrase == nil {
+                StandardError.write("memora: note: the master key has no passphrase: anyone who can read \(TerminalText.escaped(store.path)) can decrypt the vault. "
+                                    + "Set MEMORA_PASSPHRASE (or type one on a terminal) when creating a vault to protect its key.\n")
+            }
         }
     }
 
@@ -288,15 +302,20 @@ struct VaultCommand: ParsableCommand {
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {
-            let photos = try options.open().photos(includeHidden: hidden)
+            let listing = try options.open().listing(includeHidden: hidden)
             if json {
-                try printJSON(photos.map { PhotoSummary($0) })
-                return
+                try printJSON(listing.photos.map { PhotoSummary($0) })
+            } else {
+                for photo in listing.photos {
+                    let size = [photo.width, photo.height].compactMap { $0 }.map(String.init).joined(separator: "x")
+                    print("\(photo.id)  \(photo.originalFilename)  \(photo.format) \(size)  \(photo.originalSize) bytes\(photo.isFavorite ? "  ★" : "")")
+                }
             }
-            for photo in photos {
-                let size = [photo.width, photo.height].compactMap { $0 }.map(String.init).joined(separator: "x")
-                print("\(photo.id)  \(photo.originalFilename)  \(photo.format) \(size)  \(photo.originalSize) bytes\(photo.isFavorite ? "  ★" : "")")
+            // The others are listed; a record changed outside Memora is named on stderr, and the exit status says so.
+            for id in listing.tamperedRecords {
+                StandardError.write("memora: tampered record (changed outside Memora, not listed): \(TerminalText.escaped(id)); memora vault verify checks the vault\n")
             }
+            if !listing.tamperedRecords.isEmpty { throw ExitStatus.someFailed }
         }
     }
 
@@ -382,6 +401,8 @@ struct VaultCommand: ParsableCommand {
             var missingFiles: [String]
             var damagedPhotos: [String]
             var tamperedRecords: [String]
+            /// The original file names of the missing and damaged photos, by id.
+            var fileNames: [String: String]
             var healthy: Bool
         }
 
@@ -389,13 +410,15 @@ struct VaultCommand: ParsableCommand {
             let report = try options.open().verify(repair: repair)
             if json {
                 try printJSON(Report(checked: report.checkedCount, orphanFiles: report.orphanFiles, missingFiles: report.missingFiles,
-                                     damagedPhotos: report.damagedPhotos, tamperedRecords: report.tamperedRecords, healthy: report.isHealthyNow))
+                                     damagedPhotos: report.damagedPhotos, tamperedRecords: report.tamperedRecords, fileNames: report.fileNames,
+                                     healthy: report.isHealthyNow))
             } else {
                 print("\(report.checkedCount) photos checked")
+                func named(_ id: String) -> String { id + (report.fileNames[id].map { " (\(TerminalText.escaped($0)))" } ?? "") }
                 for file in report.orphanFiles { print("orphan file\(repair ? " (removed)" : ""): \(file)") }
-                for id in report.missingFiles { print("missing file\(repair ? " (record removed)" : ""): \(id)") }
-                for id in report.damagedPhotos { print("damaged: \(id)") }
-                for id in report.tamperedRecords { print("tampered record (changed outside Memora): \(id)") }
+                for id in report.missingFiles { print("missing file\(repair ? " (record removed)" : ""): \(named(id))") }
+                for id in report.damagedPhotos { print("damaged: \(named(id)): its file does not decrypt; restore it from a backup, or remove it (memora vault remove \(id))") }
+                for id in report.tamperedRecords { print("tampered record (changed outside Memora): \(TerminalText.escaped(id))") }
                 for file in report.unremovedFiles { print("could not remove: \(file)") }
                 print(report.isHealthyNow ? "the vault is healthy" : "the vault is not healthy")
             }

@@ -57,6 +57,26 @@ struct CLI {
 
 @Suite("memora, end to end")
 struct CLITests {
+    @Test("memora and memora-server say one version, the health route's")
+    func oneVersion() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let memora = try cli.run("--version")
+        let server = try cli.run(executable: SystemPath.join(SystemPath.folder(of: cli.executable), "memora-server"), ["--version"])
+        #expect(memora.status == 0 && server.status == 0 && memora.out == server.out && !memora.out.isEmpty, "\(memora) \(server)")
+    }
+
+    @Test("a network command leaves nothing in the data folder but Memora's own (no empty cookie folder named after the build folder)")
+    func noStrayFolders() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let sync = try cli.run("sync", "--server", "http://127.0.0.1:9", "--join", "abc")
+        #expect(sync.status != 0 && sync.err.contains("cannot reach"), "\(sync)")
+        let hub = try cli.run("hub", "pair", #"{"authToken":"x","port":9,"serverIP":"127.0.0.1"}"#)
+        #expect(hub.status != 0, "\(hub)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.folder + "/data") == ["memora"])
+    }
+
     @Test("a file name with a newline, an escape sequence or a bidi override is printed escaped, on stdout and in errors; JSON keeps it exact")
     func controlCharactersEscaped() throws {
         let cli = try CLI()

@@ -90,4 +90,49 @@ struct VaultCLITests {
         let repaired = try cli.run("vault", "verify", "--vault", vault, "--key-file", key, "--repair")
         #expect(repaired.status != 0 && repaired.out.contains("damaged"), "\(repaired)")
     }
+
+    @Test("passphrases: a key made without one says so; MEMORA_PASSPHRASE set does not stop an unprotected vault opening; a protected one without it is a message, not a usage line")
+    func passphrases() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let (vault, key) = (cli.folder + "/plain", cli.folder + "/plain.key")
+        let made = try cli.run("vault", "init", "--vault", vault, "--key-file", key)
+        #expect(made.status == 0 && made.out.contains("not protected by a passphrase") && made.err.contains("has no passphrase"), "\(made)")
+        let photo = try cli.photo("a.jpg")
+        #expect(try cli.run("vault", "add", "--vault", vault, "--key-file", key, photo).status == 0)
+        let withVariable = try cli.run(executable: cli.executable, ["vault", "list", "--vault", vault, "--key-file", key], environment: ["MEMORA_PASSPHRASE": "for another vault"])
+        #expect(withVariable.status == 0 && withVariable.out.contains("a.jpg") && withVariable.err.contains("opens without one"), "\(withVariable)")
+
+        let (locked, lockedKey) = (cli.folder + "/locked", cli.folder + "/locked.key")
+        let protected = try cli.run(executable: cli.executable, ["vault", "init", "--vault", locked, "--key-file", lockedKey], environment: ["MEMORA_PASSPHRASE": "correct horse"])
+        #expect(protected.status == 0 && protected.out.contains("protected by your passphrase") && !protected.err.contains("no passphrase"), "\(protected)")
+        let missing = try cli.run("vault", "list", "--vault", locked, "--key-file", lockedKey)
+        #expect(missing.status == 2 && missing.err.contains("set MEMORA_PASSPHRASE") && !missing.err.contains("Usage"), "\(missing)")
+    }
+
+    @Test("verify names each damaged photo's file; its JSON holds ids as stored; list shows the other photos when one record was changed outside Memora")
+    func reportsNameFiles() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let (vault, key, id, _) = try vaultWithPhoto(cli)
+        let second = try cli.photo("b.jpg", seed: 3)
+        let added = try cli.run("vault", "add", "--vault", vault, "--key-file", key, second)
+        let secondID = String(added.out.prefix(36))
+        let encrypted = try #require(FolderWalker(root: vault + "/Photos").files().first { $0.path.contains(id) }).path
+        var bytes = try SystemFile(encrypted).readAll()
+        bytes[bytes.count - 20] ^= 1
+        try AtomicFileWriter.write(bytes, to: encrypted)
+        let verified = try cli.run("vault", "verify", "--vault", vault, "--key-file", key)
+        #expect(verified.status == 1 && verified.out.contains("damaged: \(id) (a.jpg)"), "\(verified)")
+
+        let edited = try ChildProcess.run("/usr/bin/sqlite3", [vault + "/vault.sqlite", "UPDATE photo SET original_filename = 'renamed.jpg' WHERE id = '\(secondID)'"],
+                                          environment: [:], outputPath: cli.folder + "/.sql-out", errorPath: cli.folder + "/.sql-err")
+        try #require(edited.status == 0, "sqlite3 is needed to edit the catalogue")
+        let json = try cli.run("vault", "verify", "--vault", vault, "--key-file", key, "--json")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], "\(json)")
+        #expect(report["tampered_records"] as? [String] == [secondID], "\(json.out)")
+        #expect((report["file_names"] as? [String: String])?[id] == "a.jpg", "\(json.out)")
+        let list = try cli.run("vault", "list", "--vault", vault, "--key-file", key)
+        #expect(list.status == 1 && list.out.contains(id) && !list.out.contains(secondID) && list.err.contains("tampered record") && list.err.contains(secondID), "\(list)")
+    }
 }

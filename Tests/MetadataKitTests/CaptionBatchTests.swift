@@ -102,4 +102,14 @@ struct CaptionBatchTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: plain)) == plainBytes)
     }
+
+    @Test("GPS 0, 0 (what a camera without a fix writes) is not a position; one just off it is")
+    func gpsWithoutFix() throws {
+        let path = try makeJPEG("no-fix.jpg")
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try exiftool(["-q", "-overwrite_original", "-GPSLatitude=0", "-GPSLatitudeRef=N", "-GPSLongitude=0", "-GPSLongitudeRef=E", path])
+        #expect(try MetadataReader.read(contentsOf: path).gps == nil)
+        try exiftool(["-q", "-overwrite_original", "-GPSLatitude=0.5", "-GPSLatitudeRef=S", path])
+        #expect(try MetadataReader.read(contentsOf: path).gps?.latitude == -0.5)
+    }
 }

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import MemoraSync
 internal import Synchronization
+internal import MemoraSystem
 #if canImport(FoundationNetworking)
 internal import FoundationNetworking
 #endif
@@ -10,11 +11,13 @@ enum UploadTask {
     static func run(_ request: URLRequest, body: Data, progress: (@Sendable (Int64, Int64) -> Void)?) async throws(HubError) -> SyncHTTPResponse {
         let host = "\(request.url?.host ?? "?")\(request.url?.port.map { ":\($0)" } ?? "")"
         let delegate = UploadDelegate(host: host, progress: progress)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 300
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        let session = ApplicationFolders.withoutCookieFolder {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = 300
+            configuration.httpCookieStorage = nil
+            configuration.urlCache = nil
+            return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        }
         defer { session.finishTasksAndInvalidate() }
         let result: Result<SyncHTTPResponse, HubError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

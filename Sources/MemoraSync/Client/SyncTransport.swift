@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraSystem
 #if canImport(FoundationNetworking)
 internal import FoundationNetworking
 #endif
@@ -53,11 +54,13 @@ public struct URLSessionSyncTransport: SyncTransport {
 
     /// Creates a transport whose requests time out after `timeout` seconds.
     public init(timeout: TimeInterval = 60) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
+        session = ApplicationFolders.withoutCookieFolder {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = timeout
+            configuration.httpCookieStorage = nil
+            configuration.urlCache = nil
+            return URLSession(configuration: configuration)
+        }
     }
 
     public func send(_ request: SyncHTTPRequest) async throws(SyncError) -> SyncHTTPResponse {

@@ -117,7 +117,10 @@ enum Exiv2 {
 
     private static func message(_ error: cexiv2_error) -> String {
         let text = withUnsafeBytes(of: error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return text.isEmpty ? "libexiv2 could not read the metadata" : text
+        if text.isEmpty { return "libexiv2 could not read the metadata" }
+        // libexiv2 reads an EXIF block as TIFF data: in a PNG, WebP or JPEG this means the block is damaged.
+        if text.contains("does not look like a TIFF image") { return "its EXIF data is damaged (libexiv2: \(text))" }
+        return text
     }
 
     private static func collect(_ list: OpaquePointer?, error: cexiv2_error, source: String) throws(MetadataError) -> (mimeType: String, tags: [MetadataTag]) {

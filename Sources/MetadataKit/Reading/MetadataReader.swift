@@ -220,6 +220,8 @@ public enum MetadataReader {
         if fields.first("Exif.GPSInfo.GPSLatitudeRef")?.value.hasPrefix("S") == true { latitude = -latitude }
         if fields.first("Exif.GPSInfo.GPSLongitudeRef")?.value.hasPrefix("W") == true { longitude = -longitude }
         guard (-90...90).contains(latitude), (-180...180).contains(longitude) else { return nil }
+        // Exactly 0, 0 (in the Gulf of Guinea) is what cameras write when they had no fix: not a position.
+        guard latitude != 0 || longitude != 0 else { return nil }
         var altitude = fields.first("Exif.GPSInfo.GPSAltitude").flatMap { value -> Double? in
             let fraction = value.value.split(separator: "/").compactMap { Double($0) }
             return fraction.count == 2 && fraction[1] != 0 ? fraction[0] / fraction[1] : nil

@@ -119,7 +119,7 @@ public enum CaptionWriter {
                                       xmpPackets: MetadataContainer(original).flatMap { $0 == .jpeg ? nil : xmpPackets(of: original, container: $0, source: path) } ?? [],
                                       source: path) else { return nil }
         guard let container = MetadataContainer(original) else {
-            throw .unsupportedFormat(source: path, reason: "writing metadata into \(MetadataContainer.name(of: original)) files is not supported (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written; for other formats write an XMP sidecar: `CaptionWriter.writeSidecar`, `memora metadata write --sidecar`)")
+            throw .unsupportedFormat(source: path, reason: "writing metadata into \(MetadataContainer.name(of: original)) files is not supported (JPEG, PNG, TIFF/DNG, WebP, HEIC/HEIF and AVIF are written; an XMP sidecar beside the file can hold the caption instead)")
         }
         (updated, snapshot) = try container.editor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
         try verify(original: original, updated: updated, container: container, operation: operation, source: path, before: beforeTags)
