@@ -176,12 +176,20 @@ struct MetadataCommand: ParsableCommand {
         let results = run { path, result in
             output.withLock {
                 switch result {
+                case .success(let snapshot) where !snapshot.locationLeft.isEmpty:
+                    // Stripped of what could be removed, but not clean: reported, not counted as done.
+                    StandardError.write("error: \(TerminalText.escaped(path)): location left: \(snapshot.locationLeft.joined(separator: "; "))\n")
                 case .success: if !quiet { print(path) }
                 case .failure(let error): StandardError.write("error: \(describe(error))\n")
                 }
             }
         }
-        let failed = results.count { if case .failure = $0.result { true } else { false } }
+        let failed = results.count { entry in
+            switch entry.result {
+            case .failure: true
+            case .success(let snapshot): !snapshot.locationLeft.isEmpty
+            }
+        }
         try ExitStatus.check(failed: failed, done: results.count - failed)
     }
 

@@ -252,6 +252,40 @@ struct TIFFBlock {
         removeIFD0(tag: 0x8825)
     }
 
+    /// The Panasonic maker-note tags that hold place names (Location, Country, State, City, Landmark, City2).
+    static let panasonicLocationTags: Set<UInt16> = [0x0067, 0x0069, 0x006B, 0x006D, 0x006F, 0x0080]
+
+    /// Zeroes the place names in a Panasonic maker note (``panasonicLocationTags``), in place: the
+    /// maker note keeps its size and every offset, and the fields stay, empty. Other maker notes are
+    /// left as they are.
+    mutating func clearMakerNoteLocation() {
+        guard let exifPointer = ifd0Entries.first(where: { $0.tag == 0x8769 }) else { return }
+        let exif = Int(read32(exifPointer.field))
+        guard exif >= 8, exif + 2 <= originalCount else { return }
+        let exifCount = Int(readUInt16(exif))
+        guard exif + 2 + exifCount * 12 <= originalCount else { return }
+        guard let makerNote = (0..<exifCount).map({ exif + 2 + $0 * 12 }).first(where: { readUInt16($0) == 0x927C }) else { return }
+        let noteSize = Int(readUInt32(makerNote + 4)), note = Int(readUInt32(makerNote + 8))
+        let header = Array("Panasonic".utf8) + [0, 0, 0]
+        guard noteSize > 14, note >= 8, note + noteSize <= originalCount, Array(storage[note..<(note + 12)]) == header else { return }
+        let ifd = note + 12
+        let count = Int(readUInt16(ifd))
+        guard ifd + 2 + count * 12 <= note + noteSize else { return }
+        for index in 0..<count {
+            let entry = ifd + 2 + index * 12
+            guard Self.panasonicLocationTags.contains(readUInt16(entry)) else { continue }
+            let size = Self.typeSize(readUInt16(entry + 2)) * Int(readUInt32(entry + 4))
+            if size <= 4 {
+                replace(entry + 8, with: [0, 0, 0, 0])
+            } else {
+                // Panasonic's offsets count from the TIFF header, like EXIF's own.
+                let offset = Int(readUInt32(entry + 8))
+                guard offset >= 8, offset + size <= originalCount, size <= 4096 else { continue }
+                if storage[offset..<(offset + size)].contains(where: { $0 != 0 }) { replace(offset, with: [UInt8](repeating: 0, count: size)) }
+            }
+        }
+    }
+
     /// Removes an IFD0 tag (IFD0 shrinks in place); its out-of-line value is zeroed.
     mutating func removeIFD0(tag: UInt16) {
         let offset = ifd0Offset

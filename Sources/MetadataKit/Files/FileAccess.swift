@@ -48,7 +48,7 @@ enum FileAccess {
         let writable: Bool
         do { writable = try FileSystem.isWritable(path) } catch { throw .system(error, path: path, reason: error.reason) }
         guard writable else {
-            throw .io(path: path, reason: "the file is read-only; make it writable first if you want it captioned", code: .notWritable)
+            throw .io(path: path, reason: "the file is read-only; make it writable first if Memora is to change it", code: .notWritable)
         }
     }
 

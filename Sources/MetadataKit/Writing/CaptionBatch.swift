@@ -42,7 +42,9 @@ extension CaptionWriter {
     ) -> [Result<MetadataSnapshot, MetadataError>] {
         let buffers = FileAccess.makeBuffers()
         return inBatch(paths, concurrency: concurrency, completed: completed) { path throws(MetadataError) in
-            try perform(.stripAllLocation, on: path, options: options(path), buffers: buffers)
+            var snapshot = try perform(.stripAllLocation, on: path, options: options(path), buffers: buffers)
+            snapshot.locationLeft = UneditableLocation.fields(inFileAt: path)
+            return snapshot
         }
     }
 

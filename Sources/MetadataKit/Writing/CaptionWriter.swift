@@ -28,8 +28,12 @@ public enum CaptionWriter {
     /// zeroed where they belong to it alone), XMP GPS and location properties, and the IPTC
     /// location fields. Other metadata and the image are left exactly as they were.
     @discardableResult
+    /// Fields Memora cannot edit (a Ricoh RMETA `Location`) are left, and named in the snapshot's
+    /// ``MetadataSnapshot/locationLeft``.
     public static func stripLocation(from path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
-        try perform(.stripAllLocation, on: path, options: options)
+        var snapshot = try perform(.stripAllLocation, on: path, options: options)
+        snapshot.locationLeft = UneditableLocation.fields(inFileAt: path)
+        return snapshot
     }
 
     /// ``write(_:to:options:)`` in a task, for large photos: `progress` gets the bytes written and
@@ -163,6 +167,7 @@ public enum CaptionWriter {
         let plan = MetadataOperation.StripPlan(
             // A second EXIF segment (which the JPEG editor refuses) may hold a location libexiv2 does not list.
             exif: located.contains { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" } || embeddedLocated
+                || located.contains { MetadataOperation.makerNoteLocationKeys.contains($0.key) && $0.rawBytes.contains { $0 != 0 } }
                 || (jpeg?.exifSegmentCount ?? 0) > 1,
             xmp: located.contains { $0.family == .xmp } || (jpeg?.xmpPackets ?? xmpPackets()).contains { XMPPacketCheck.holdsLocation($0, source: path) }
                 || jpeg.map(JPEGXMPCopies.hasNonstandardXMP) == true,
@@ -319,7 +324,9 @@ public enum CaptionWriter {
             if !xmpCheckedAsText, reading.captions.captionSource != update.source { differences.append("\(captionSourceKey) (\(update.source == nil ? "still there" : "not written"))") }
         case .stripLocation:
             let left = after.filter { $0.key.hasPrefix("Exif.GPSInfo.") || $0.key == "Exif.Image.GPSTag" || operation.mayChange($0) }
-                .filter { !["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources"].contains($0.key) }
+                .filter { !["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources", "Exif.Photo.MakerNote"].contains($0.key) }
+                // A maker note's place name is cleared in place: the field stays, empty.
+                .filter { !MetadataOperation.makerNoteLocationKeys.contains($0.key) || $0.rawBytes.contains { $0 != 0 } }
             differences += left.map { "\($0.key) (still there)" }
         }
         return differences

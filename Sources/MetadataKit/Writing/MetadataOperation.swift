@@ -22,8 +22,17 @@ enum MetadataOperation: Sendable {
 
     /// The XMP properties a location strip removes (`*`: every key with that prefix).
     static let xmpLocationKeys = [
-        "Xmp.exif.GPS*", "Xmp.iptcExt.LocationCreated*", "Xmp.iptcExt.LocationShown*", "Xmp.iptc.Location",
+        "Xmp.exif.GPS*", "Xmp.exifEX.GPS*", "Xmp.iptcExt.LocationCreated*", "Xmp.iptcExt.LocationShown*", "Xmp.iptc.Location",
         "Xmp.iptc.CountryCode", "Xmp.photoshop.City", "Xmp.photoshop.State", "Xmp.photoshop.Country",
+        // A location structure's fields written at the top level (GIMP does), which exiftool reads as location.
+        "Xmp.iptcExt.City", "Xmp.iptcExt.CountryName", "Xmp.iptcExt.CountryCode", "Xmp.iptcExt.ProvinceState",
+        "Xmp.iptcExt.Sublocation", "Xmp.iptcExt.WorldRegion", "Xmp.iptcExt.LocationId", "Xmp.iptcExt.LocationName",
+    ]
+    /// The maker-note fields a location strip clears (their bytes zeroed in place, as exiftool leaves
+    /// them: present and empty): a Panasonic camera's place names.
+    static let makerNoteLocationKeys: Set<String> = [
+        "Exif.Panasonic.Location", "Exif.Panasonic.Country", "Exif.Panasonic.State", "Exif.Panasonic.City",
+        "Exif.Panasonic.Landmark", "Exif.Panasonic.City2",
     ]
     /// The IPTC datasets a location strip removes: content location code and name, city,
     /// sub-location, province/state, country code and name.
@@ -46,6 +55,7 @@ enum MetadataOperation: Sendable {
             return false  // handled by the caption rules in `verify`
         case .stripLocation:
             if tag.key.hasPrefix("Exif.GPSInfo.") || tag.key == "Exif.Image.GPSTag" || Self.iptcLocationKeys.contains(tag.key) { return true }
+            if Self.makerNoteLocationKeys.contains(tag.key) || tag.key == "Exif.Photo.MakerNote" { return true }
             if ["Exif.Image.XMLPacket", "Exif.Image.IPTCNAA", "Exif.Image.ImageResources"].contains(tag.key) { return true }
             return Self.xmpLocationKeys.contains { key in
                 key.hasSuffix("*") ? tag.key.hasPrefix(String(key.dropLast())) : (tag.key == key || tag.key.hasPrefix(key + "/"))
@@ -99,7 +109,10 @@ extension MetadataOperation {
                 }
             }
         case .stripLocation(let plan):
-            if plan.exif { tiff.stripGPS() }
+            if plan.exif {
+                tiff.stripGPS()
+                tiff.clearMakerNoteLocation()
+            }
         }
         // An IPTC block inside IFD0 (tag 33723, IPTC-NAA, as some scanners and old Photoshop
         // versions put it in a JPEG's EXIF) is one more copy. In TIFF files it is the main IPTC

@@ -19,6 +19,10 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
     public var imageDigest: Data
     /// When the write happened.
     public var date: Date
+    /// After a location strip: location fields the file still holds because Memora cannot edit them
+    /// (a Ricoh RMETA `Location`), named for a person. Empty after any other write. Not stored with
+    /// the snapshot: it describes the file as the write left it.
+    public var locationLeft: [String] = []
 
     /// What a write kept of the file, by container format.
     public enum Kept: Sendable, Hashable {
