@@ -111,10 +111,18 @@ public final class SyncReplica: Sendable {
         try write { db in try Self.enqueue(.delete, collection, fields, in: db) }
     }
 
+    /// Queues a put without this client's checks, as an older or foreign client would send it: the
+    /// convergence simulation uses it to check that a server refuses such a change alone (a NUL in a
+    /// field) while the device's other changes apply, on every store alike.
+    @discardableResult
+    package func putUnchecked(_ collection: SyncCollection, _ fields: [String: JSONValue]) throws(SyncError) -> Int64 {
+        try write { db in try Self.enqueue(.put, collection, fields, checked: false, in: db) }
+    }
+
     /// Queues a change inside the caller's transaction (the caption database's, with its own change).
     package static func enqueue(_ op: SyncMutation.Operation, _ collection: SyncCollection, _ fields: [String: JSONValue],
-                                in db: Database) throws -> Int64 {
-        let problems = collection.validate(fields, path: collection.name, keyOnly: op == .delete)
+                                checked: Bool = true, in db: Database) throws -> Int64 {
+        let problems = checked ? collection.validate(fields, path: collection.name, keyOnly: op == .delete) : []
         guard problems.isEmpty, let key = collection.key(of: fields) else {
             throw SyncError.invalidRecord(collection: collection.name, problems)
         }

@@ -33,6 +33,8 @@ public struct ConvergenceSimulation: Sendable {
         public var faults = 0, restarts = 0, crashes = 0
         /// Changes the server refused (recorded by the devices as rejections).
         public var rejected = 0
+        /// Changes with a value no store keeps (a NUL) that a careless client sent: each must be among ``rejected``.
+        public var unstorable = 0
         /// Places that exist at the end (on the observer).
         public var places = 0
         /// Every difference found: empty when the run converged. Each message names the seed.
@@ -90,6 +92,11 @@ public struct ConvergenceSimulation: Sendable {
                 let hash = String(repeating: String(n), count: 64)
                 try device.replica.put(SyncSchema.processingState, ["device_id": .string(deviceID), "image_hash": .string(hash),
                                                                   "status": .string("completed"), "caption": .string("caption \(step)")])
+            case 8 where random.next() % 4 == 0:
+                // A client that does not check what it sends (an older version): a NUL, which no store keeps. The
+                // server refuses that change alone, on SQLite and PostgreSQL alike; the device's others still apply.
+                try device.replica.putUnchecked(SyncSchema.places, Self.place(20 + n, name: "nul\u{0000}place \(step)", latitude: 1))
+                outcome.unstorable += 1
             default:
                 break  // only sync
             }
