@@ -61,6 +61,18 @@ package enum ProcessEnvironment {
     /// The user the process runs as.
     package static var userID: UInt32 { UInt32(getuid()) }
 
+    /// The command line's arguments (without the program), decoded losslessly as ``SystemPath``
+    /// decodes file names: an argument that is not valid UTF-8 (a Latin-1 file name, `caf\xE9.jpg`)
+    /// keeps its bytes, so the file it names can be opened. `CommandLine.arguments` would have turned
+    /// them into U+FFFD.
+    package static var arguments: [String] {
+        (1..<Int(CommandLine.argc)).compactMap { index in
+            CommandLine.unsafeArgv[index].map { pointer in
+                SystemPath.string(fromBytes: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+            }
+        }
+    }
+
     /// This process's id.
     package static var processID: Int32 { getpid() }
 

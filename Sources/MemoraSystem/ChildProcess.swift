@@ -27,7 +27,8 @@ package enum ChildProcess {
                             errorPath: String? = nil) throws(SystemError) -> Outcome {
         var merged = ProcessEnvironment.variables
         for (key, value) in environment { merged[key] = value }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        // Each argument as the bytes it stands for (``SystemPath``): a file name that is not UTF-8 reaches the child intact.
+        let argv = ([executable] + arguments).map { argument in SystemPath.withCString(argument) { strdup($0) } } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }

@@ -37,6 +37,11 @@ package enum SystemPath {
         return String(scalars)
     }
 
+    /// The byte `scalar` stands for when it is an escaped byte of a name that is not UTF-8, else nil.
+    package static func escapedByte(_ scalar: Unicode.Scalar) -> UInt8? {
+        scalar.value >= escapeBase ? UInt8(scalar.value - escapeBase) : nil
+    }
+
     /// The bytes `path` stands for (without a terminating zero).
     package static func bytes(_ path: String) -> [UInt8] {
         guard path.unicodeScalars.contains(where: { $0.value >= escapeBase }) else { return Array(path.utf8) }

@@ -1,20 +1,15 @@
 import ArgumentParser
+import MemoraSystem
 
-/// Checks on text arguments that the argument parser cannot make: it receives `argv` already
-/// decoded, with every byte that is not UTF-8 replaced by U+FFFD, so a caption typed in another
-/// encoding (Latin-1) would be written into photos damaged. The raw bytes are still in `argv`.
+/// Checks on text arguments that the argument parser cannot make. `memora` decodes `argv`
+/// losslessly (`ProcessEnvironment.arguments`): a byte that is not part of valid UTF-8 is kept as
+/// an escaped byte, so a path in another encoding still names its file. Text that is written into
+/// photos (a caption typed in Latin-1) must be UTF-8, or it would be written damaged.
 enum ArgumentText {
-    /// Throws when the argument that decoded to `value` (given as `option`) was not valid UTF-8.
+    /// Throws when `value` (given as `option`) was not valid UTF-8 on the command line.
     static func requireUTF8(_ value: String?, option: String) throws {
-        guard let value, value.unicodeScalars.contains("\u{FFFD}") else { return }
-        for index in 0..<Int(CommandLine.argc) {
-            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
-            let decoded = String(cString: pointer)
-            guard decoded == value || decoded == option + "=" + value else { continue }
-            if String(validatingCString: pointer) == nil {
-                throw ValidationError("\(option) is not valid UTF-8 text (was it typed in another encoding, such as Latin-1?); "
-                    + "nothing was written. Convert it, for example with `iconv -f latin1 -t utf-8`.")
-            }
-        }
+        guard let value, value.unicodeScalars.contains(where: { SystemPath.escapedByte($0) != nil }) else { return }
+        throw ValidationError("\(option) is not valid UTF-8 text (was it typed in another encoding, such as Latin-1?); "
+            + "nothing was written. Convert it, for example with `iconv -f latin1 -t utf-8`.")
     }
 }

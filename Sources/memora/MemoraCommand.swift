@@ -1,4 +1,5 @@
 import ArgumentParser
+import MemoraSystem
 import ImageKit
 import MemoraCore
 import MemoraHub
@@ -27,12 +28,13 @@ struct MemoraCommand: AsyncParsableCommand {
     /// message with control characters escaped (a file name cannot fake output lines or drive the
     /// terminal); the argument parser's own errors, help and version are printed as it prints them.
     static func main() async {
-        if let suggestion = CommandSuggestion.forMistyped(Array(CommandLine.arguments.dropFirst()), in: Self.self) {
+        if let suggestion = CommandSuggestion.forMistyped(ProcessEnvironment.arguments, in: Self.self) {
             StandardError.write(suggestion + "\n")
             exit(withError: ExitCode.validationFailure)
         }
         do {
-            var command = try parseAsRoot()
+            // The arguments as bytes: a file name that is not UTF-8 still names its file.
+            var command = try parseAsRoot(ProcessEnvironment.arguments)
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {

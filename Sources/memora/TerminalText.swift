@@ -1,7 +1,10 @@
+import MemoraSystem
+
 /// Text from files and photos made safe to print: a file name, caption or bundle field can
 /// hold a newline, a carriage return, an escape sequence or a bidirectional override, which
 /// printed raw would fake output lines or drive the terminal. Those characters are shown
-/// escaped instead (`\n`, `\r`, `\t`, `\u{1B}`…); everything else is printed as it is.
+/// escaped instead (`\n`, `\r`, `\t`, `\u{1B}`…); a byte of a file name that is not UTF-8 (kept
+/// by `SystemPath` as a private-use scalar) is shown as `\xE9`; everything else is printed as it is.
 /// JSON output needs none of this: the encoder escapes control characters itself.
 enum TerminalText {
     /// `text` with every control character (C0, DEL, C1), line or paragraph separator and
@@ -15,6 +18,7 @@ enum TerminalText {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
+            case _ where SystemPath.escapedByte(scalar) != nil: result += "\\x" + String(SystemPath.escapedByte(scalar)!, radix: 16, uppercase: true)
             default: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             }
         }
@@ -27,7 +31,7 @@ enum TerminalText {
         case 0x00...0x1F, 0x7F...0x9F: true          // C0, DEL, C1 (ESC, CSI, …)
         case 0x2028, 0x2029: true                      // line and paragraph separators
         case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true  // bidirectional controls
-        default: false
+        default: SystemPath.escapedByte(scalar) != nil  // a file name's byte that is not UTF-8
         }
     }
 }

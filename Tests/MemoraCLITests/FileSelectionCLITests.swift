@@ -32,6 +32,23 @@ struct FileSelectionCLITests {
         #expect(listed.status == 0 && listed.out.hasPrefix(nested + ":") && !listed.out.contains(top), "\(listed)")
     }
 
+    @Test("a file name that is not UTF-8 (Latin-1 caf\\xE9.jpg) is captioned, read and listed: its bytes reach the file, and it is shown escaped")
+    func latin1Name() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let made = try cli.photo("made.jpg")
+        let latin = SystemPath.join(cli.folder, SystemPath.string(fromBytes: Array("caf".utf8) + [0xE9] + Array(".jpg".utf8)))
+        try FileSystem.rename(made, to: latin)
+        let captioned = try cli.run("caption", "--fallback", "basic", latin)
+        #expect(captioned.status == 0 && captioned.out.contains("Captioned 1 photo"), "\(captioned)")
+        let written = try cli.run("metadata", "write", latin, "--caption", "A quiet street")
+        #expect(written.status == 0 && written.out.contains("caf\\xE9.jpg"), "\(written)")
+        let listed = try cli.run("metadata", "read", cli.folder)
+        #expect(listed.status == 0 && listed.out.contains("caf\\xE9.jpg"), "\(listed)")
+        // Only the one file: nothing was made under a name with U+FFFD.
+        #expect(try FileSystem.entries(of: cli.folder).filter { !$0.name.hasPrefix(".") && $0.kind != .directory }.map(\.name) == [SystemPath.fileName(of: latin)])
+    }
+
     @Test("vault add takes a folder (it was refused)")
     func vaultAddFolder() throws {
         let cli = try CLI()
