@@ -25,7 +25,7 @@ public struct CaptionEditor: Sendable {
     public func edit(path: String, caption: String, altText: String? = nil, keepModificationTime: Bool = false) throws(MemoraError) -> HistoryEntry {
         let update = try Self.editUpdate(caption: caption, altText: altText)
         let record = PhotoHistory.Record(asset: ProcessingQueue.assetID(for: path), kind: .manual, caption: update.caption,
-                                         altText: update.altText, modelUsed: "manual")
+                                         altText: update.altText, modelUsed: "manual", operation: try history.beginOperation(.manual))
         do { try history.write(update, record, keepModificationTime: keepModificationTime) } catch {
             throw .metadata(error)
         }
@@ -55,13 +55,18 @@ public struct CaptionEditor: Sendable {
     /// can be undone too. `keepModificationTime` keeps the file's mtime.
     @discardableResult
     public func rollback(path: String, to level: Int? = nil, keepModificationTime: Bool = false) throws(MemoraError) -> HistoryEntry {
+        try rollback(path: path, to: level, keepModificationTime: keepModificationTime, operation: try history.beginOperation(.rollback))
+    }
+
+    /// ``rollback(path:to:keepModificationTime:)`` as part of `operation`.
+    func rollback(path: String, to level: Int?, keepModificationTime: Bool, operation: Int64?) throws(MemoraError) -> HistoryEntry {
         let asset = ProcessingQueue.assetID(for: path)
         guard let plan = try rollbackPlan(path: path, asset: asset, to: level) else {
-            if try restoreLegacySnapshot(path: path, asset: asset) { return try settleLegacy(asset) }
+            if try restoreLegacySnapshot(path: path, asset: asset, operation: operation) { return try settleLegacy(asset) }
             throw .nothingToRollBack(path: path)
         }
         let record = PhotoHistory.Record(asset: asset, kind: .rollback, caption: plan.caption, altText: plan.altText,
-                                         modelUsed: "rollback:\(plan.level)")
+                                         modelUsed: "rollback:\(plan.level)", operation: operation)
         let snapshot = plan.level < plan.entryCount ? try history.snapshot(restoringLevel: plan.level, asset: asset) : nil
         if let snapshot {
             do { try history.restore(snapshot, record, keepModificationTime: keepModificationTime) } catch { throw .metadata(error) }
@@ -73,6 +78,75 @@ public struct CaptionEditor: Sendable {
             throw .levelNotKept(path: path, level: plan.level)
         }
         return try settle(record)
+    }
+
+    /// Undoes an operation on the photos of `paths`: by default the last operation that wrote to any
+    /// of them (`memora metadata write`, a strip, a caption run, an edit, a restore), or `operation`
+    /// (`memora history` lists them). Each photo that operation wrote to, and that no later operation
+    /// changed, goes back to its state before it, byte for byte; photos it did not touch are left
+    /// alone; a photo a later operation changed is reported (``UndoOutcome/changedSince(operation:)``)
+    /// and left, so nothing written since is lost. The undo is itself one operation. Photos whose
+    /// writes were recorded before operations existed have their last write undone.
+    public func undo(paths: [String], operation: Int64? = nil, keepModificationTime: Bool = false) throws(MemoraError) -> UndoReport {
+        let (target, decisions) = try undoDecisions(paths: paths, operation: operation)
+        var undoneAs: Int64?
+        var results: [UndoResult] = []
+        for (path, decision) in decisions {
+            guard case .success(.undone(let plan)) = decision else {
+                results.append(UndoResult(path: path, outcome: decision))
+                continue
+            }
+            do throws(MemoraError) {
+                if undoneAs == nil { undoneAs = try history.beginOperation(.rollback) }
+                _ = try rollback(path: path, to: plan.level, keepModificationTime: keepModificationTime, operation: undoneAs)
+                results.append(UndoResult(path: path, outcome: .success(.undone(plan))))
+            } catch {
+                results.append(UndoResult(path: path, outcome: .failure(error)))
+            }
+        }
+        return UndoReport(operation: target, undoneAs: undoneAs, photos: results)
+    }
+
+    /// A dry run of ``undo(paths:operation:keepModificationTime:)``: what it would do to each photo, nothing written.
+    public func checkUndo(paths: [String], operation: Int64? = nil) throws(MemoraError) -> UndoReport {
+        let (target, decisions) = try undoDecisions(paths: paths, operation: operation)
+        return UndoReport(operation: target, undoneAs: nil, photos: decisions.map { UndoResult(path: $0.path, outcome: $0.outcome) })
+    }
+
+    /// The operation an undo of `paths` undoes, and what it does to each photo (given once).
+    private func undoDecisions(paths: [String], operation: Int64?) throws(MemoraError) -> (Int64?, [(path: String, outcome: Result<UndoOutcome, MemoraError>)]) {
+        var seen = Set<String>()
+        let unique = paths.filter { seen.insert(ProcessingQueue.assetID(for: $0)).inserted }
+        var target = operation
+        if target == nil { target = try history.lastOperation(among: unique.map(ProcessingQueue.assetID(for:))) }
+        var decisions: [(path: String, outcome: Result<UndoOutcome, MemoraError>)] = []
+        for path in unique {
+            do throws(MemoraError) {
+                let entries = try history.entries(forPath: path)
+                guard let target else {
+                    // Writes recorded before operations: the photo's last write is undone.
+                    decisions.append((path, .success(.undone(try checkRollback(path: path)))))
+                    continue
+                }
+                guard let last = entries.last, entries.contains(where: { $0.operation == target }) else {
+                    decisions.append((path, .success(.notTouched)))
+                    continue
+                }
+                guard last.operation == target else {
+                    decisions.append((path, .success(.changedSince(operation: last.operation))))
+                    continue
+                }
+                // Back to the state before the operation's first write to the photo (a caption run writes once).
+                let first = entries.first { $0.operation == target }?.number ?? last.number
+                decisions.append((path, .success(.undone(try checkRollback(path: path, to: first - 1)))))
+            } catch {
+                decisions.append((path, .failure(error)))
+            }
+        }
+        if let operation, !decisions.contains(where: { if case .success(.notTouched) = $0.outcome { false } else { true } }) {
+            throw .noSuchOperation(operation)
+        }
+        return (target, decisions)
     }
 
     /// What ``rollback(path:to:keepModificationTime:)`` would put back, without writing: the level,
@@ -108,7 +182,7 @@ public struct CaptionEditor: Sendable {
                       keepModificationTime: Bool = false,
                       completed: (@Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)] {
         let altText = update.altText
-        return batch(paths, completed: completed) { unique, options, done in
+        return batch(paths, kind: .metadataWrite, completed: completed) { unique, options, done in
             CaptionWriter.write(update, toEach: unique, concurrency: concurrency, options: {
                 options($0, PhotoHistory.Record(asset: ProcessingQueue.assetID(for: $0), kind: .metadataWrite, caption: update.caption,
                                                 altText: altText, modelUsed: "metadata-write"), keepModificationTime)
@@ -120,7 +194,7 @@ public struct CaptionEditor: Sendable {
     /// recording each strip, with the metadata it removed, in the history.
     public func stripLocation(fromEach paths: [String], concurrency: Int = CaptionWriter.defaultConcurrency, keepModificationTime: Bool = false,
                               completed: (@Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void)? = nil) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)] {
-        batch(paths, completed: completed) { unique, options, done in
+        batch(paths, kind: .stripLocation, completed: completed) { unique, options, done in
             CaptionWriter.stripLocation(fromEach: unique, concurrency: concurrency, options: {
                 options($0, PhotoHistory.Record(asset: ProcessingQueue.assetID(for: $0), kind: .stripLocation, modelUsed: "strip-location"),
                         keepModificationTime)
@@ -129,8 +203,9 @@ public struct CaptionEditor: Sendable {
     }
 
     /// Runs a batch write with recording options, taking back the entries of the writes that failed.
+    /// The batch is one operation of `kind` (best effort: without one, its entries are recorded alone).
     private func batch(
-        _ paths: [String], completed: (@Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void)?,
+        _ paths: [String], kind: HistoryEntry.Kind, completed: (@Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void)?,
         _ run: ([String], @escaping @Sendable (String, PhotoHistory.Record, Bool) -> CaptionWriteOptions,
                 @escaping @Sendable (Int, Result<MetadataSnapshot, MetadataError>) -> Void) -> [Result<MetadataSnapshot, MetadataError>]
     ) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)] {
@@ -138,8 +213,11 @@ public struct CaptionEditor: Sendable {
         let unique = paths.filter { seen.insert(ProcessingQueue.assetID(for: $0)).inserted }
         let recordings = Dictionary(uniqueKeysWithValues: unique.map { ($0, PhotoHistory.Recorded()) })
         let history = history
+        let operation = unique.isEmpty ? nil : try? history.beginOperation(kind)
         let results = run(unique, { path, record, keepTime in
-            history.options(recording: record, keepModificationTime: keepTime, into: recordings[path] ?? PhotoHistory.Recorded())
+            var record = record
+            record.operation = operation
+            return history.options(recording: record, keepModificationTime: keepTime, into: recordings[path] ?? PhotoHistory.Recorded())
         }, { index, result in
             if let recorded = recordings[unique[index]] {
                 switch result {
@@ -162,12 +240,12 @@ public struct CaptionEditor: Sendable {
 
     /// Restores the snapshot an earlier release's `metadata write` left for the photo, if there is
     /// one, recording the restore (so it can be undone) and removing the old file.
-    private func restoreLegacySnapshot(path: String, asset: String) throws(MemoraError) -> Bool {
+    private func restoreLegacySnapshot(path: String, asset: String, operation: Int64?) throws(MemoraError) -> Bool {
         let file = legacySnapshotPath(for: path)
         guard let bytes = try? SystemFile(file).readAll() else { return false }
         let snapshot: MetadataSnapshot
         do { snapshot = try MetadataSnapshot(decoding: Data(bytes), source: file) } catch { throw .metadata(error) }
-        do { try history.restore(snapshot, PhotoHistory.Record(asset: asset, kind: .rollback, modelUsed: "restore")) } catch {
+        do { try history.restore(snapshot, PhotoHistory.Record(asset: asset, kind: .rollback, modelUsed: "restore", operation: operation)) } catch {
             throw .metadata(error)
         }
         try? FileSystem.remove(file)

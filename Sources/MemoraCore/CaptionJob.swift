@@ -146,9 +146,12 @@ public struct CaptionJob: Sendable {
         }
         let scan = try scanner.scan(paths, explicit: true, force: force, replacingBasic: realModel != nil)
         let own: Set<String>? = paths.isEmpty ? nil : Set(scan.assets)
+        // The run is one operation: `memora metadata restore` undoes its captions together.
+        var pipeline = CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting,
+                                       keepsModificationTime: keepsModificationTime)
+        pipeline.operation = try PhotoHistory(database: database).beginOperation(.generated)
         let scheduler = CaptionScheduler(
-            database: database, pipeline: CaptionPipeline(database: database, selector: selector, replacesExisting: replacesExisting,
-                                                          keepsModificationTime: keepsModificationTime),
+            database: database, pipeline: pipeline,
             monitor: monitor ?? (ignoresConstraints ? AlwaysReadyMonitor() : LinuxConstraintMonitor()),
             policy: ignoresConstraints ? SchedulingPolicy(lowBattery: 0) : SchedulingPolicy())
         let results = PhotoResults()

@@ -42,6 +42,9 @@ public struct CaptionPipeline: Sendable {
     public let keepsModificationTime: Bool
     /// The clock the caption's source is dated by.
     public let clock: any CaptionClock
+    /// The operation the run's captions belong to (``PhotoHistory/beginOperation(_:)``): a restore
+    /// undoes them together. Nil records them without one.
+    public var operation: Int64?
 
     var queue: ProcessingQueue { ProcessingQueue(database: database) }
     var history: PhotoHistory { PhotoHistory(database: database) }
@@ -136,7 +139,8 @@ public struct CaptionPipeline: Sendable {
                         current: CaptionReading? = nil) throws(MemoraError) -> PipelineOutcome {
         let asset = item.assetID
         let current = current ?? (try? MetadataReader.read(contentsOf: asset).captions)
-        let record = PhotoHistory.Record(asset: asset, kind: .generated, caption: caption, altText: altText, modelUsed: model, before: current)
+        let record = PhotoHistory.Record(asset: asset, kind: .generated, caption: caption, altText: altText, modelUsed: model, before: current,
+                                         operation: operation)
         let written = current?.caption == caption
         var recorded: PhotoHistory.Recorded?
         if !written {

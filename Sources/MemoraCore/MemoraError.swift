@@ -85,6 +85,8 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let metadataFailed = Code(rawValue: "metadata-failed")
         /// Memora never wrote to the photo: there is nothing to roll back to.
         public static let nothingToRollBack = Code(rawValue: "nothing-to-roll-back")
+        /// No operation of that number wrote to the photos given.
+        public static let noSuchOperation = Code(rawValue: "no-such-operation")
         /// The metadata of that level was not kept (entries recorded before Memora kept a snapshot per entry).
         public static let levelNotKept = Code(rawValue: "level-not-kept")
 
@@ -299,6 +301,11 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Memora never wrote to the photo at `path`: there is nothing to roll back to.
     public static func nothingToRollBack(path: String) -> MemoraError {
         MemoraError(.nothingToRollBack, "\(path) has no history: Memora never wrote to it", path: path)
+    }
+
+    /// Operation `operation` wrote to none of the photos given (`memora history` lists the operations).
+    public static func noSuchOperation(_ operation: Int64) -> MemoraError {
+        MemoraError(.noSuchOperation, "operation \(operation) wrote to none of these photos: `memora history` lists the operations and what they wrote to")
     }
 
     /// The metadata of `level` was recorded before Memora kept it for every entry.

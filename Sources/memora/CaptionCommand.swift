@@ -312,12 +312,15 @@ struct QueueCommand: ParsableCommand {
     }
 }
 
-/// `memora history FILE`.
+/// `memora history [FILE]`.
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history", abstract: "Every write Memora made to a photo: captions, edits, metadata writes, location strips, rollbacks.")
+        commandName: "history",
+        abstract: "The operations Memora made (each command run that wrote to photos), or every write to one photo: captions, edits, metadata writes, location strips, restores.",
+        discussion: "Without a photo: the operations, newest first, with how many photos each wrote to; `memora metadata restore --operation N` undoes one. With a photo: its levels, each with the operation it belonged to.")
     @OptionGroup var database: DatabaseOptions
-    @Argument(help: "The photo.") var file: String
+    @Argument(help: "The photo (none: the operations).") var file: String?
+    @Option(help: "How many operations to list.") var limit = 50
     @Flag(help: "Print as JSON.") var json = false
 
     struct Report: Encodable {
@@ -328,18 +331,28 @@ struct HistoryCommand: ParsableCommand {
 
     func run() throws {
         let history = PhotoHistory(database: try database.open())
+        let formatter = ISO8601DateFormatter()
+        guard let file else {
+            let operations = try history.operations(limit: limit)
+            if json { try printJSON(operations); return }
+            guard !operations.isEmpty else { print("Memora has not written to any photo yet."); return }
+            for operation in operations {
+                print("#\(operation.id)  \(formatter.string(from: operation.createdAt))  \(operation.kind.rawValue)  \(operation.photoCount) photo\(operation.photoCount == 1 ? "" : "s")")
+            }
+            print("`memora metadata restore PHOTOS` undoes the last operation on those photos; --operation N undoes operation N.")
+            return
+        }
         let report = Report(original: try history.original(forPath: file), entries: try history.entries(forPath: file),
                             current: try MetadataReader.read(contentsOf: file).captions.caption)
         if json { try printJSON(report); return }
         guard !report.entries.isEmpty else { print("\(file): Memora has not written to this photo."); return }
-        let formatter = ISO8601DateFormatter()
         if let original = report.original {
             print("0  \(formatter.string(from: original.savedAt))  original  \(original.caption.map { "\"\($0)\"" } ?? "(no caption)")")
         }
         for entry in report.entries {
             let marker = entry.wasManualEdit ? " (by a person)" : ""
             let what = entry.kind == .stripLocation ? "(location removed)" : entry.caption.map { "\"\($0)\"" } ?? "(no caption)"
-            print("\(entry.number)  \(formatter.string(from: entry.createdAt))  \(entry.modelUsed)\(marker)  \(what)")
+            print("\(entry.number)  \(formatter.string(from: entry.createdAt))  \(entry.operation.map { "#\($0)  " } ?? "")\(entry.modelUsed)\(marker)  \(what)")
         }
     }
 }
@@ -379,17 +392,25 @@ struct RollbackCommand: ParsableCommand {
         commandName: "rollback", abstract: "Go back to an earlier level of a photo's history (see `memora history`), or with --to 0 to the photo before Memora.")
     @OptionGroup var database: DatabaseOptions
     @Argument(help: "The photo.") var file: String
-    @Option(help: "The level to return to: N is the photo right after entry N, 0 the photo before Memora (default: undo the last entry).") var to: Int?
+    @Option(help: "The level to return to: N is the photo right after entry N, 0 the photo before Memora (default: undo the last operation on it).") var to: Int?
+    @Option(help: "Undo this operation's write (see `memora history`), if no later one changed the photo.") var operation: Int64?
     @Flag(help: "Keep the photo's modification time.") var keepMtime = false
     @Flag(help: "Answer yes to the question --to 0 asks (for scripts).") var yes = false
     @OptionGroup var output: WriteOutputOptions
 
     func validate() throws {
+        if to != nil, operation != nil { throw ValidationError("give --to or --operation, not both") }
         if to == 0, !output.dryRun { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photo and") }
     }
 
     func run() throws {
         let editor = CaptionEditor(database: try database.open())
+        guard to != nil else {
+            let report = output.dryRun ? try editor.checkUndo(paths: [file], operation: operation)
+                : try editor.undo(paths: [file], operation: operation, keepModificationTime: keepMtime)
+            try RollbackCommand.say(report, dryRun: output.dryRun, output: output)
+            return
+        }
         if output.dryRun {
             output.say(RollbackCommand.describe(file, plan: try editor.checkRollback(path: file, to: to)))
             return
@@ -404,6 +425,34 @@ struct RollbackCommand: ParsableCommand {
 }
 
 extension RollbackCommand {
+    /// Says what an undo did (or, with `dryRun`, would do) to each photo; exits 1 when some photo was
+    /// changed since by a later operation or failed, 2 when none could be undone.
+    static func say(_ report: UndoReport, dryRun: Bool, output: WriteOutputOptions) throws {
+        let operation = report.operation.map { "operation #\($0)" } ?? "the last write"
+        var done = 0, failed = 0, untouched = 0
+        for photo in report.photos {
+            switch photo.outcome {
+            case .success(.undone(let plan)):
+                done += 1
+                let caption = plan.caption.map { "caption \(dryRun ? "would be" : "now") \"\($0)\"" } ?? (plan.level == 0 ? "no caption, as before Memora" : "no caption")
+                output.say("\(photo.path): \(dryRun ? "would undo" : "undid") \(operation): back to level \(plan.level) of its history (\(caption))\(dryRun ? "; nothing written" : "")")
+            case .success(.notTouched):
+                untouched += 1
+            case .success(.changedSince(let later)):
+                failed += 1
+                let next = later.map { "operation #\($0)" } ?? "a later write"
+                StandardError.write("error: \(TerminalText.escaped(photo.path)): \(operation) wrote to it, but \(next) changed it since: undo that first"
+                                    + (later.map { " (memora metadata restore --operation \($0))" } ?? "") + "; left as it is\n")
+            case .failure(let error):
+                failed += 1
+                StandardError.write("error: \(error)\n")
+            }
+        }
+        if untouched > 0 { output.say("left \(untouched) photo\(untouched == 1 ? "" : "s") \(operation) did not write to as they are") }
+        if let undoneAs = report.undoneAs { output.say("recorded as operation #\(undoneAs): `memora metadata restore` again undoes this restore") }
+        try ExitStatus.check(failed: failed, done: done)
+    }
+
     /// What a rollback or restore put back: the level and the caption the photo now has.
     static func describe(_ file: String, _ entry: HistoryEntry) -> String {
         let level = entry.modelUsed.hasPrefix("rollback:") ? "level " + entry.modelUsed.dropFirst("rollback:".count) : entry.modelUsed

@@ -195,22 +195,30 @@ struct MetadataCommand: ParsableCommand {
 
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Undo the last write to each photo (any of Memora's: metadata write, strip-location, caption, edit), or go back to a level of its history.",
-            discussion: "The same as `memora rollback`; `memora history FILE` lists the levels. Snapshots kept by earlier releases are restored too.")
+            abstract: "Undo the last operation on these photos (a metadata write, strip-location, caption run, edit or restore), or go back to a level of each photo's history.",
+            discussion: "Without --to: the last operation (one command run; `memora history` lists them) that wrote to any of the photos is undone on the photos it wrote to; the others are left as they are, and a photo a later operation changed is reported, not touched. --operation N undoes operation N instead. With --to N each photo goes back to level N of its own history (`memora history FILE`). The same as `memora rollback`; snapshots kept by earlier releases are restored too.")
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "The level to return to (0: the photo before Memora; default: the one before the last write).") var to: Int?
+        @Option(help: "The level to return to in each photo's history (0: the photo before Memora).") var to: Int?
+        @Option(help: "Undo this operation (see `memora history`) instead of the last one.") var operation: Int64?
         @Flag(help: "Keep the files' modification times.") var keepMtime = false
         @Flag(help: "Answer yes to the question --to 0 asks (for scripts).") var yes = false
         @OptionGroup var output: WriteOutputOptions
         @OptionGroup var input: FileArguments
 
         func validate() throws {
+            if to != nil, operation != nil { throw ValidationError("give --to or --operation, not both") }
             if to == 0, !output.dryRun { try Confirmation.requireTerminal(unless: yes, "--to 0 takes away everything Memora wrote to the photos and") }
         }
 
         func run() throws {
             let files = try input.files()
             let editor = CaptionEditor(database: try database.open())
+            guard to != nil else {
+                let report = output.dryRun ? try editor.checkUndo(paths: files, operation: operation)
+                    : try editor.undo(paths: files, operation: operation, keepModificationTime: keepMtime)
+                try RollbackCommand.say(report, dryRun: output.dryRun, output: output)
+                return
+            }
             if output.dryRun {
                 try MetadataCommand.forEach(files, printing: false) { file in
                     output.say(RollbackCommand.describe(file, plan: try editor.checkRollback(path: file, to: to)))

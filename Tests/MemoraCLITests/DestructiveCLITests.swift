@@ -85,3 +85,42 @@ struct DestructiveCLITests {
         #expect(try FileSystem.status(of: photo).modified.seconds != 1_500_000_000, "without the flag the time moves")
     }
 }
+
+@Suite("memora metadata restore undoes operations, end to end")
+struct OperationUndoCLITests {
+    @Test("write on a folder, strip-location on the one photo with a location, restore: only that photo gets its location back, the captions stay; history lists the operations; --operation and a later change")
+    func restoreUndoesTheLastOperation() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let db = cli.folder + "/memora.sqlite"
+        let folder = cli.folder + "/photos"
+        let photos = try ["a.jpg", "b.jpg", "c.jpg"].enumerated().map { index, name in try cli.photo("photos/" + name, seed: UInt64(index + 1)) }
+        let located = photos[1]
+        let tagged = try ChildProcess.run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-GPSLatitude=48.85", "-GPSLatitudeRef=N",
+                                                                 "-GPSLongitude=2.35", "-GPSLongitudeRef=E", located])
+        try #require(tagged.status == 0, "exiftool sets the location")
+        #expect(try cli.run("metadata", "write", "-r", folder, "--caption", "Our street", "--db", db).status == 0)
+        let captioned = try photos.map { try SystemFile($0).readAll() }
+        let strip = try cli.run("metadata", "strip-location", "-r", folder, "--db", db)
+        #expect(strip.status == 0, "\(strip)")
+        #expect(try MetadataReader.read(contentsOf: located).gps == nil)
+
+        let history = try cli.run("history", "--db", db)
+        let lines = history.out.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("strip-location  1 photo") == true && lines.dropFirst().first?.contains("metadata-write  3 photos") == true, "\(history.out)")
+        let writeOperation = try #require(lines.dropFirst().first.flatMap { Int($0.dropFirst().prefix { $0.isNumber }) })
+
+        // The restore undoes the strip on the one photo it touched; the other two keep their captions, byte for byte.
+        let restore = try cli.run("metadata", "restore", "-r", folder, "--db", db)
+        #expect(restore.status == 0 && restore.out.contains("left 2 photos") && restore.out.contains("b.jpg: undid operation #"), "\(restore)")
+        #expect(try MetadataReader.read(contentsOf: located).gps != nil, "the location is back")
+        #expect(try SystemFile(located).readAll() == captioned[1], "back to the state the strip replaced")
+        for index in [0, 2] { #expect(try SystemFile(photos[index]).readAll() == captioned[index], "\(photos[index]) untouched") }
+
+        // The write, by number: the photo the restore changed since is reported and left; the others lose the caption.
+        let undoWrite = try cli.run("metadata", "restore", "-r", folder, "--operation", String(writeOperation), "--db", db)
+        #expect(undoWrite.status == 1 && undoWrite.err.contains("b.jpg: operation #\(writeOperation) wrote to it, but operation #"), "\(undoWrite)")
+        #expect(try MetadataReader.read(contentsOf: photos[0]).captions.caption == nil && MetadataReader.read(contentsOf: located).captions.caption == "Our street")
+        #expect(try cli.run("metadata", "restore", folder + "/a.jpg", "--operation", "999", "--db", db).status == 2, "an operation that wrote to none of them")
+    }
+}

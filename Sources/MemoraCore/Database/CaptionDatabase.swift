@@ -127,6 +127,20 @@ public final class CaptionDatabase: Sendable {
                 CREATE INDEX idx_caption_history_asset_created ON caption_history(asset_id, created_at);
                 """)
         }
+        // v3: operations. Each command that writes (a caption run, `metadata write`, a strip, an edit,
+        // a restore) is one operation; its entries carry its id, so a restore undoes the last
+        // operation on the files it touched, not the last write to every file it is given.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE operations (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    kind TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                ALTER TABLE caption_history ADD COLUMN operation_id INTEGER REFERENCES operations(id);
+                CREATE INDEX idx_caption_history_operation ON caption_history(operation_id);
+                """)
+        }
         // Sync (Docs/Sync.md): the replica's tables (the server's records, the outbox) live here so
         // that a local change and its queued mutation commit together.
         SyncReplica.registerMigrations(in: &migrator)

@@ -83,10 +83,13 @@ struct HistoryRecord: MillisecondRecord {
     /// True from just before the photo is replaced until the write is confirmed.
     var pending: Bool
     var createdAt: Date
+    /// The operation (one command run) the write belonged to; nil for entries recorded before operations.
+    var operationID: Int64?
 
     enum CodingKeys: String, CodingKey {
         case id, caption, kind, snapshot, pending
         case assetID = "asset_id", altText = "alt_text", modelUsed = "model_used", wasManualEdit = "was_manual_edit", createdAt = "created_at"
+        case operationID = "operation_id"
     }
 
     enum Columns {
@@ -97,18 +100,21 @@ struct HistoryRecord: MillisecondRecord {
         static let kind = Column(CodingKeys.kind)
         static let snapshot = Column(CodingKeys.snapshot)
         static let pending = Column(CodingKeys.pending)
+        static let operationID = Column(CodingKeys.operationID)
     }
 
     /// A new entry for `record`, at the current time.
     init(_ record: PhotoHistory.Record, snapshot: Data?, pending: Bool) {
         self.init(id: nil, assetID: record.asset, caption: record.caption, altText: record.altText, modelUsed: record.modelUsed,
-                  wasManualEdit: record.kind.isPersonal, kind: record.kind, snapshot: snapshot, pending: pending, createdAt: Date())
+                  wasManualEdit: record.kind.isPersonal, kind: record.kind, snapshot: snapshot, pending: pending, createdAt: Date(),
+                  operationID: record.operation)
     }
 
     init(id: Int64?, assetID: String, caption: String?, altText: String?, modelUsed: String, wasManualEdit: Bool, kind: HistoryEntry.Kind,
-         snapshot: Data?, pending: Bool, createdAt: Date) {
+         snapshot: Data?, pending: Bool, createdAt: Date, operationID: Int64? = nil) {
         (self.id, self.assetID, self.caption, self.altText, self.modelUsed) = (id, assetID, caption, altText, modelUsed)
         (self.wasManualEdit, self.kind, self.snapshot, self.pending, self.createdAt) = (wasManualEdit, kind, snapshot, pending, createdAt)
+        self.operationID = operationID
     }
 
     /// The photo's entries, oldest first.
@@ -118,13 +124,30 @@ struct HistoryRecord: MillisecondRecord {
     static func entries(asset: String, in db: Database) throws -> [HistoryEntry] {
         let listing = of(asset: asset)
             .select(Columns.id, Columns.assetID, Columns.caption, Columns.altText, Column(CodingKeys.modelUsed), Column(CodingKeys.wasManualEdit),
-                    Columns.kind, Columns.pending, Column(CodingKeys.createdAt), (Columns.snapshot != nil).forKey("saved"))
+                    Columns.kind, Columns.pending, Column(CodingKeys.createdAt), Columns.operationID, (Columns.snapshot != nil).forKey("saved"))
             .asRequest(of: Row.self)
         return try listing.fetchAll(db).enumerated().map { index, row in
             let record = try HistoryRecord(row: row)
             return HistoryEntry(number: index + 1, asset: asset, caption: record.caption, altText: record.altText, modelUsed: record.modelUsed,
-                                wasManualEdit: record.wasManualEdit, kind: record.kind, createdAt: record.createdAt, hasSnapshot: row["saved"])
+                                wasManualEdit: record.wasManualEdit, kind: record.kind, createdAt: record.createdAt, hasSnapshot: row["saved"],
+                                operation: record.operationID)
         }
+    }
+}
+
+// MARK: - operations
+
+/// A row of `operations`: one command run that wrote to photos.
+struct OperationRecord: MillisecondRecord {
+    static let databaseTableName = "operations"
+
+    var id: Int64?
+    var kind: HistoryEntry.Kind
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind
+        case createdAt = "created_at"
     }
 }
 

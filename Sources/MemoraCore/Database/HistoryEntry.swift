@@ -41,6 +41,23 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
     /// Whether the photo's metadata before this write was saved, so that `rollback --to N-1`
     /// restores it byte for byte (entries recorded before snapshots were kept per entry have none).
     public var hasSnapshot: Bool
+    /// The operation (one command run) the write belonged to (``HistoryOperation``); nil for entries
+    /// recorded before Memora kept operations.
+    public var operation: Int64?
+}
+
+/// One command run that wrote to photos: a caption run, a `metadata write`, a location strip, an
+/// edit, a restore. `memora history` lists them; `memora metadata restore` undoes the last one on the
+/// photos it is given (or the one named with `--operation`).
+public struct HistoryOperation: Sendable, Hashable, Codable {
+    /// Its number (increasing).
+    public var id: Int64
+    /// What it did (the kind of its entries).
+    public var kind: HistoryEntry.Kind
+    /// When it started.
+    public var createdAt: Date
+    /// How many photos it wrote to.
+    public var photoCount: Int
 }
 
 /// What the photo carried before Memora first wrote to it: entry 0 of its history.

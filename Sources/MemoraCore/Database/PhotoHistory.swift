@@ -46,6 +46,45 @@ public struct PhotoHistory: Sendable {
         var modelUsed: String
         /// The photo's captions before the write (kept as entry 0's when this is the first write).
         var before: CaptionReading?
+        /// The operation (one command run) the write belongs to (``PhotoHistory/beginOperation(_:)``).
+        var operation: Int64?
+    }
+
+    /// Starts an operation: one command run that writes to photos. Its entries carry its number.
+    public func beginOperation(_ kind: HistoryEntry.Kind) throws(MemoraError) -> Int64 {
+        try database.write { db in
+            try OperationRecord(id: nil, kind: kind, createdAt: Date()).insert(db)
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// The operations that wrote to at least one photo, newest first (at most `limit`).
+    public func operations(limit: Int = 50) throws(MemoraError) -> [HistoryOperation] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT o.id, o.kind, o.created_at, COUNT(DISTINCT h.asset_id) AS photos
+                FROM operations o JOIN caption_history h ON h.operation_id = o.id AND h.pending = 0
+                GROUP BY o.id ORDER BY o.id DESC LIMIT ?
+                """, arguments: [max(1, limit)]).map { row in
+                HistoryOperation(id: row["id"], kind: HistoryEntry.Kind(rawValue: row["kind"]) ?? .generated,
+                                 createdAt: Instant.date(milliseconds: row["created_at"]), photoCount: row["photos"])
+            }
+        }
+    }
+
+    /// The newest operation that wrote to any of `assets` (nil when none did since operations were kept).
+    func lastOperation(among assets: [String]) throws(MemoraError) -> Int64? {
+        try database.read { db in
+            var newest: Int64?
+            for batch in stride(from: 0, to: assets.count, by: 500).map({ Array(assets[$0..<min($0 + 500, assets.count)]) }) {
+                let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+                if let found = try Int64.fetchOne(db, sql: "SELECT MAX(operation_id) FROM caption_history WHERE pending = 0 AND asset_id IN (\(marks))",
+                                                  arguments: StatementArguments(batch)) {
+                    newest = max(newest ?? found, found)
+                }
+            }
+            return newest
+        }
     }
 
     /// The rows a write recorded before the photo was replaced, to take back if the write then failed.
