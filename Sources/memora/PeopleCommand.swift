@@ -8,7 +8,8 @@ struct PeopleCommand: ParsableCommand {
         commandName: "people",
         abstract: "The people found in the photos' faces (`memora index` groups them): list them and their photos, name, merge, split and hide them.",
         discussion: "Faces are found in the pixels by `memora index` (with the models of scripts/install-models.sh) and grouped into people: two faces of one photo are never one person, and a name from a photo's metadata names the person its face is in. A name you give stays, and so do the faces you split off.",
-        subcommands: [List.self, Photos.self, Name.self, Merge.self, Split.self, Hide.self, Show.self, Cluster.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Photos.self, Name.self, Merge.self, Split.self, Hide.self, Show.self, Cluster.self, Suggestions.self, Accept.self],
+        defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The people, most photos first, with their numbers.")
@@ -151,12 +152,13 @@ struct PeopleCommand: ParsableCommand {
             abstract: "Group the faces not in a person yet (`memora index` does it after indexing), or, with --rebuild, every face again.")
         @OptionGroup var database: IndexCommand.IndexDatabaseOptions
         @Flag(help: "Group every face again (people keep their numbers and names where most of their faces stay together).") var rebuild = false
-        @Option(help: "The largest distance between two neighbouring faces of one person (dlib embeddings).") var distance = 0.5
+        @Option(help: "The largest distance between two neighbouring faces of one person (dlib embeddings; Docs/PhotoIndex.md says how the default was measured).")
+        var distance = PeopleClustering.defaultDistance
         @Option(help: "The fewest faces that make a person.") var minimumFaces = 3
         @Flag(help: "Print as JSON.") var json = false
 
         func validate() throws {
-            guard distance > 0 && distance < 2 else { throw ValidationError("--distance is between 0 and 2 (0.5 by default)") }
+            guard distance > 0 && distance < 2 else { throw ValidationError("--distance is between 0 and 2 (\(PeopleClustering.defaultDistance) by default)") }
             guard minimumFaces >= 1 else { throw ValidationError("--minimum-faces is at least 1") }
         }
 
@@ -165,6 +167,50 @@ struct PeopleCommand: ParsableCommand {
             let summary = rebuild ? try clustering.rebuild() : try clustering.update()
             if json { try printJSON(summary); return }
             print(PeopleCommand.describe(summary))
+        }
+    }
+
+    struct Suggestions: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Faces in two photos (fewer than make a person) that look like one person: accept one with `memora people accept N`.")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Flag(help: "Print as JSON.") var json = false
+
+        func run() throws {
+            let suggestions = try PeopleClustering(database: try database.openExisting()).suggestions()
+            if json { try printJSON(suggestions); return }
+            guard !suggestions.isEmpty else { print("No suggestions: every face that looks like another is in a person already."); return }
+            for suggestion in suggestions {
+                print("\(suggestion.number)  one person in \(suggestion.photos.count) photos (distance \(String(format: "%.2f", suggestion.distance))): "
+                      + suggestion.photos.map(TerminalText.escaped).joined(separator: ", "))
+            }
+            print("`memora people accept N [--name NAME]` makes suggestion N a person.")
+        }
+    }
+
+    struct Accept: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a suggestion (`memora people suggestions`) a person; their faces stay together.")
+        @OptionGroup var database: IndexCommand.IndexDatabaseOptions
+        @Argument(help: "The suggestion's number.") var number: Int
+        @Option(help: "The person's name.") var name: String?
+        @OptionGroup var output: WriteOutputOptions
+
+        func validate() throws {
+            try ArgumentText.requireUTF8(name, option: "--name")
+        }
+
+        func run() throws {
+            let clustering = PeopleClustering(database: try database.openExisting())
+            if output.dryRun {
+                let suggestions = try clustering.suggestions()
+                guard let suggestion = suggestions.first(where: { $0.number == number }) else {
+                    throw ValidationError("there is no suggestion \(number): `memora people suggestions` lists \(suggestions.count)")
+                }
+                output.say("would make a person of the faces in \(suggestion.photos.count) photos; nothing written")
+                return
+            }
+            let person = try clustering.accept(suggestion: number, name: name)
+            output.say("person \(person.id)\(person.name.map { " (\($0))" } ?? ""): \(person.photoCount) photos" + (person.name == nil ? "; memora people name \(person.id) NAME names them" : ""))
         }
     }
 

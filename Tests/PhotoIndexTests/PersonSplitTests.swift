@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MemoraSystem
 import Testing
 @testable import PhotoIndex
 
@@ -220,3 +221,48 @@ struct PersonMergeTests {
         #expect(Set(try library.database.people().map(\.id)) == [ana, cy])
     }
 }
+
+@Suite("People suggestions")
+struct PersonSuggestionTests {
+    /// A 128-value embedding at `x`, `y` in the plane of axes `axis` and `axis + 1` (a person's own corner of the space).
+    static func point(_ axis: Int, _ x: Float, _ y: Float = 0) -> [Float] {
+        var vector = [Float](repeating: 0, count: 128)
+        vector[axis] = 1 + x
+        vector[axis + 1] = y
+        return vector
+    }
+
+    @Test("faces too few or a little too far apart for a person are suggested; accepted, they are a person that a rebuild keeps; two faces of one photo are never one suggestion")
+    func suggestAndAccept() throws {
+        let library = try Library()
+        defer { library.remove() }
+        // Ana: three clear photos whose faces are 0.35, 0.52 and 0.52 apart (no face has both others within 0.5).
+        let x = Float((0.516 * 0.516 - 0.521 * 0.521 + 0.347 * 0.347) / (2 * 0.347))
+        let y = Float((0.516 * 0.516 - Double(x) * Double(x)).squareRoot())
+        try PersonSplitTests.save("ana1", [Self.point(0, 0)], in: library)
+        try PersonSplitTests.save("ana2", [Self.point(0, 0.347)], in: library)
+        try PersonSplitTests.save("ana3", [Self.point(0, x, y)], in: library)
+        // Bo: two photos, 0.3 apart. Cy and Di: one photo with both, 0.2 apart (never one person), and Eve far from everyone.
+        try PersonSplitTests.save("bo1", [Self.point(20, 0)], in: library)
+        try PersonSplitTests.save("bo2", [Self.point(20, 0.3)], in: library)
+        try PersonSplitTests.save("pair", [Self.point(40, 0), Self.point(40, 0.2)], in: library)
+        try PersonSplitTests.save("eve", [Self.point(60, 0)], in: library)
+        let clustering = PeopleClustering(database: library.database)
+        let summary = try clustering.update()
+        #expect(summary.people == 0, "at 0.5 none of them makes a person: \(summary)")
+
+        let suggestions = try clustering.suggestions()
+        #expect(suggestions.map { $0.photos.map { SystemPath.fileName(of: $0) } } == [["ana1.jpg", "ana2.jpg", "ana3.jpg"], ["bo1.jpg", "bo2.jpg"]], "\(suggestions)")
+        #expect(suggestions.map(\.number) == [1, 2] && abs(suggestions[0].distance - 0.516) < 0.01)
+
+        let ana = try clustering.accept(suggestion: 1, name: "Ana")
+        #expect(ana.name == "Ana" && ana.photoCount == 3 && ana.isNamedByUser)
+        #expect(try clustering.suggestions().map(\.photos.count) == [2], "Bo is suggestion 1 now")
+        #expect(throws: PhotoIndexError.self) { try clustering.accept(suggestion: 2) }
+        #expect(throws: PhotoIndexError.self, "a taken name") { try clustering.accept(suggestion: 1, name: "ana") }
+        _ = try clustering.rebuild()
+        #expect(try library.database.person(ana.id).photoCount == 3, "the faces stay together: they are pinned")
+        #expect(try library.database.photo(atPath: library.folder + "/ana3.jpg")?.people == ["Ana"])
+    }
+}
+

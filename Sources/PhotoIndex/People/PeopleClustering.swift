@@ -24,8 +24,10 @@ public struct Person: Sendable, Hashable, Codable {
 /// and a name from a photo's metadata (a named MWG region over the face) names the person its
 /// face lands in.
 ///
-/// The clustering is DBSCAN (PhotoVision's) on the faces' dlib embeddings (Euclidean; two faces
-/// of one person are usually within 0.6): ``distance`` 0.5 and ``minimumFaces`` 3 by default.
+/// The clustering is DBSCAN (PhotoVision's) on the faces' dlib embeddings (Euclidean):
+/// ``distance`` 0.5 (`FaceDistance.samePerson`, measured: Docs/PhotoIndex.md) and ``minimumFaces`` 3
+/// by default. Faces left over that look alike within 0.6 (two photos of one person, or three a
+/// little further apart) are offered as a ``PersonSuggestion`` for a person to accept.
 /// ``update()`` is incremental: faces already in a person stay there; new faces (photos indexed
 /// since, or indexed again) join the person of the nearest face within ``distance``, and the rest
 /// are clustered among themselves into new people. ``rebuild()`` clusters every face again and
@@ -39,8 +41,15 @@ public struct PeopleClustering: Sendable {
     public var database: PhotoIndexDatabase
     /// The largest Euclidean distance between two neighbouring faces of one person.
     public var distance: Double
+    /// ``distance`` by default: PhotoVision's `FaceDistance.samePerson` (0.5), measured on labelled faces.
+    public static let defaultDistance = FaceDistance.samePerson
+    /// The distance within which faces no person has are offered as a ``PersonSuggestion``:
+    /// `FaceDistance.likelySamePerson` (0.6, dlib's documented threshold).
+    public static let defaultSuggestionDistance = FaceDistance.likelySamePerson
     /// The fewest faces that make a person.
     public var minimumFaces: Int
+    /// The largest distance between neighbouring faces of a suggestion (``suggestions()``).
+    public var suggestionDistance: Double = PeopleClustering.defaultSuggestionDistance
 
     /// What a run did.
     public struct Summary: Sendable, Hashable, Codable {
@@ -55,7 +64,7 @@ public struct PeopleClustering: Sendable {
     }
 
     /// A clustering of `database`'s faces.
-    public init(database: PhotoIndexDatabase, distance: Double = 0.5, minimumFaces: Int = 3) {
+    public init(database: PhotoIndexDatabase, distance: Double = PeopleClustering.defaultDistance, minimumFaces: Int = 3) {
         self.database = database
         self.distance = distance
         self.minimumFaces = minimumFaces
