@@ -71,7 +71,7 @@ public struct CaptionPipeline: Sendable {
             }
             if let intent = item.caption {
                 return try finish(item, caption: intent, altText: item.altText ?? CaptionPostProcessor.altText(from: intent),
-                                  model: item.modelUsed ?? "unknown", recovered: true)
+                                  extendedDescription: item.extendedDescription, model: item.modelUsed ?? "unknown", recovered: true)
             }
             if try history.hasManualCaption(forPath: asset) {
                 try queue.skip(item.id, reason: Self.manualCaptionReason, tag: "manual-caption")

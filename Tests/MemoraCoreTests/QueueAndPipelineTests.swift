@@ -176,7 +176,8 @@ struct QueueAndPipelineTests {
         try fixture.queue.recordIntent(first.id, caption: GeneratedCaption(description: "A cat on a wall.", altText: "A cat on a wall.", model: model, rawText: ""))
         try CaptionWriter.write(CaptionUpdate(caption: "A cat on a wall.", altText: "A cat on a wall."), to: written)
         let second = try #require(try fixture.queue.claimNext())
-        try fixture.queue.recordIntent(second.id, caption: GeneratedCaption(description: "A dog in snow.", altText: "A dog in snow.", model: model, rawText: ""))
+        try fixture.queue.recordIntent(second.id, caption: GeneratedCaption(description: "A dog in snow.", altText: "A dog in snow.", model: model, rawText: "",
+                                                                            extendedDescription: "A dog in snow by a red gate; a sign reads 'Beware of the dog'."))
         _ = try #require(try fixture.queue.claimNext())
 
         #expect(try fixture.queue.recoverInterrupted() == 3)
@@ -188,6 +189,8 @@ struct QueueAndPipelineTests {
         #expect(outcomes[1] == .recovered(caption: "A dog in snow."))
         if case .failed = outcomes[2] {} else { Issue.record("the third photo needed a model: \(outcomes[2])") }
         #expect(try MetadataReader.read(contentsOf: unwritten).captions.caption == "A dog in snow.")
+        #expect(try MetadataReader.read(contentsOf: unwritten).captions.extendedDescription == "A dog in snow by a red gate; a sign reads 'Beware of the dog'.",
+                "the intent keeps the extended description: a photo finished after a crash gets all three texts")
         #expect(try fixture.history.entries(forPath: written).count == 1)
         #expect(try fixture.history.entries(forPath: unwritten).count == 1)
         #expect(try fixture.history.entries(forPath: untouched).isEmpty)

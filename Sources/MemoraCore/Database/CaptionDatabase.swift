@@ -127,7 +127,8 @@ public final class CaptionDatabase: Sendable {
                 CREATE INDEX idx_caption_history_asset_created ON caption_history(asset_id, created_at);
                 """)
         }
-        // v3: operations. Each command that writes (a caption run, `metadata write`, a strip, an edit,
+        // v3: operations, and the queue's intent keeps the extended description too (a photo finished
+        // after a crash gets the same three texts as one finished at once). Each command that writes (a caption run, `metadata write`, a strip, an edit,
         // a restore) is one operation; its entries carry its id, so a restore undoes the last
         // operation on the files it touched, not the last write to every file it is given.
         migrator.registerMigration("v3") { db in
@@ -139,6 +140,7 @@ public final class CaptionDatabase: Sendable {
                 );
                 ALTER TABLE caption_history ADD COLUMN operation_id INTEGER REFERENCES operations(id);
                 CREATE INDEX idx_caption_history_operation ON caption_history(operation_id);
+                ALTER TABLE processing_queue ADD COLUMN extended_description TEXT;
                 """)
         }
         // Sync (Docs/Sync.md): the replica's tables (the server's records, the outbox) live here so

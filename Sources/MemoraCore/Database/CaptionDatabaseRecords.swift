@@ -20,6 +20,8 @@ struct QueueRecord: MillisecondRecord, Identifiable {
     var status: QueueItem.Status
     var caption: String?
     var altText: String?
+    /// The extended description generated with the caption (part of the intent).
+    var extendedDescription: String?
     var modelUsed: String?
     var errorMessage: String?
     var retryCount: Int?
@@ -30,7 +32,7 @@ struct QueueRecord: MillisecondRecord, Identifiable {
     enum CodingKeys: String, CodingKey {
         case id, status, caption, force
         case assetID = "asset_id", assetURI = "asset_uri", altText = "alt_text", modelUsed = "model_used", errorMessage = "error_message"
-        case retryCount = "retry_count", createdAt = "created_at", updatedAt = "updated_at"
+        case retryCount = "retry_count", createdAt = "created_at", updatedAt = "updated_at", extendedDescription = "extended_description"
     }
 
     enum Columns {
@@ -39,6 +41,7 @@ struct QueueRecord: MillisecondRecord, Identifiable {
         static let status = Column(CodingKeys.status)
         static let caption = Column(CodingKeys.caption)
         static let altText = Column(CodingKeys.altText)
+        static let extendedDescription = Column(CodingKeys.extendedDescription)
         static let modelUsed = Column(CodingKeys.modelUsed)
         static let errorMessage = Column(CodingKeys.errorMessage)
         static let retryCount = Column(CodingKeys.retryCount)
@@ -49,8 +52,9 @@ struct QueueRecord: MillisecondRecord, Identifiable {
 
     /// The public value.
     var item: QueueItem {
-        QueueItem(id: id, assetID: assetID, assetURI: assetURI, status: status, caption: caption, altText: altText, modelUsed: modelUsed,
-                  errorMessage: errorMessage, retryCount: retryCount ?? 0, force: force, createdAt: createdAt, updatedAt: updatedAt)
+        QueueItem(id: id, assetID: assetID, assetURI: assetURI, status: status, caption: caption, altText: altText,
+                  extendedDescription: extendedDescription, modelUsed: modelUsed, errorMessage: errorMessage, retryCount: retryCount ?? 0,
+                  force: force, createdAt: createdAt, updatedAt: updatedAt)
     }
 
     /// The item of a photo.

@@ -30,6 +30,8 @@ public struct QueueItem: Sendable, Hashable, Codable {
     public var caption: String?
     /// The alt text generated with it.
     public var altText: String?
+    /// The extended description generated with it (what did not fit the alt text).
+    public var extendedDescription: String?
     /// The model that made the caption, or `skipped:…` when the photo was left alone.
     public var modelUsed: String?
     /// The last error.
@@ -121,6 +123,7 @@ public struct ProcessingQueue: Sendable {
         try database.write { db in
             _ = try QueueRecord.filter(id: id).updateAll(
                 db, QueueRecord.Columns.caption.set(to: caption.description), QueueRecord.Columns.altText.set(to: caption.altText),
+                QueueRecord.Columns.extendedDescription.set(to: caption.extendedDescription),
                 QueueRecord.Columns.modelUsed.set(to: caption.model.identifier), QueueRecord.touched)
         }
     }
