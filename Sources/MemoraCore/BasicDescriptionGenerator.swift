@@ -1,4 +1,5 @@
 import Foundation
+internal import MemoraSystem
 public import PhotoIndex
 internal import PhotoVision
 
@@ -17,16 +18,21 @@ internal import PhotoVision
 /// followed by the most prominent text that fits 125 characters.
 public struct BasicDescriptionGenerator: CaptionGenerator {
     private let loader: VisionLoader
+    /// The photo index whose confirmed names (people a person named) the description may use.
+    private let index: PhotoIndexDatabase?
 
     /// The generator with the installed vision models (Docs/Models.md), loaded on first use; without
-    /// them it describes from the metadata and colours.
+    /// them it describes from the metadata and colours. The names a person gave in the photo index
+    /// at its default place (`memora people name`) are used when that index exists.
     public init() {
         loader = VisionLoader(models: .installed)
+        index = FileSystem.exists(PhotoIndexDatabase.defaultPath) ? try? PhotoIndexDatabase(path: PhotoIndexDatabase.defaultPath, creatingIfMissing: false) : nil
     }
 
-    /// The generator with `vision` (nil: metadata and colours only).
-    public init(vision: IndexVision?) {
+    /// The generator with `vision` (nil: metadata and colours only) and the names confirmed in `index`.
+    public init(vision: IndexVision?, index: PhotoIndexDatabase? = nil) {
         loader = VisionLoader(fixed: vision)
+        self.index = index
     }
 
     public var modelInfo: ModelInfo {
@@ -40,7 +46,7 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
     public func availability() async -> GeneratorAvailability { .available }
 
     public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
-        let facts = try PhotoFacts.gather(path: request.path, metadata: request.metadata, vision: loader.vision)
+        let facts = try PhotoFacts.gather(path: request.path, metadata: request.metadata, vision: loader.vision, index: index)
         let (caption, altText, extended) = DescriptionComposer.compose(facts)
         var model = modelInfo
         if !facts.modelsUsed.isEmpty { model.displayName += "; models: " + facts.modelsUsed.joined(separator: ", ") }

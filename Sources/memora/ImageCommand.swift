@@ -143,8 +143,11 @@ extension ImageCommand {
 
         @Argument(help: "The photos.") var files: [String]
         @Flag(help: "Print the result as JSON (face embeddings included).") var json = false
+        @OptionGroup var index: IndexCommand.IndexDatabaseOptions
 
         func run() throws {
+            // The names people confirmed (`memora people name`) when the index exists; none otherwise.
+            let names = try? index.openExisting()
             let vision: IndexVision
             do {
                 do { vision = try IndexVision.installed(readsText: true) } catch where error.code == .modelMissing {
@@ -157,7 +160,7 @@ extension ImageCommand {
             var failures = 0
             for file in files {
                 do {
-                    let photo = try PhotoFacts.describe(path: file, vision: vision)
+                    let photo = try PhotoFacts.describe(path: file, vision: vision, index: names)
                     described.append(photo)
                     if json { continue }
                     let faces = photo.sight?.faces ?? []

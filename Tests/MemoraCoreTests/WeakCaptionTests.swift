@@ -1,6 +1,8 @@
 import Foundation
 import ImageKit
 @testable import MetadataKit
+@testable import PhotoIndex
+import MemoraSystem
 import PhotoVision
 import Testing
 @testable import MemoraCore
@@ -150,6 +152,34 @@ struct WeakCaptionTests {
             #expect(!text.lowercased().contains("photo of") && !text.lowercased().contains("image of") && !text.contains("\n") && !text.contains("**"))
             #expect(text.last.map { ".!?…\"".contains($0) } == true)
         }
+    }
+
+    @Test("names a person confirmed in the photo index are used; a face the clustering named from other photos' metadata is not")
+    func namesFromTheIndex() throws {
+        let folder = try temporaryFolder("facts-index")
+        let photo = folder + "/ana.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: 4), to: photo, as: .jpeg())
+        let index = try PhotoIndexDatabase(path: folder + "/index.sqlite")
+        func indexed(_ id: String, path: String, face axis: Int) -> IndexedPhoto {
+            var embedding = [Float](repeating: 0, count: 128)
+            embedding[axis] = 1
+            return IndexedPhoto(id: id, path: path, size: 1, modified: Date(), imageHash: id, kind: .jpeg, takenAt: nil, utcOffset: nil, dateTrusted: false,
+                                latitude: nil, longitude: nil, place: nil, width: 320, height: 240, orientation: 1, keywords: [], people: [],
+                                faces: [FaceBox(name: nil, x: 0.4, y: 0.3, width: 0.2, height: 0.3, confidence: 0.9, embedding: embedding)],
+                                quality: 0.8, perceptualHash: nil, rating: nil, favorite: false, embedding: nil, error: nil)
+        }
+        // Three photos of one face make a person; the described photo is one of them.
+        try index.write { db in
+            try PhotoIndexDatabase.save(indexed("a", path: SystemPath.normalized(FileSystem.absolutePath(photo)), face: 0), in: db)
+            for other in ["b", "c"] { try PhotoIndexDatabase.save(indexed(other, path: folder + "/\(other).jpg", face: 0), in: db) }
+        }
+        _ = try PeopleClustering(database: index).update()
+        let person = try #require(try index.people().first)
+        #expect(try PhotoFacts.gather(path: photo, metadata: nil, vision: nil, index: index).names.isEmpty, "no one named yet")
+        try index.name(person: person.id, "Ana")
+        let facts = try PhotoFacts.gather(path: photo, metadata: nil, vision: nil, index: index)
+        #expect(facts.names == ["Ana"])
+        #expect(DescriptionComposer.compose(facts).caption.hasPrefix("Ana"))
     }
 
     @Test("colour names: tan, brown, beige and the hues; grey, black and white only for colourless pixels, and only when they dominate")

@@ -264,5 +264,19 @@ struct PersonSuggestionTests {
         #expect(try library.database.person(ana.id).photoCount == 3, "the faces stay together: they are pinned")
         #expect(try library.database.photo(atPath: library.folder + "/ana3.jpg")?.people == ["Ana"])
     }
+
+    @Test("the names a person confirmed for a photo's faces, left to right; a name spread from metadata or a hidden person's is not one")
+    func confirmedNames() throws {
+        let (library, ana, cy) = try PersonSplitTests.people()
+        defer { library.remove() }
+        try PersonSplitTests.save("both", [PersonSplitTests.embedding(20, 0.02), PersonSplitTests.embedding(0, 0.02)], in: library)
+        _ = try PeopleClustering(database: library.database).update()
+        #expect(try library.database.confirmedNames(inPhoto: library.folder + "/both.jpg") == ["Ana"], "Cy has no name yet")
+        try library.database.name(person: cy, "Cy")
+        #expect(try library.database.confirmedNames(inPhoto: "both") == ["Cy", "Ana"], "left to right, by id too")
+        try library.database.setHidden(person: ana, true)
+        #expect(try library.database.confirmedNames(inPhoto: library.folder + "/both.jpg") == ["Cy"])
+        #expect(try library.database.confirmedNames(inPhoto: library.folder + "/not-indexed.jpg").isEmpty)
+    }
 }
 

@@ -9,7 +9,8 @@ public import PhotoVision
 /// (names, place, date). The on-device description is composed from these and nothing else
 /// (``DescriptionComposer``), so every word of it can be traced to one of them.
 public struct PhotoFacts: Sendable, Hashable, Codable {
-    /// People named in the photo's metadata (`PersonInImage`, named face regions), never guessed.
+    /// People named in the photo's metadata (`PersonInImage`, named face regions), then those a person
+    /// named in the photo index whose faces are in it (`memora people name`); never guessed.
     public var names: [String]
     /// Faces found in the pixels, or marked in the metadata when no detector ran (whichever is more).
     public var faceCount: Int
@@ -46,20 +47,21 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     static let sampleSize = 64
 
     /// The facts of the photo at `path`: its metadata (`metadata` when the caller read it already),
-    /// a small thumbnail for light and colours, and what `vision` sees (nil: metadata and colours only).
-    public static func gather(path: String, metadata: PhotoMetadata?, vision: IndexVision?) throws(MemoraError) -> PhotoFacts {
-        try look(path: path, metadata: metadata, vision: vision).facts
+    /// a small thumbnail for light and colours, what `vision` sees (nil: metadata and colours only),
+    /// and the names a person confirmed for its faces in `index` (never a name the clustering guessed).
+    public static func gather(path: String, metadata: PhotoMetadata?, vision: IndexVision?, index: PhotoIndexDatabase? = nil) throws(MemoraError) -> PhotoFacts {
+        try look(path: path, metadata: metadata, vision: vision, index: index).facts
     }
 
     /// The photo at `path` described on the device (`memora image look`): what `vision` saw, the
     /// facts, and the caption, alt text and extended description ``DescriptionComposer`` makes of them.
-    public static func describe(path: String, vision: IndexVision?) throws(MemoraError) -> DescribedPhoto {
-        let (facts, sight) = try look(path: path, metadata: nil, vision: vision)
+    public static func describe(path: String, vision: IndexVision?, index: PhotoIndexDatabase? = nil) throws(MemoraError) -> DescribedPhoto {
+        let (facts, sight) = try look(path: path, metadata: nil, vision: vision, index: index)
         let (caption, altText, extended) = DescriptionComposer.compose(facts)
         return DescribedPhoto(path: path, sight: sight, facts: facts, caption: caption, altText: altText, extendedDescription: extended)
     }
 
-    private static func look(path: String, metadata: PhotoMetadata?, vision: IndexVision?) throws(MemoraError) -> (facts: PhotoFacts, sight: PhotoSight?) {
+    private static func look(path: String, metadata: PhotoMetadata?, vision: IndexVision?, index: PhotoIndexDatabase?) throws(MemoraError) -> (facts: PhotoFacts, sight: PhotoSight?) {
         let thumbnail: Image
         do {
             thumbnail = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: sampleSize, options: DecodingOptions(applyOrientation: true))
@@ -73,6 +75,10 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
             facts.faceCount = metadata.regions.filter { ($0.type ?? "Face").caseInsensitiveCompare("Face") == .orderedSame }.count
             facts.place = metadata.place.map(\.displayName).flatMap { $0.isEmpty ? nil : $0 }
             facts.monthAndYear = metadata.dateTaken.flatMap(Self.monthAndYear)
+        }
+        // Names a person confirmed in the index for the photo's faces, after the metadata's own.
+        for name in (try? index?.confirmedNames(inPhoto: path)) ?? [] where !facts.names.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            facts.names.append(name)
         }
         var seen: PhotoSight?
         if let vision {

@@ -377,3 +377,23 @@ extension PhotoIndexDatabase {
         }
     }
 }
+
+extension PhotoIndexDatabase {
+    /// The names a person gave (`memora people name`, ``name(person:_:)``) to the people whose faces are
+    /// in the photo `reference` names (its path as indexed, its id, or its path from here), left to
+    /// right: the only names the on-device description takes from the index. A name the clustering
+    /// spread from other photos' metadata is not a person's confirmation and is left out; so are
+    /// hidden people. Empty when the photo is not indexed.
+    public func confirmedNames(inPhoto reference: String) throws(PhotoIndexError) -> [String] {
+        try read { db in
+            guard let photo = try Self.indexedPhoto(reference, in: db) else { return [] }
+            let names = try String.fetchAll(db, sql: """
+                SELECT persons.name FROM faces JOIN persons ON persons.id = faces.person_id
+                WHERE faces.photo_id = ? AND persons.named_by_user = 1 AND persons.hidden = 0 AND persons.name IS NOT NULL
+                ORDER BY faces.x
+                """, arguments: [photo.id])
+            var seen = Set<String>()
+            return names.filter { seen.insert($0.lowercased()).inserted }
+        }
+    }
+}

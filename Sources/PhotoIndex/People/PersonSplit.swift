@@ -119,7 +119,7 @@ extension PhotoIndexDatabase {
     }
 
     /// The indexed photo `reference` names: its path as indexed, its id, or its path from the current folder.
-    private static func indexedPhoto(_ reference: String, in db: Database) throws -> IndexedPhotoRecord? {
+    static func indexedPhoto(_ reference: String, in db: Database) throws -> IndexedPhotoRecord? {
         let path = IndexedPhotoRecord.Columns.path
         return try IndexedPhotoRecord.filter(path == reference).fetchOne(db)
             ?? IndexedPhotoRecord.fetchOne(db, key: reference)
