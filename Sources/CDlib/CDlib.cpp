@@ -89,6 +89,22 @@ constexpr double chip_padding = 0.25;
 constexpr size_t batch_size = 16;
 }  // namespace facenet
 
+/// dlib's CNN face detector (`mmod_human_face_detector.dat`): three strided 5x5
+/// convolutions (16, 32, 32 filters) take the image pyramid down 8x, three 5x5
+/// convolutions of 45 filters follow, and a 9x9 one scores each position for the
+/// max-margin detection loss. The weights file holds this exact stack.
+namespace cnnface {
+using namespace dlib;
+
+template <long filters, typename input>
+using reduce = relu<affine<con<filters, 5, 5, 2, 2, input>>>;
+template <long filters, typename input>
+using refine = relu<affine<con<filters, 5, 5, 1, 1, input>>>;
+
+using network = loss_mmod<con<1, 9, 9, 1, 1, refine<45, refine<45, refine<45,
+    reduce<32, reduce<32, reduce<16, input_rgb_image_pyramid<pyramid_down<6>>>>>>>>>>;
+}  // namespace cnnface
+
 }  // namespace
 
 struct cdlib_detector {
@@ -112,6 +128,10 @@ struct cdlib_detector {
 
 struct cdlib_shape_predictor {
     dlib::shape_predictor predictor;
+};
+
+struct cdlib_cnn_detector {
+    cnnface::network network;
 };
 
 struct cdlib_face_encoder {
@@ -606,6 +626,50 @@ cdlib_status cdlib_detect_faces(cdlib_detector *detector, const cdlib_image *ima
                                              clamp_to_int32(detection.rect.right()), clamp_to_int32(detection.rect.bottom())};
             out_faces[index].confidence = detection.detection_confidence;
             out_faces[index].detector_index = static_cast<int32_t>(detection.weight_index);
+        }
+        *out_count = detections.size();
+    });
+}
+
+// MARK: CNN detection
+
+cdlib_status cdlib_cnn_detector_load(const char *path, cdlib_cnn_detector **out, cdlib_error *error) {
+    return guarded(error, [&] {
+        require(out != nullptr, "the output pointer is NULL");
+        *out = nullptr;
+        auto detector = std::make_unique<cdlib_cnn_detector>();
+        load_model(path, detector->network, "CNN face detector");
+        *out = detector.release();
+    });
+}
+
+void cdlib_cnn_detector_destroy(cdlib_cnn_detector *detector) { delete detector; }
+
+cdlib_status cdlib_cnn_detect_faces(cdlib_cnn_detector *detector, const cdlib_image *image, int32_t upsample_count,
+                                    cdlib_face *out_faces, size_t max_faces, size_t *out_count, cdlib_error *error) {
+    return guarded(error, [&] {
+        require(out_count != nullptr, "out_count is NULL");
+        *out_count = 0;
+        require(detector != nullptr, "the detector is NULL");
+        check_image(image);
+        require(upsample_count >= 0 && upsample_count <= CDLIB_MAX_UPSAMPLE, "upsample_count is not in 0...CDLIB_MAX_UPSAMPLE");
+        require(out_faces != nullptr || max_faces == 0, "out_faces is NULL but max_faces is not 0");
+        const double scale = std::ldexp(1.0, 2 * upsample_count);
+        require(static_cast<double>(image->width) * static_cast<double>(image->height) * scale <= static_cast<double>(CDLIB_MAX_SCAN_PIXELS),
+                "the image is too large to scan (width x height x 4^upsample_count above CDLIB_MAX_SCAN_PIXELS)");
+        // The network takes RGB: a gray image is taken as gray RGB.
+        dlib::matrix<dlib::rgb_pixel> pixels;
+        with_dlib_image(*image, [&](const auto &view) { dlib::assign_image(pixels, view); });
+        dlib::pyramid_down<2> pyramid;
+        for (int32_t step = 0; step < upsample_count; ++step) dlib::pyramid_up(pixels, pyramid);
+        const std::vector<dlib::mmod_rect> detections = detector->network(pixels);
+        const size_t written = std::min(detections.size(), max_faces);
+        for (size_t index = 0; index < written; ++index) {
+            const dlib::rectangle rect(pyramid.rect_down(dlib::drectangle(detections[index].rect), upsample_count));
+            out_faces[index].box = cdlib_box{clamp_to_int32(rect.left()), clamp_to_int32(rect.top()),
+                                             clamp_to_int32(rect.right()), clamp_to_int32(rect.bottom())};
+            out_faces[index].confidence = detections[index].detection_confidence;
+            out_faces[index].detector_index = -1;
         }
         *out_count = detections.size();
     });

@@ -76,7 +76,7 @@ final class VisionLoader: @unchecked Sendable {
         if let loaded { return loaded }
         // Models installed before the text reader: faces and the subject still, without text.
         let made = models.flatMap { models in
-            (try? IndexVision.installed(models: models, readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount))
+            (try? IndexVision.installed(models: models, readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount, thoroughFaces: true))
                 ?? (try? IndexVision.installed(models: models))
         }
         loaded = .some(made)

@@ -33,12 +33,17 @@ public struct IndexVision: Sendable {
     /// command that installs it.
     ///
     /// With `readsText`, the text reader too (PP-OCRv4), running `textThreads` threads per model run
-    /// (one photo at a time, as the description does, uses every core).
-    public static func installed(models: VisionModels = .installed, readsText: Bool = false, textThreads: Int = 1) throws(VisionError) -> IndexVision {
+    /// (one photo at a time, as the description does, uses every core). With `thoroughFaces`, dlib's
+    /// CNN face detector looks too (`DlibFaceAnalyzer.Options.cnnLongestSide` 800): the description
+    /// counts people, and it finds turned and dim faces HOG misses, at a second or two a photo.
+    public static func installed(models: VisionModels = .installed, readsText: Bool = false, textThreads: Int = 1,
+                                 thoroughFaces: Bool = false) throws(VisionError) -> IndexVision {
         DlibFaceAnalyzer.setMatrixThreads(1)
         var options = PaddleTextReader.Options()
         options.threads = max(1, textThreads)
-        return IndexVision(faces: try DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(scanThreads: 1)),
+        // A description counts faces: dlib's CNN detector then looks too (at 800 pixels), for the faces HOG misses.
+        let faces = DlibFaceAnalyzer.Options(scanThreads: 1, cnnLongestSide: thoroughFaces ? 800 : 0)
+        return IndexVision(faces: try DlibFaceAnalyzer(models: models, options: faces),
                            scenes: try ONNXSceneAnalyzer(models: models, threads: 1),
                            text: readsText ? try PaddleTextReader(models: models, options: options) : nil)
     }

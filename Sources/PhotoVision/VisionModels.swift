@@ -14,6 +14,8 @@ public struct VisionModels: Sendable, Hashable {
         case faceLandmarks = "dlib/shape_predictor_5_face_landmarks.dat"
         /// dlib's ResNet face embedding model (CC0): 128 floats per face.
         case faceEmbedding = "dlib/dlib_face_recognition_resnet_model_v1.dat"
+        /// dlib's CNN (max-margin) face detector (CC0): finds faces the HOG detector misses, slower.
+        case faceDetectorCNN = "dlib/mmod_human_face_detector.dat"
         /// MobileNetV2 (ImageNet, BSD), converted to ONNX: the scene embedding and labels.
         case sceneModel = "scene/mobilenet_v2.onnx"
         /// The 1000 ImageNet class names, in the model's order.

@@ -50,6 +50,27 @@ struct FaceAnalyzerTests {
         #expect(Self.distance(again[0].embedding ?? [], face.embedding ?? []) < 1e-4, "the same (to BLAS's rounding)")
     }
 
+    @Test("a face half hidden (or its mouth covered), which HOG misses, is found when the CNN detector looks too; a photo without faces stays without")
+    func cnnFindsHiddenFaces() throws {
+        let hog = try DlibFaceAnalyzer(models: Self.models, options: DlibFaceAnalyzer.Options(computesEmbeddings: false))
+        let thorough = try DlibFaceAnalyzer(models: Self.models, options: DlibFaceAnalyzer.Options(computesEmbeddings: false, cnnLongestSide: 800))
+        let astronaut = try Self.astronaut()
+        // Her face is at about (179, 83)-(266, 170): cover its right half, then its mouth, with a dark block.
+        for (left, top) in [(223, 83), (179, 135)] {
+            var pixels = astronaut.pixels
+            for y in top..<171 { for x in left..<267 { for channel in 0..<3 { pixels[(y * astronaut.width + x) * 3 + channel] = 30 } } }
+            let hidden = try Image(width: astronaut.width, height: astronaut.height, pixelFormat: .rgb8, pixels: pixels)
+            #expect(try hog.faces(in: hidden).filter { $0.confidence > 0.5 }.isEmpty, "HOG misses it (else the test shows nothing)")
+            let found = try thorough.faces(in: hidden).filter { $0.confidence > 0.5 }
+            #expect(found.count == 1 && found[0].overlap(x: 179.0 / 512, y: 83.0 / 512, width: 88.0 / 512, height: 88.0 / 512) > 0.4, "\(found)")
+        }
+        #expect(try thorough.faces(in: try SyntheticPhoto.landscape(width: 640, height: 480, seed: 3)).isEmpty, "no face invented in a landscape")
+        // A model file that is not the detector's is refused when the analyzer is made, naming the file.
+        #expect(throws: VisionError.self) {
+            _ = try DlibFaceAnalyzer(models: VisionModels(folder: "/nonexistent"), options: DlibFaceAnalyzer.Options(cnnLongestSide: 800))
+        }
+    }
+
     @Test("three copies of one face at three sizes in a larger picture: found where they were put, and the same person (distance under 0.6)")
     func sameFaceThreeTimes() throws {
         let analyzer = try #require(Self.analyzer)

@@ -158,6 +158,23 @@ cdlib_status cdlib_detect_faces(cdlib_detector *detector, const cdlib_image *ima
                                 double adjust_threshold, int32_t threads, cdlib_face *out_faces, size_t max_faces,
                                 size_t *out_count, cdlib_error *error);
 
+/// dlib's CNN face detector (max-margin object detection, `mmod_human_face_detector.dat`):
+/// slower than HOG, and it finds faces HOG misses (turned, dim, partly hidden). One
+/// detector is used from one thread at a time.
+typedef struct cdlib_cnn_detector cdlib_cnn_detector;
+
+/// Loads the CNN detector's weights from `path`.
+cdlib_status cdlib_cnn_detector_load(const char *path, cdlib_cnn_detector **out, cdlib_error *error);
+/// Releases a CNN detector. NULL is allowed.
+void cdlib_cnn_detector_destroy(cdlib_cnn_detector *detector);
+
+/// Finds the faces in `image` with the CNN detector, after `upsample_count` doublings
+/// (0...CDLIB_MAX_UPSAMPLE; it finds faces of about 40 pixels and more, so each doubling
+/// halves that, at 4x the time); `out_faces`, `max_faces` and `out_count` as for
+/// `cdlib_detect_faces` (`detector_index` is -1, `confidence` the network's score).
+cdlib_status cdlib_cnn_detect_faces(cdlib_cnn_detector *detector, const cdlib_image *image, int32_t upsample_count,
+                                    cdlib_face *out_faces, size_t max_faces, size_t *out_count, cdlib_error *error);
+
 // MARK: - Landmarks
 
 /// A shape predictor (`shape_predictor_5_face_landmarks.dat`). Read-only once

@@ -75,6 +75,39 @@ enum Dlib {
         }
     }
 
+    /// dlib's CNN (max-margin) face detector, used by one thread at a time.
+    final class CNNDetector {
+        private let handle: OpaquePointer
+
+        init(path: String) throws(VisionError) {
+            var error = cdlib_error()
+            var handle: OpaquePointer?
+            try check(cdlib_cnn_detector_load(path, &handle, &error), error, model: path)
+            guard let handle else { throw .modelUnreadable(path, reason: "dlib loaded nothing") }
+            self.handle = handle
+        }
+
+        deinit { cdlib_cnn_detector_destroy(handle) }
+
+        /// The faces in `image`, after `upsample` doublings (0...4).
+        func detect(_ image: Image, upsample: Int) throws(VisionError) -> [Box] {
+            try withImage(image) { (view: UnsafePointer<cdlib_image>) throws(VisionError) -> [Box] in
+                var capacity = 32
+                while true {
+                    var faces = [cdlib_face](repeating: cdlib_face(), count: capacity)
+                    var count = 0
+                    var error = cdlib_error()
+                    try check(cdlib_cnn_detect_faces(handle, view, Int32(upsample), &faces, capacity, &count, &error), error)
+                    if count <= capacity {
+                        return faces.prefix(count).map { Box(left: $0.box.left, top: $0.box.top, right: $0.box.right, bottom: $0.box.bottom,
+                                                             confidence: $0.confidence) }
+                    }
+                    capacity = count
+                }
+            }
+        }
+    }
+
     /// dlib's 5-point shape predictor, shared by every thread once loaded.
     final class ShapePredictor: @unchecked Sendable {
         private let handle: OpaquePointer
