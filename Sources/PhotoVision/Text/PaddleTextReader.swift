@@ -95,7 +95,7 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         var lines: [TextLine] = []
         var seen = Set<String>()
         for (quad, read) in zip(quads, best) {
-            let text = read.text.trimmingSpaces
+            let text = WordSpacing.spaced(read.text.trimmingSpaces)
             guard read.confidence >= options.minConfidence,
                   text.unicodeScalars.filter({ $0.properties.isAlphabetic || $0.properties.numericType != nil }).count >= options.minCharacters,
                   seen.insert(text).inserted else { continue }
