@@ -21,6 +21,7 @@ enum XMPTextEditor {
         "iptc": ("http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/", "Iptc4xmpCore"),
         "iptcExt": ("http://iptc.org/std/Iptc4xmpExt/2008-02-29/", "Iptc4xmpExt"),
         "exif": ("http://ns.adobe.com/exif/1.0/", "exif"),
+        "exifEX": ("http://cipa.jp/exif/1.0/", "exifEX"),
         "photoshop": ("http://ns.adobe.com/photoshop/1.0/", "photoshop"),
         "memora": (CaptionWriter.memoraNamespace, "memora"),
     ]

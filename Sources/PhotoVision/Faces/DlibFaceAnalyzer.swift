@@ -38,7 +38,8 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
         /// When above 0, dlib's CNN face detector (`mmod_human_face_detector.dat`) also looks at the
         /// image reduced to this longest side (doubled when smaller than 600 pixels), and the faces it
         /// finds that HOG did not are added: it finds turned, dim and partly hidden faces HOG misses,
-        /// at about a second or more a photo on two cores. 0 (the default): HOG only.
+        /// at about a second or more a photo on two cores. A weak HOG hit (score under 0.3) large
+        /// enough for the CNN to see is kept only when the CNN finds it too. 0 (the default): HOG only.
         public var cnnLongestSide: Int
         /// The threads one photo's detection is split across (its pyramid levels' HOG features,
         /// then each sub-detector's scan of each level), with the same faces and scores whatever the
@@ -116,7 +117,14 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
             boxes = Self.merged(boxes, more)
         }
         if let cnn = worker.cnn {
-            boxes = Self.merged(boxes, try cnnFaces(cnn, in: scanned))
+            let (found, scale) = try cnnFaces(cnn, in: scanned)
+            // A weak HOG hit is where its mistakes are (a round badge on a suit scores 0.06-0.12): one
+            // large enough for the CNN to see must be confirmed by it; smaller ones stay as HOG found them.
+            boxes = boxes.filter { box in
+                box.confidence >= Self.weakScore || Double(box.right - box.left + 1) * scale < Self.cnnSmallestFace
+                    || found.contains { Self.overlap(box, $0) >= 0.3 }
+            }
+            boxes = Self.merged(boxes, found)
         }
         let landmarks = try boxes.map { (box: Dlib.Box) throws(VisionError) -> [Int32] in try predictor.landmarks(scanned, box: box) }
         let embeddings = try worker.encoder?.embeddings(scanned, landmarks: landmarks)
@@ -133,30 +141,39 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
         }
     }
 
+    /// The intersection over union of two boxes.
+    static func overlap(_ a: Dlib.Box, _ b: Dlib.Box) -> Double {
+        let width = Double(max(0, min(a.right, b.right) - max(a.left, b.left) + 1))
+        let height = Double(max(0, min(a.bottom, b.bottom) - max(a.top, b.top) + 1))
+        let area = { (box: Dlib.Box) in Double(box.right - box.left + 1) * Double(box.bottom - box.top + 1) }
+        let intersection = width * height
+        return intersection / (area(a) + area(b) - intersection)
+    }
+
     /// `first` and the boxes of `second` that overlap none of them (IoU below 0.3), best first.
     static func merged(_ first: [Dlib.Box], _ second: [Dlib.Box]) -> [Dlib.Box] {
-        func overlap(_ a: Dlib.Box, _ b: Dlib.Box) -> Double {
-            let width = Double(max(0, min(a.right, b.right) - max(a.left, b.left) + 1))
-            let height = Double(max(0, min(a.bottom, b.bottom) - max(a.top, b.top) + 1))
-            let area = { (box: Dlib.Box) in Double(box.right - box.left + 1) * Double(box.bottom - box.top + 1) }
-            let intersection = width * height
-            return intersection / (area(a) + area(b) - intersection)
-        }
         let added = second.filter { candidate in first.allSatisfy { overlap($0, candidate) < 0.3 } }
         return (first + added).sorted { $0.confidence > $1.confidence }
     }
 
-    /// The CNN detector's faces in `scanned`, looked for at ``Options/cnnLongestSide`` and mapped to `scanned`'s pixels.
-    private func cnnFaces(_ cnn: Dlib.CNNDetector, in scanned: Image) throws(VisionError) -> [Dlib.Box] {
+    /// HOG scores below this are weak hits (``Options/minimumConfidence``'s note), confirmed by the CNN when it looks.
+    static let weakScore = 0.3
+    /// The smallest face the CNN detector finds, in pixels of the image it scans.
+    static let cnnSmallestFace = 40.0
+
+    /// The CNN detector's faces in `scanned`, looked for at ``Options/cnnLongestSide`` and mapped to
+    /// `scanned`'s pixels, and how many of the pixels the CNN scanned one pixel of `scanned` is.
+    private func cnnFaces(_ cnn: Dlib.CNNDetector, in scanned: Image) throws(VisionError) -> (faces: [Dlib.Box], scale: Double) {
         let small: Image
         do { small = try scanned.resized(fittingLongSide: options.cnnLongestSide) } catch { throw .invalidImage(error.reason) }
         let upsample = max(small.width, small.height) < 600 ? 1 : 0
         let scale = Double(scanned.width) / Double(small.width)
-        return try cnn.detect(small, upsample: upsample).map { box in
+        let faces = try cnn.detect(small, upsample: upsample).map { box in
             Dlib.Box(left: Int32((Double(box.left) * scale).rounded()), top: Int32((Double(box.top) * scale).rounded()),
                      right: Int32((Double(box.right) * scale).rounded()), bottom: Int32((Double(box.bottom) * scale).rounded()),
                      confidence: box.confidence)
         }
+        return (faces, Double(1 << upsample) / scale)
     }
 
     private func makeWorker() throws(VisionError) -> Worker {
