@@ -65,7 +65,11 @@ struct IndexCommand: AsyncParsableCommand {
             let themes = vision == nil ? nil : try ThemeClustering(database: db).run()
             if json { try printJSON(summary); return }
             for item in summary.unreadable { StandardError.write("\(item.path): \(item.reason)\n") }
-            if let people { output.say(PeopleCommand.describe(people)) }
+            if let people {
+                output.say(PeopleCommand.describe(people))
+                let suggestions = (try? PeopleClustering(database: db).suggestions().count) ?? 0
+                if suggestions > 0 { output.say("\(suggestions) group(s) of faces look like one person but are not one yet: memora people suggestions") }
+            }
             if let themes {
                 output.say("themes (\(themes.clusters) scene clusters, \(themes.namedClusters) named): "
                            + (themes.themes.isEmpty ? "none found" : themes.themes.map { "\($0.value) (\($0.count))" }.joined(separator: ", ")))
