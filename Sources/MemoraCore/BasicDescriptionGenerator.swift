@@ -19,20 +19,20 @@ internal import PhotoVision
 public struct BasicDescriptionGenerator: CaptionGenerator {
     private let loader: VisionLoader
     /// The photo index whose confirmed names (people a person named) the description may use.
-    private let index: PhotoIndexDatabase?
+    private let index: IndexLoader
 
     /// The generator with the installed vision models (Docs/Models.md), loaded on first use; without
     /// them it describes from the metadata and colours. The names a person gave in the photo index
-    /// at its default place (`memora people name`) are used when that index exists.
+    /// at its default place (`memora people name`) are used when that index exists (opened on first use).
     public init() {
         loader = VisionLoader(models: .installed)
-        index = FileSystem.exists(PhotoIndexDatabase.defaultPath) ? try? PhotoIndexDatabase(path: PhotoIndexDatabase.defaultPath, creatingIfMissing: false) : nil
+        index = IndexLoader(path: PhotoIndexDatabase.defaultPath)
     }
 
     /// The generator with `vision` (nil: metadata and colours only) and the names confirmed in `index`.
     public init(vision: IndexVision?, index: PhotoIndexDatabase? = nil) {
         loader = VisionLoader(fixed: vision)
-        self.index = index
+        self.index = IndexLoader(fixed: index)
     }
 
     public var modelInfo: ModelInfo {
@@ -46,7 +46,7 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
     public func availability() async -> GeneratorAvailability { .available }
 
     public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
-        let facts = try PhotoFacts.gather(path: request.path, metadata: request.metadata, vision: loader.vision, index: index)
+        let facts = try PhotoFacts.gather(path: request.path, metadata: request.metadata, vision: loader.vision, index: index.database)
         let (caption, altText, extended) = DescriptionComposer.compose(facts)
         var model = modelInfo
         if !facts.modelsUsed.isEmpty { model.displayName += "; models: " + facts.modelsUsed.joined(separator: ", ") }
@@ -81,5 +81,31 @@ final class VisionLoader: @unchecked Sendable {
         }
         loaded = .some(made)
         return made
+    }
+}
+
+/// The photo index, opened once on first use when it exists (an index is not made for a description).
+final class IndexLoader: @unchecked Sendable {
+    private let lock = NSLock()
+    private let path: String?
+    private var loaded: PhotoIndexDatabase??
+
+    init(path: String) {
+        self.path = path
+    }
+
+    init(fixed: PhotoIndexDatabase?) {
+        path = nil
+        loaded = .some(fixed)
+    }
+
+    /// The index, or nil when there is none (or it cannot be opened: the description then names people from the metadata only).
+    var database: PhotoIndexDatabase? {
+        lock.withLock {
+            if let loaded { return loaded }
+            let opened = path.flatMap { FileSystem.exists($0) ? try? PhotoIndexDatabase(path: $0, creatingIfMissing: false) : nil }
+            loaded = .some(opened)
+            return opened
+        }
     }
 }

@@ -15,6 +15,19 @@ struct DashboardRoutes: Sendable {
     let hub: HubStore
     let media: HubMedia
     let key: String
+    /// The names the dashboard answers to besides this machine's addresses (read once: the host
+    /// name is a system call, the configuration does not change).
+    let names: Set<String>
+
+    init(configuration: ServerConfiguration, hub: HubStore, media: HubMedia, key: String) {
+        (self.configuration, self.hub, self.media, self.key) = (configuration, hub, media, key)
+        var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        if !["0.0.0.0", "::"].contains(configuration.host) { names.insert(configuration.host.lowercased()) }
+        let machine = ProcessInfo.processInfo.hostName.lowercased()
+        if !machine.isEmpty { names.formUnion([machine, machine + ".local"]) }
+        for name in configuration.serverNames { names.insert(name.lowercased()) }
+        self.names = names
+    }
 
     static let cookie = "memora_dashboard"
 
@@ -41,15 +54,10 @@ struct DashboardRoutes: Sendable {
         }
     }
 
-    /// The names and addresses the dashboard answers to, lowercased.
+    /// The names and addresses the dashboard answers to, lowercased: ``names`` and this machine's
+    /// addresses now (they change when a network comes or goes).
     func allowedHosts() -> Set<String> {
-        var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
-        for address in NetworkAddress.all() { names.insert(address.lowercased()) }
-        if !["0.0.0.0", "::"].contains(configuration.host) { names.insert(configuration.host.lowercased()) }
-        let machine = ProcessInfo.processInfo.hostName.lowercased()
-        if !machine.isEmpty { names.formUnion([machine, machine + ".local"]) }
-        for name in configuration.serverNames { names.insert(name.lowercased()) }
-        return names
+        names.union(NetworkAddress.all().map { $0.lowercased() })
     }
 
     /// The host part of a `Host` header (`name`, `name:port`, `[v6]:port`), lowercased; nil when malformed.
