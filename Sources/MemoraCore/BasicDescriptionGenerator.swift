@@ -17,22 +17,30 @@ internal import PhotoVision
 /// reads "Praia da Luz"." with the alt text "Ana and two other people with a dog in Porto, Portugal."
 /// followed by the most prominent text that fits 125 characters.
 public struct BasicDescriptionGenerator: CaptionGenerator {
-    private let loader: VisionLoader
+    /// The vision models (nil when they are not installed).
+    private let vision: OnceLoaded<IndexVision>
     /// The photo index whose confirmed names (people a person named) the description may use.
-    private let index: IndexLoader
+    private let index: OnceLoaded<PhotoIndexDatabase>
 
     /// The generator with the installed vision models (Docs/Models.md), loaded on first use; without
     /// them it describes from the metadata and colours. The names a person gave in the photo index
     /// at its default place (`memora people name`) are used when that index exists (opened on first use).
     public init() {
-        loader = VisionLoader(models: .installed)
-        index = IndexLoader(path: PhotoIndexDatabase.defaultPath)
+        vision = OnceLoaded {
+            // Models installed before the text reader: faces and the subject still, without text.
+            (try? IndexVision.installed(readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount, thoroughFaces: true))
+                ?? (try? IndexVision.installed())
+        }
+        index = OnceLoaded {
+            let path = PhotoIndexDatabase.defaultPath
+            return FileSystem.exists(path) ? try? PhotoIndexDatabase(path: path, creatingIfMissing: false) : nil
+        }
     }
 
     /// The generator with `vision` (nil: metadata and colours only) and the names confirmed in `index`.
     public init(vision: IndexVision?, index: PhotoIndexDatabase? = nil) {
-        loader = VisionLoader(fixed: vision)
-        self.index = IndexLoader(fixed: index)
+        self.vision = OnceLoaded(fixed: vision)
+        self.index = OnceLoaded(fixed: index)
     }
 
     public var modelInfo: ModelInfo {
@@ -46,7 +54,7 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
     public func availability() async -> GeneratorAvailability { .available }
 
     public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
-        let facts = try PhotoFacts.gather(path: request.path, metadata: request.metadata, vision: loader.vision, index: index.database)
+        let facts = try PhotoFacts.gather(path: request.path, metadata: request.metadata, vision: vision.value, index: index.value)
         let (caption, altText, extended) = DescriptionComposer.compose(facts)
         var model = modelInfo
         if !facts.modelsUsed.isEmpty { model.displayName += "; models: " + facts.modelsUsed.joined(separator: ", ") }
@@ -54,58 +62,30 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
     }
 }
 
-/// The vision models, loaded once on first use (loading costs a second; a generator is made cheaply).
-final class VisionLoader: @unchecked Sendable {
+/// A value made once, on first use, by `make` (nil: there is none), or given at the start.
+/// Loading the vision models costs a second and an index is a database to open: a generator is
+/// made cheaply, and only a description pays for them.
+final class OnceLoaded<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private let models: VisionModels?
-    private var loaded: IndexVision??
+    private let make: (@Sendable () -> Value?)?
+    private var loaded: Value??
 
-    init(models: VisionModels) {
-        self.models = models
+    init(_ make: @escaping @Sendable () -> Value?) {
+        self.make = make
     }
 
-    init(fixed: IndexVision?) {
-        models = nil
+    init(fixed: Value?) {
+        make = nil
         loaded = .some(fixed)
     }
 
-    /// The models, or nil when they are not installed.
-    var vision: IndexVision? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let loaded { return loaded }
-        // Models installed before the text reader: faces and the subject still, without text.
-        let made = models.flatMap { models in
-            (try? IndexVision.installed(models: models, readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount, thoroughFaces: true))
-                ?? (try? IndexVision.installed(models: models))
-        }
-        loaded = .some(made)
-        return made
-    }
-}
-
-/// The photo index, opened once on first use when it exists (an index is not made for a description).
-final class IndexLoader: @unchecked Sendable {
-    private let lock = NSLock()
-    private let path: String?
-    private var loaded: PhotoIndexDatabase??
-
-    init(path: String) {
-        self.path = path
-    }
-
-    init(fixed: PhotoIndexDatabase?) {
-        path = nil
-        loaded = .some(fixed)
-    }
-
-    /// The index, or nil when there is none (or it cannot be opened: the description then names people from the metadata only).
-    var database: PhotoIndexDatabase? {
+    /// The value, made on the first call.
+    var value: Value? {
         lock.withLock {
             if let loaded { return loaded }
-            let opened = path.flatMap { FileSystem.exists($0) ? try? PhotoIndexDatabase(path: $0, creatingIfMissing: false) : nil }
-            loaded = .some(opened)
-            return opened
+            let made = make?()
+            loaded = .some(made)
+            return made
         }
     }
 }
