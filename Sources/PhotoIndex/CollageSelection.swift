@@ -10,7 +10,7 @@ public enum CollageSource: Sendable, Hashable, Codable {
     /// The photos taken within `radiusKilometres` of a position (great-circle distance).
     case area(latitude: Double, longitude: Double, radiusKilometres: Double)
     /// The photos showing a person: their name (any case), or their number (`memora people`) when no
-    /// one is called so.
+    /// one is called so (a person with no name yet too: "person 3" in the notes).
     case person(String)
     /// The photos of a theme ("beach", "food": ``ThemeClustering``).
     case theme(String)
@@ -222,11 +222,18 @@ public struct CollageSelector: Sendable {
 
     private func choose(_ request: CollageRequest, in db: Database) throws -> CollageSelection {
         var request = request
+        // A person by name, or by number (an unnamed person is "person 3" in the messages).
+        var personNumber: Int64?
         if case .person(let reference) = request.source {
-            request.source = .person(try PhotoIndexDatabase.personName(for: reference, in: db))
+            switch try PhotoIndexDatabase.personReference(reference, in: db) {
+            case .name(let name): request.source = .person(name)
+            case .number(let id):
+                personNumber = id
+                request.source = .person("person \(id)")
+            }
         }
         var rejections: [Rejection] = []
-        let found = try loadCandidates(request, in: db)
+        let found = try loadCandidates(request, personNumber: personNumber, in: db)
         var candidates = found.candidates
         var summary = CollageSelectionSummary(source: request.source, range: request.range, minimumFaceShare: request.minimumFaceShare,
                                               qualityThreshold: Self.qualityThreshold)
@@ -379,11 +386,11 @@ public struct CollageSelector: Sendable {
 
     /// The candidates of the request's source and date range (the query is the photos table's:
     /// ``IndexedPhotoRecord/collageCandidates(_:in:)``).
-    private func loadCandidates(_ request: CollageRequest, in db: Database) throws -> Candidates {
+    private func loadCandidates(_ request: CollageRequest, personNumber: Int64?, in db: Database) throws -> Candidates {
         if case .place(let name) = request.source, PhotoIndexDatabase.placeParts(name).isEmpty {
             throw PhotoIndexError.invalidRequest("the place name is empty")
         }
-        return try IndexedPhotoRecord.collageCandidates(request, in: db)
+        return try IndexedPhotoRecord.collageCandidates(request, personNumber: personNumber, in: db)
     }
 
     /// Path and orientation of each of `ids`, and the faces of `facesOf`.

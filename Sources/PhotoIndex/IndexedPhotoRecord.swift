@@ -298,7 +298,9 @@ extension IndexedPhotoRecord {
     /// also counts those left out as unreadable or outside the date range; plus one query for
     /// the faces of a person collage. A place's name must have at least one part
     /// (``PhotoIndexDatabase/placeParts(_:)``).
-    static func collageCandidates(_ request: CollageRequest, in db: Database) throws -> CollageSelector.Candidates {
+    /// A person collage of an unnamed person (`personNumber`) takes the photos with a face of that
+    /// person, whose faces carry the source's label ("person 3") for the face rule.
+    static func collageCandidates(_ request: CollageRequest, personNumber: Int64? = nil, in db: Database) throws -> CollageSelector.Candidates {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         var join = ""
@@ -319,8 +321,13 @@ extension IndexedPhotoRecord {
             conditions.append("p.latitude BETWEEN ? AND ? AND p.longitude BETWEEN ? AND ?")
             arguments += [latitude - latitudeDelta, latitude + latitudeDelta, longitude - longitudeDelta, longitude + longitudeDelta]
         case .person(let name):
-            join = "JOIN people n ON n.photo_id = p.id AND n.name = ? COLLATE NOCASE"
-            arguments.append(name)
+            if let personNumber {
+                join = "JOIN (SELECT DISTINCT photo_id FROM faces WHERE person_id = ?) n ON n.photo_id = p.id"
+                arguments.append(personNumber)
+            } else {
+                join = "JOIN people n ON n.photo_id = p.id AND n.name = ? COLLATE NOCASE"
+                arguments.append(name)
+            }
         case .theme(let theme):
             join = "JOIN themes t ON t.photo_id = p.id AND t.theme = ? COLLATE NOCASE"
             arguments.append(theme)
@@ -359,13 +366,17 @@ extension IndexedPhotoRecord {
             found.candidates.append(CollageSelector.Candidate(id: id, takenAt: taken.map { date(milliseconds: $0) },
                                                               quality: row[2] ?? 0, hash: phash.map { UInt64(bitPattern: $0) }, faces: []))
         }
-        if case .person = request.source, !found.candidates.isEmpty {
+        if case .person(let label) = request.source, !found.candidates.isEmpty {
+            // An unnamed person's faces are theirs by number: only those, named with the label.
+            let ownFaces = personNumber == nil ? "" : " AND f.person_id = ?"
             let faceSQL = "SELECT f.photo_id, \(FaceRecord.boxColumns(of: "f")) FROM faces f JOIN photos p ON p.id = f.photo_id \(join) WHERE p.error IS NULL"
-                + " ORDER BY f.photo_id, f.ordinal"
-            let faceRows = try Row.fetchCursor(db, sql: faceSQL, arguments: StatementArguments(arguments))
+                + ownFaces + " ORDER BY f.photo_id, f.ordinal"
+            let faceRows = try Row.fetchCursor(db, sql: faceSQL, arguments: StatementArguments(arguments + (personNumber.map { [$0] } ?? [])))
             while let row = try faceRows.next() {
                 guard let index = positions[row[0]] else { continue }
-                found.candidates[index].faces.append(FaceRecord.box(row, from: 1))
+                var face = FaceRecord.box(row, from: 1)
+                if personNumber != nil { face.name = label }
+                found.candidates[index].faces.append(face)
             }
         }
         return found

@@ -120,7 +120,7 @@ struct PersonSplitTests {
         #expect(try Self.photos(of: cy, in: library) == ["a4", "a5", "c0", "c1", "c2"] && Self.photos(of: ana, in: library) == ["a0", "a1", "a2", "a3"])
     }
 
-    @Test("a name another person has is refused (any case); a person's number works where a name does, and an unnamed one's says to name them")
+    @Test("a name another person has is refused (any case); a person's number works where a name does, an unnamed person's too")
     func namesAndNumbers() throws {
         let (library, ana, cy) = try Self.people()
         defer { library.remove() }
@@ -136,19 +136,17 @@ struct PersonSplitTests {
         #expect(throws: PhotoIndexError.self) { try library.database.name(person: cy, "Cy\u{202E}reversed") }
         #expect(throws: PhotoIndexError.self) { try library.database.name(person: cy, String(repeating: "e\u{301}", count: 200)) }
 
-        // A collage by number: Ana's number is Ana; Cy has no name for the title yet.
+        // A collage by number: Ana's number is Ana; Cy, unnamed, is person N, his faces chosen by number.
         let selector = CollageSelector(database: library.database)
         let byNumber = try selector.select(CollageRequest(source: .person("\(ana)"), minimumFaceShare: 0.01))
         let byName = try selector.select(CollageRequest(source: .person("ana"), minimumFaceShare: 0.01))
         #expect(!byNumber.photos.isEmpty && byNumber.photos.map(\.path) == byName.photos.map(\.path), "\(byNumber.notes)")
-        do {
-            _ = try selector.select(CollageRequest(source: .person("\(cy)")))
-            Issue.record("an unnamed person's collage")
-        } catch {
-            #expect(error.message.contains("person \(cy) has no name yet") && error.message.contains("memora people name \(cy)"), "\(error)")
-        }
+        let unnamed = try selector.select(CollageRequest(source: .person("\(cy)"), count: 3, minimumFaceShare: 0.01))
+        #expect(Set(unnamed.photos.map { SystemPath.fileName(of: $0.path) }) == ["c0.jpg", "c1.jpg", "c2.jpg"], "\(unnamed.photos.map(\.path)) \(unnamed.notes)")
+        let small = try selector.select(CollageRequest(source: .person("\(cy)")))
+        #expect(small.photos.isEmpty && small.notes.joined().contains("person \(cy)'s face covers"), "the face rule speaks of person N: \(small.notes)")
         try library.database.name(person: cy, "Cy")
-        #expect(try !selector.select(CollageRequest(source: .person("\(cy)"), minimumFaceShare: 0.01)).photos.isEmpty)
+        #expect(try selector.select(CollageRequest(source: .person("\(cy)"), count: 3, minimumFaceShare: 0.01)).photos.count == 3)
     }
 
     @Test("refused, with nothing written: no such person, no photos, a photo not indexed or not of the person, all the person's faces, a name that cannot be")

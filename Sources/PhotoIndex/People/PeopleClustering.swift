@@ -312,24 +312,25 @@ extension PhotoIndexDatabase {
         return name
     }
 
-    /// The name of the person `reference` means: a person's name (any case) as the index keeps it,
-    /// or a person's number (`memora people`) when no one is called so. A number of a person with no
-    /// name yet is refused with what to do; anything else is kept as given (a name in the photos'
-    /// metadata only).
-    static func personName(for reference: String, in db: Database) throws -> String {
+    /// Whom `reference` names: a person's name (any case) as the index keeps it, or a person's
+    /// number (`memora people`) when no one is called so; a number of a person with no name yet is
+    /// that person by number. Anything else is kept as given (a name in the photos' metadata only).
+    enum PersonReference: Equatable {
+        case name(String)
+        case number(Int64)
+    }
+
+    /// The person `reference` names (see ``PersonReference``), in `db`'s transaction.
+    static func personReference(_ reference: String, in db: Database) throws -> PersonReference {
         let reference = reference.trimmingCharacters(in: .whitespacesAndNewlines)
         if let name = try String.fetchOne(db, sql: "SELECT name FROM persons WHERE name = ? COLLATE NOCASE LIMIT 1", arguments: [reference]) {
-            return name
+            return .name(name)
         }
         if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM people WHERE name = ? COLLATE NOCASE)", arguments: [reference]) == true {
-            return reference
+            return .name(reference)
         }
-        guard let id = Int64(reference) else { return reference }
-        let person = try Self.person(id, in: db)
-        guard let name = person.name else {
-            throw PhotoIndexError.invalidRequest("person \(id) has no name yet, and a collage's title needs one: name them first (memora people name \(id) NAME)")
-        }
-        return name
+        guard let id = Int64(reference) else { return .name(reference) }
+        return try Self.person(id, in: db).name.map(PersonReference.name) ?? .number(id)
     }
 
     /// A dry run of ``merge(person:into:)``: person `id` as it is, after the merge's checks.
