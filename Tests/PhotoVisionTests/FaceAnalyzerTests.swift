@@ -69,7 +69,7 @@ struct FaceAnalyzerTests {
         #expect(try hog.faces(in: astronaut).contains { $0.confidence < DlibFaceAnalyzer.weakScore }, "HOG's weak hit is there to drop")
         let confirmed = try thorough.faces(in: astronaut)
         #expect(confirmed.count == 1 && confirmed[0].overlap(x: 179.0 / 512, y: 83.0 / 512, width: 88.0 / 512, height: 88.0 / 512) > 0.6, "\(confirmed)")
-        // A model file that is not the detector's is refused when the analyzer is made, naming the file.
+        // A missing CNN model is refused when the analyzer is made, before any photo is looked at.
         #expect(throws: VisionError.self) {
             _ = try DlibFaceAnalyzer(models: VisionModels(folder: "/nonexistent"), options: DlibFaceAnalyzer.Options(cnnLongestSide: 800))
         }

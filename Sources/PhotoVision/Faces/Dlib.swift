@@ -41,6 +41,27 @@ enum Dlib {
         return try result.get()
     }
 
+    /// The faces a detector call finds in `image`, best first: `detect` fills room for `capacity` faces
+    /// and sets how many it found, which may be more (then it is called again with that much room).
+    static func faces(in image: Image, _ detect: (UnsafePointer<cdlib_image>, UnsafeMutablePointer<cdlib_face>, Int, inout Int, inout cdlib_error) -> cdlib_status)
+        throws(VisionError) -> [Box] {
+        try withImage(image) { (view: UnsafePointer<cdlib_image>) throws(VisionError) -> [Box] in
+            var capacity = 32
+            while true {
+                var faces = [cdlib_face](repeating: cdlib_face(), count: capacity)
+                var count = 0
+                var error = cdlib_error()
+                let status = faces.withUnsafeMutableBufferPointer { buffer in detect(view, buffer.baseAddress!, capacity, &count, &error) }
+                try check(status, error)
+                if count <= capacity {
+                    return faces.prefix(count).map { Box(left: $0.box.left, top: $0.box.top, right: $0.box.right, bottom: $0.box.bottom,
+                                                         confidence: $0.confidence) }
+                }
+                capacity = count
+            }
+        }
+    }
+
     /// dlib's HOG frontal face detector.
     final class Detector {
         private let handle: OpaquePointer
@@ -57,20 +78,9 @@ enum Dlib {
 
         /// The faces in `image`, best first, after `upsample` doublings (0...4), the scan on `threads` threads.
         func detect(_ image: Image, upsample: Int, adjustThreshold: Double, threads: Int = 1) throws(VisionError) -> [Box] {
-            try withImage(image) { (view: UnsafePointer<cdlib_image>) throws(VisionError) -> [Box] in
-                var capacity = 32
-                while true {
-                    var faces = [cdlib_face](repeating: cdlib_face(), count: capacity)
-                    var count = 0
-                    var error = cdlib_error()
-                    try check(cdlib_detect_faces(handle, view, Int32(upsample), adjustThreshold, Int32(max(1, min(threads, Dlib.maximumThreads))), &faces, capacity,
-                                                 &count, &error), error)
-                    if count <= capacity {
-                        return faces.prefix(count).map { Box(left: $0.box.left, top: $0.box.top, right: $0.box.right, bottom: $0.box.bottom,
-                                                             confidence: $0.confidence) }
-                    }
-                    capacity = count
-                }
+            try faces(in: image) { view, faces, capacity, count, error in
+                cdlib_detect_faces(handle, view, Int32(upsample), adjustThreshold, Int32(max(1, min(threads, Dlib.maximumThreads))), faces, capacity,
+                                   &count, &error)
             }
         }
     }
@@ -91,19 +101,8 @@ enum Dlib {
 
         /// The faces in `image`, after `upsample` doublings (0...4).
         func detect(_ image: Image, upsample: Int) throws(VisionError) -> [Box] {
-            try withImage(image) { (view: UnsafePointer<cdlib_image>) throws(VisionError) -> [Box] in
-                var capacity = 32
-                while true {
-                    var faces = [cdlib_face](repeating: cdlib_face(), count: capacity)
-                    var count = 0
-                    var error = cdlib_error()
-                    try check(cdlib_cnn_detect_faces(handle, view, Int32(upsample), &faces, capacity, &count, &error), error)
-                    if count <= capacity {
-                        return faces.prefix(count).map { Box(left: $0.box.left, top: $0.box.top, right: $0.box.right, bottom: $0.box.bottom,
-                                                             confidence: $0.confidence) }
-                    }
-                    capacity = count
-                }
+            try faces(in: image) { view, faces, capacity, count, error in
+                cdlib_cnn_detect_faces(handle, view, Int32(upsample), faces, capacity, &count, &error)
             }
         }
     }
