@@ -71,7 +71,7 @@ struct NeighbourSearch: Sendable {
             for columnBlock in (symmetric ? rowBlock : 0)..<columnBlocks { tiles.append((rowBlock, columnBlock)) }
         }
         let workers = max(1, min(threads, tiles.count))
-        let counter = TileCounter()
+        let counter = WorkCounter()
         let results = ResultSlots<Sink>(count: workers)
         let tileList = tiles
         DispatchQueue.concurrentPerform(iterations: workers) { slot in
@@ -131,41 +131,5 @@ struct NeighbourSearch: Sendable {
                 }
             }
         }
-    }
-}
-
-/// The next tile for whichever worker asks first.
-private final class TileCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var nextTile = 0
-
-    func next(below limit: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard nextTile < limit else { return nil }
-        nextTile += 1
-        return nextTile - 1
-    }
-}
-
-/// One result per worker, each written by its worker only.
-private final class ResultSlots<Value>: @unchecked Sendable {
-    private let slots: UnsafeMutablePointer<Value?>
-    private let count: Int
-
-    init(count: Int) {
-        self.count = count
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil, count: count)
-    }
-
-    deinit {
-        slots.deinitialize(count: count)
-        slots.deallocate()
-    }
-
-    subscript(slot: Int) -> Value? {
-        get { slots[slot] }
-        set { slots[slot] = newValue }
     }
 }

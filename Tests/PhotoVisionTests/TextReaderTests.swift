@@ -95,11 +95,14 @@ struct TextReaderTests {
 /// Plain nouns for the scene model's classes, and the gate that names a subject.
 @Suite("Spaces between read words")
 struct WordSpacingTests {
-    @Test("a space where the letters show a word's border; brand spellings, short prefixes, model numbers and other scripts stay", arguments: [
+    @Test("a space where the letters show a word's border or punctuation ends a word; brand spellings, short prefixes, model numbers, addresses, abbreviations and other scripts stay", arguments: [
         ("KodakEasyShare", "Kodak Easy Share"), ("BiothermCelluiLaser", "Biotherm Cellui Laser"), ("printer500", "printer 500"),
         ("EasySharephoto printer500", "Easy Sharephoto printer 500"), ("500ml", "500ml"), ("250grams", "250 grams"),
         ("iPod", "iPod"), ("McDonald", "McDonald"), ("eBay", "eBay"), ("MP3", "MP3"), ("A4", "A4"), ("4de mayo", "4de mayo"),
         ("POST OFFICE", "POST OFFICE"), ("焼き物Sashimi", "焼き物Sashimi"), ("4.00pm", "4.00pm"),
+        ("background.These markers", "background. These markers"), ("background.Here,", "background. Here,"),
+        ("Hello,world", "Hello, world"), ("Note:the end", "Note: the end"), ("www.example.com", "www.example.com"),
+        ("e.g.", "e.g."), ("Node.js", "Node.js"), ("U.S.Army", "U.S.Army"), ("1,000,000", "1,000,000"), ("No.Seven", "No.Seven"),
     ])
     func spacing(read: String, spoken: String) {
         #expect(WordSpacing.spaced(read) == spoken)
