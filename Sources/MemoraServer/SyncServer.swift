@@ -48,51 +48,53 @@ public struct SyncServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         router.add(middleware: IPRateLimitMiddleware(limiter: TokenBucketLimiter(burst: configuration.ipBurst, perSecond: configuration.ipPerSecond)))
-        let routes = SyncRoutes(configuration: configuration, store: store, objects: objects)
-        router.get("/api/health") { _, _ in
-            ErrorMiddleware.json(HealthResponse(status: "ok", version: Self.version, storage: store.kind))
-        }
-        router.post("/api/devices/register") { request, context in try await routes.register(request, context: context) }
         let authenticated = router.group("api")
             .add(middleware: DeviceAuthMiddleware(store: store, limiter: TokenBucketLimiter(burst: configuration.deviceBurst, perSecond: configuration.devicePerSecond)))
-        authenticated.post("devices/refresh") { request, context in try await routes.refresh(request, context: context) }
-        authenticated.post("sync/push") { request, context in try await routes.push(request, context: context) }
-        authenticated.post("sync/pull") { request, context in try await routes.pull(request, context: context) }
-        authenticated.get("preferences") { request, context in try await routes.preferences(request, context: context) }
-        authenticated.put("preferences") { request, context in try await routes.putPreferences(request, context: context) }
-        authenticated.post("errors/log") { request, context in try await routes.logError(request, context: context) }
-        authenticated.put("objects/:sha256") { request, context in try await routes.putObject(request, context: context) }
-        authenticated.head("objects/:sha256") { request, context in try await routes.headObject(request, context: context) }
+        let table = RouteTable(router: router, authenticated: authenticated)
+        let routes = SyncRoutes(configuration: configuration, store: store, objects: objects)
+        table.open(.get, "/api/health") { _, _ in
+            ErrorMiddleware.json(HealthResponse(status: "ok", version: Self.version, storage: store.kind))
+        }
+        table.open(.post, "/api/devices/register") { request, context in try await routes.register(request, context: context) }
+        table.device(.post, "/api/devices/refresh") { request, context in try await routes.refresh(request, context: context) }
+        table.device(.post, "/api/sync/push") { request, context in try await routes.push(request, context: context) }
+        table.device(.post, "/api/sync/pull") { request, context in try await routes.pull(request, context: context) }
+        table.device(.get, "/api/preferences") { request, context in try await routes.preferences(request, context: context) }
+        table.device(.put, "/api/preferences") { request, context in try await routes.putPreferences(request, context: context) }
+        table.device(.post, "/api/errors/log") { request, context in try await routes.logError(request, context: context) }
+        table.device(.put, "/api/objects/:sha256") { request, context in try await routes.putObject(request, context: context) }
+        table.device(.head, "/api/objects/:sha256") { request, context in try await routes.headObject(request, context: context) }
         if let hub {
             let routes = HubRoutes(configuration: configuration, store: store, hub: hub.store, media: hub.media)
-            router.post("/api/hub/pair") { request, context in try await routes.pair(request, context: context) }
-            authenticated.get("people") { request, context in try await routes.people(request, context: context) }
-            authenticated.post("people") { request, context in try await routes.addPerson(request, context: context) }
-            authenticated.get("people/:id") { request, context in try await routes.person(request, context: context) }
-            authenticated.put("people/:id") { request, context in try await routes.updatePerson(request, context: context) }
-            authenticated.delete("people/:id") { request, context in try await routes.removePerson(request, context: context) }
-            authenticated.get("people/:id/memories") { request, context in try await routes.memories(request, context: context) }
-            authenticated.put("people/:id/avatar") { request, context in try await routes.setAvatar(request, context: context) }
-            authenticated.get("people/:id/avatar") { request, context in try await routes.avatar(request, context: context) }
-            authenticated.post("memories") { request, context in try await routes.addMemory(request, context: context) }
-            authenticated.get("memories") { request, context in try await routes.memories(request, context: context) }
-            authenticated.get("memories/:id") { request, context in try await routes.memory(request, context: context) }
-            authenticated.delete("memories/:id") { request, context in try await routes.removeMemory(request, context: context) }
-            authenticated.get("memories/:id/media") { request, context in try await routes.file(request, context: context, thumbnail: false) }
-            authenticated.get("memories/:id/thumbnail") { request, context in try await routes.file(request, context: context, thumbnail: true) }
-            authenticated.post("memories/:id/faces") { request, context in try await routes.addFaces(request, context: context) }
-            authenticated.put("memories/:id/faces/:faceId") { request, context in try await routes.tagFace(request, context: context) }
-            authenticated.get("faces/known") { request, context in try await routes.knownFaces(request, context: context) }
-            authenticated.post("uploads") { request, context in try await routes.startUpload(request, context: context) }
-            authenticated.get("uploads/:uploadId") { request, context in try await routes.uploadStatus(request, context: context) }
-            authenticated.patch("uploads/:uploadId") { request, context in try await routes.continueUpload(request, context: context) }
+            table.open(.post, "/api/hub/pair") { request, context in try await routes.pair(request, context: context) }
+            table.device(.get, "/api/people") { request, context in try await routes.people(request, context: context) }
+            table.device(.post, "/api/people") { request, context in try await routes.addPerson(request, context: context) }
+            table.device(.get, "/api/people/:id") { request, context in try await routes.person(request, context: context) }
+            table.device(.put, "/api/people/:id") { request, context in try await routes.updatePerson(request, context: context) }
+            table.device(.delete, "/api/people/:id") { request, context in try await routes.removePerson(request, context: context) }
+            table.device(.get, "/api/people/:id/memories") { request, context in try await routes.memories(request, context: context) }
+            table.device(.put, "/api/people/:id/avatar") { request, context in try await routes.setAvatar(request, context: context) }
+            table.device(.get, "/api/people/:id/avatar") { request, context in try await routes.avatar(request, context: context) }
+            table.device(.post, "/api/memories") { request, context in try await routes.addMemory(request, context: context) }
+            table.device(.get, "/api/memories") { request, context in try await routes.memories(request, context: context) }
+            table.device(.get, "/api/memories/:id") { request, context in try await routes.memory(request, context: context) }
+            table.device(.delete, "/api/memories/:id") { request, context in try await routes.removeMemory(request, context: context) }
+            table.device(.get, "/api/memories/:id/media") { request, context in try await routes.file(request, context: context, thumbnail: false) }
+            table.device(.get, "/api/memories/:id/thumbnail") { request, context in try await routes.file(request, context: context, thumbnail: true) }
+            table.device(.post, "/api/memories/:id/faces") { request, context in try await routes.addFaces(request, context: context) }
+            table.device(.put, "/api/memories/:id/faces/:faceId") { request, context in try await routes.tagFace(request, context: context) }
+            table.device(.get, "/api/faces/known") { request, context in try await routes.knownFaces(request, context: context) }
+            table.device(.post, "/api/uploads") { request, context in try await routes.startUpload(request, context: context) }
+            table.device(.get, "/api/uploads/:uploadId") { request, context in try await routes.uploadStatus(request, context: context) }
+            table.device(.patch, "/api/uploads/:uploadId") { request, context in try await routes.continueUpload(request, context: context) }
             let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: hub.media, key: hub.dashboardKey)
-            router.get("/") { request, context in try await dashboard.home(request, context: context) }
-            router.post("/dashboard/pair") { request, context in try await dashboard.pair(request, context: context) }
-            router.get("/people/:id") { request, context in try await dashboard.person(request, context: context) }
-            router.get("/dashboard/thumbnails/:id") { request, context in try await dashboard.thumbnail(request, context: context) }
-            router.get("/dashboard/avatars/:id") { request, context in try await dashboard.avatar(request, context: context) }
+            table.open(.get, "/") { request, context in try await dashboard.home(request, context: context) }
+            table.open(.post, "/dashboard/pair") { request, context in try await dashboard.pair(request, context: context) }
+            table.open(.get, "/people/:id") { request, context in try await dashboard.person(request, context: context) }
+            table.open(.get, "/dashboard/thumbnails/:id") { request, context in try await dashboard.thumbnail(request, context: context) }
+            table.open(.get, "/dashboard/avatars/:id") { request, context in try await dashboard.avatar(request, context: context) }
         }
+        table.answerOtherMethods()
         return router
     }
 

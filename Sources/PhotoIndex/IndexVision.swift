@@ -83,6 +83,12 @@ public struct PhotoSight: Sendable, Hashable, Codable {
 }
 
 extension IndexVision {
+    /// What one worker of ``look(atPhotoAt:)`` saw.
+    private enum Seen {
+        case faces([DetectedFace]?)
+        case sceneAndText(SceneAnalysis?, [TextLine]?)
+    }
+
     /// Looks at the photo at `path` as the indexer does (`memora image faces`): the upright photo
     /// decoded at ``longestSide``, its faces found and named from its metadata's regions, its scene seen.
     public func look(atPhotoAt path: String) throws(PhotoIndexError) -> PhotoSight {
@@ -103,12 +109,27 @@ extension IndexVision {
             metadata = metadata.map { PhotoAnalyzer.merge($0, sidecar: extra) } ?? extra
         }
         let regions = MetadataFaceDetector().faces(regions: metadata?.regions ?? [], thumbnail: image)
+        // With a text reader (the description's case, one photo at a time) the faces are found on one
+        // core while the scene is seen and the text read on the others: dlib runs on one thread, and
+        // its CNN's second look takes about as long as the text. The indexer, one photo per core, runs
+        // them in turn.
+        let seen: [Seen]
         do {
-            let detected = try faces?.faces(in: image)
-            return PhotoSight(path: path, faces: detected.map { Self.faces(regions: regions, detected: $0) } ?? regions,
-                              scene: try scenes?.analyze(image), text: try large.map { image throws(VisionError) in try text?.readText(in: image) ?? [] })
+            let small = image
+            seen = try ParallelWork.map(2, workers: text == nil ? 1 : 2) { (part: Int) throws(VisionError) -> Seen in
+                part == 0 ? .faces(try faces?.faces(in: small))
+                    : .sceneAndText(try scenes?.analyze(small), try large.map { image throws(VisionError) in try text?.readText(in: image) ?? [] })
+            }
         } catch {
             throw .vision(error)
         }
+        var sight = PhotoSight(path: path, faces: regions)
+        for part in seen {
+            switch part {
+            case .faces(let detected): if let detected { sight.faces = Self.faces(regions: regions, detected: detected) }
+            case .sceneAndText(let scene, let text): (sight.scene, sight.text) = (scene, text)
+            }
+        }
+        return sight
     }
 }

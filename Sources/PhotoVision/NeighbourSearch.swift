@@ -1,5 +1,6 @@
 internal import Dispatch
 internal import Foundation
+internal import MemoraSystem
 
 /// What a worker does with each pair of points found within epsilon.
 protocol PairSink {

@@ -225,7 +225,7 @@ struct ServerLimitsTests {
 /// database left 0644 by an older release, end 0700 and 0600 once the server opens them.
 @Suite("Server answers")
 struct ServerAnswerTests {
-    @Test("every answer says nosniff (a text memory is never run as a page); a method no route has is 405, not 404")
+    @Test("every answer says nosniff (a text memory is never run as a page); a method a path does not take is 405 with Allow, not 404; OPTIONS lists them")
     func headers() async throws {
         let folder = try temporaryFolder("server-answers")
         let server = try await TestServer(folder: folder + "/server")
@@ -242,6 +242,28 @@ struct ServerAnswerTests {
             let answer = try await RawSocket.exchange(port: server.port, Data("\(method) /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
             #expect(answer.hasPrefix("HTTP/1.1 405") && answer.contains("Allow: GET, HEAD, POST, PUT, PATCH, DELETE"), "\(method): \(answer.prefix(200))")
         }
+        // A method the path does not take is a 405 that names the ones it does (schemathesis's
+        // ST204), with or without a token; OPTIONS lists them (ST205); a path no route has stays 404.
+        func exchange(_ method: String, _ path: String, token: String? = nil) async throws -> String {
+            let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+            return try await RawSocket.exchange(port: server.port, Data("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(authorization)Content-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+        }
+        let cases: [(method: String, path: String, allow: String)] = [
+            ("DELETE", "/api/health", "GET"), ("PUT", "/api/sync/push", "POST"), ("GET", "/api/sync/push", "POST"),
+            ("PATCH", "/api/people/1", "GET, PUT, DELETE"), ("POST", "/api/memories/\(note.id)", "GET, DELETE"),
+            ("GET", "/api/objects/\(String(repeating: "a", count: 64))", "HEAD, PUT"), ("HEAD", "/api/uploads/x", "GET, PATCH"),
+        ]
+        for (method, path, allow) in cases {
+            for token in [nil, token] {
+                let answer = try await exchange(method, path, token: token)
+                #expect(answer.hasPrefix("HTTP/1.1 405") && answer.contains("Allow: \(allow)\r\n"), "\(method) \(path): \(answer.prefix(300))")
+            }
+            let options = try await exchange("OPTIONS", path)
+            #expect(options.hasPrefix("HTTP/1.1 204") && options.contains("Allow: \(allow), OPTIONS\r\n"), "OPTIONS \(path): \(options.prefix(300))")
+        }
+        #expect(try await exchange("DELETE", "/api/no-such-route").hasPrefix("HTTP/1.1 404"))
+        #expect(try await exchange("OPTIONS", "/api/no-such-route").hasPrefix("HTTP/1.1 404"))
+        #expect(try await exchange("GET", "/api/memories/\(note.id)", token: token).hasPrefix("HTTP/1.1 200"))
     }
 }
 

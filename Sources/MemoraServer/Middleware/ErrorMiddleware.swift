@@ -7,12 +7,12 @@ internal import HTTPTypes
 /// Turns every failure into the one JSON error shape (``APIErrorBody``) with its status, adds
 /// `Retry-After` to a `429`, and logs the route and status (never a token, a caption or a body). Every
 /// answer says `X-Content-Type-Options: nosniff` (a text memory is never run as a page), and a method
-/// no route has (TRACE, CONNECT) is a `405`.
+/// no route has (TRACE, CONNECT) is a `405` on every path (``RouteTable`` answers the others).
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
-    /// The methods the routes use.
-    static let methods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete]
+    /// The methods the router sees: those routes use, and OPTIONS.
+    static let methods = Set(RouteTable.methodOrder + [.options])
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         var response: Response
@@ -21,7 +21,7 @@ struct ErrorMiddleware: RouterMiddleware {
         } else {
             response = Self.json(APIErrorBody(error: APIError(code: "method_not_allowed", message: "no route takes \(request.method.rawValue); the API is described in Docs/openapi.json")),
                                  status: .methodNotAllowed)
-            response.headers[.allow] = "GET, HEAD, POST, PUT, PATCH, DELETE"
+            response.headers[.allow] = RouteTable.methodOrder.map(\.rawValue).joined(separator: ", ")
         }
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return response

@@ -144,7 +144,7 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
     private func turnUpsideDownLines(_ crops: inout [RGBPixels]) throws(VisionError) -> [Float] {
         let lines = crops
         let batches = batches(of: Array(lines.indices))
-        let upsideDown = try inParallel(batches.count, workers: options.threads) { (number: Int) throws(VisionError) -> [Float] in
+        let upsideDown = try ParallelWork.map(batches.count, workers: options.threads) { (number: Int) throws(VisionError) -> [Float] in
             let batch = batches[number]
             var input: [Float] = []
             input.reserveCapacity(batch.count * 3 * Self.lineHeight * Self.classifierWidth)
@@ -172,7 +172,7 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         let order = crops.indices.sorted { crops[$0].aspect < crops[$1].aspect }
         let batches = batches(of: order)
         let classes = characters.count
-        let read = try inParallel(batches.count, workers: options.threads) { (number: Int) throws(VisionError) -> [(text: String, confidence: Float)] in
+        let read = try ParallelWork.map(batches.count, workers: options.threads) { (number: Int) throws(VisionError) -> [(text: String, confidence: Float)] in
             let batch = batches[number]
             let widest = max(Double(Self.minRecognizerWidth) / Double(Self.lineHeight), batch.map { crops[$0].aspect }.max() ?? 0)
             let width = Int(Double(Self.lineHeight) * widest)
