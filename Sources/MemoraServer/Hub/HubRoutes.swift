@@ -368,7 +368,7 @@ struct HubRoutes: Sendable {
         var problems: [FieldProblem] = []
         if !(1...configuration.maxMemoryBytes).contains(body.size) { problems.append(FieldProblem(field: "size", message: "between 1 and \(configuration.maxMemoryBytes) bytes")) }
         if !SyncValueCheck.isSHA256(body.sha256) { problems.append(FieldProblem(field: "sha256", message: "64 lower-case hex digits")) }
-        if body.contentType.isEmpty || SyncValueCheck.textProblem(body.contentType, maxLength: 100) != nil || !body.contentType.contains("/") {
+        if !SyncValueCheck.isMediaType(body.contentType) {
             problems.append(FieldProblem(field: "contentType", message: "a media type such as video/mp4"))
         }
         guard problems.isEmpty else { throw ServerError.invalidRequest("the upload session is not valid", problems) }

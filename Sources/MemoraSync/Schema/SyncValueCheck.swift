@@ -91,6 +91,21 @@ package enum SyncValueCheck {
         }
     }
 
+    /// Whether `text` is a media type as RFC 6838 names them, `type/subtype` of letters, digits and
+    /// `! # $ & ^ _ . + -` (each part starting with a letter or digit), then optional parameters after
+    /// `;` without control characters but tab and newline: at most 100 characters (Docs/openapi.json's pattern).
+    package static func isMediaType(_ text: String) -> Bool {
+        guard !text.isEmpty, textProblem(text, maxLength: 100) == nil else { return false }
+        let parts = text.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+        let names = parts[0].split(separator: "/", omittingEmptySubsequences: false)
+        func restricted(_ name: Substring) -> Bool {
+            func alphanumeric(_ byte: UInt8) -> Bool { (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) }
+            guard let first = name.utf8.first, alphanumeric(first) else { return false }
+            return name.utf8.allSatisfy { alphanumeric($0) || "!#$&^_.+-".utf8.contains($0) }
+        }
+        return names.count == 2 && names.allSatisfy(restricted)
+    }
+
     package static func isSHA256(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }

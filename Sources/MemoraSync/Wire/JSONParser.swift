@@ -170,8 +170,9 @@ package struct JSONParser {
         let text = String(decoding: bytes[start..<position], as: UTF8.self)
         if integral, let integer = Int64(text) { return .integer(integer) }
         guard let double = Double(text), double.isFinite else { throw failure("the number \(text.prefix(40)) is out of range") }
-        // As JSONDecoder: a number with an exponent or a fraction that is a whole 64-bit integer is one (1e3 is 1000).
-        if !integral, let integer = Int64(exactly: double) { return .integer(integer) }
+        // As JSONDecoder: a number with an exponent or a fraction that is a whole integer is one (1e3
+        // is 1000), while the double holds it exactly (below 2^53: -9223372036854775808.5 is not Int64.min).
+        if !integral, abs(double) < 9_007_199_254_740_992, let integer = Int64(exactly: double) { return .integer(integer) }
         return .number(double)
     }
 

@@ -80,7 +80,10 @@ private func scalar<T>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKe
         try number { value -> I? in
             switch value {
             case .integer(let n): I(exactly: n)
-            case .number(let d): I(exactly: d)
+            // A whole number the parser kept as a double lies outside Int64 (a smaller one is
+            // `.integer`): beyond 2^53 the double is rounded (-9223372036854775809 reads as Int64.min),
+            // so it is refused rather than taken as a neighbour.
+            case .number(let d): abs(d) < 9_007_199_254_740_992 ? I(exactly: d) : nil
             default: nil
             }
         }
