@@ -137,7 +137,7 @@ let package = Package(
         // The one database idiom (GRDB records, instants in milliseconds, SQLite's errors) that the
         // caption database, the photo index and the vault catalogue share. Not a product; `package` API.
         .target(
-            name: "MemoraDatabase", dependencies: ["MemoraSystem", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
+            name: "MemoraDatabase", dependencies: ["MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
 
         // MARK: Leaf modules (they import none of our other modules but the system layer).

@@ -63,13 +63,14 @@ package enum SyncValueCheck {
         }
     }
 
-    /// What is wrong with `text` for a field of at most `maxLength` characters: too long (in characters,
-    /// or in bytes: at most 4 a character, so one letter with 100,000 combining marks is not one
-    /// character), or a control character but tab and newline; with `isName`, also a direction override
+    /// What is wrong with `text` for a field of at most `maxLength` characters: too long (characters
+    /// counted as Unicode code points, as JSON Schema's `maxLength` in Docs/openapi.json counts them,
+    /// so one letter with 100,000 combining marks is 100,001, and a name fits in 4 bytes a character),
+    /// or a control character but tab and newline; with `isName`, also a direction override
     /// (U+202A–U+202E, U+2066–U+2069) or a line break.
     package static func textProblem(_ text: String, maxLength: Int, isName: Bool = false) -> String? {
-        if text.utf8.count > maxLength * 4 { return "is \(text.utf8.count) bytes; at most \(maxLength * 4)" }
-        if text.count > maxLength { return "is \(text.count) characters; at most \(maxLength)" }
+        let length = text.unicodeScalars.count
+        if length > maxLength { return "is \(length) characters (Unicode code points); at most \(maxLength)" }
         for scalar in text.unicodeScalars {
             if scalar.properties.generalCategory == .control && (isName || (scalar != "\n" && scalar != "\t")) {
                 return "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
