@@ -33,6 +33,7 @@ demo: release models
 test: deps lint models
 	@scripts/install-browser-check.sh
 	$(SWIFT) test $(DEBUG_FLAGS) --skip MemoraSyncTests
+	@SWIFT="$(SWIFT)" DEBUG_FLAGS="$(DEBUG_FLAGS)" scripts/check-linkage.sh
 	MEMORA_TEST_POSTGRES="$$(scripts/test-postgres.sh)" MEMORA_REQUIRE_POSTGRES=1 $(SWIFT) test $(DEBUG_FLAGS) --filter MemoraSyncTests
 	@scripts/kill-test.sh
 
