@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraDatabase
 public import PhotoIndex
 import MemoraSync
 
@@ -49,7 +50,7 @@ public struct SavedPlaces: Sendable {
         var fields: [String: JSONValue] = [
             "id": .string(UUID().uuidString.lowercased()), "name": .string(name), "latitude": .number(latitude),
             "longitude": .number(longitude), "radius_meters": .number(radiusMeters),
-            "created_at": .integer(Int64((now.timeIntervalSince1970 * 1000).rounded())),
+            "created_at": .integer(Instant.milliseconds(now)),
         ]
         if let notes { fields["notes"] = .string(notes) }
         if name.isEmpty { throw MemoraError(.invalidPlace, "a place needs a name") }

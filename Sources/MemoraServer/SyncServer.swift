@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MemoraDatabase
 public import Hummingbird
 internal import HummingbirdCore
 internal import NIOCore
@@ -119,7 +120,7 @@ public struct SyncServer: Sendable {
             logger: logger)
         let maintenance = Task {
             while !Task.isCancelled {
-                _ = try? await maintain(now: Int64(Date().timeIntervalSince1970 * 1000))
+                _ = try? await maintain(now: Instant.now)
                 try? await Task.sleep(for: .seconds(3600))
             }
         }

@@ -78,7 +78,7 @@ extension MemoraServerCommand {
 
         func run() async throws {
             let data = try await options.open()
-            guard try await data.store.revoke(deviceID: device, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
+            guard try await data.store.revoke(deviceID: device) else {
                 throw ValidationError("no device \(device): memora-server devices lists them")
             }
             print("revoked \(device)")

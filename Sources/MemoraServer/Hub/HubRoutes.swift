@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MemoraDatabase
 internal import Hummingbird
 internal import HTTPTypes
 internal import ImageKit
@@ -16,7 +17,7 @@ struct HubRoutes: Sendable {
     let media: HubMedia
     let sessions = SessionLocks()
 
-    private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    private var now: Int64 { Instant.now }
 
     private func device(_ context: ServerContext) throws -> String {
         guard let device = context.deviceID else { throw ServerError.unauthorized("no device") }
@@ -193,7 +194,7 @@ struct HubRoutes: Sendable {
             }
             // The date and place the photo itself carries, unless the upload gives them.
             if let metadata = try? MetadataReader.scan(contentsOf: file.path) {
-                if upload.takenAt == nil, let taken = metadata.dateTaken { upload.takenAt = Int64((taken.date.timeIntervalSince1970 * 1000).rounded()) }
+                if upload.takenAt == nil, let taken = metadata.dateTaken { upload.takenAt = Instant.milliseconds(taken.date) }
                 if upload.latitude == nil, let gps = metadata.gps { (upload.latitude, upload.longitude) = (gps.latitude, gps.longitude) }
             }
         }

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MemoraDatabase
 internal import MemoraHub
 internal import MemoraSystem
 internal import MemoraSync
@@ -66,7 +67,7 @@ struct HubStore: Sendable {
     /// at `host`:`port`. Only the token's hash is stored.
     func newPairingCode(host: String, port: Int, lifetimeSeconds: Int64, name: String?) async throws(ServerError) -> ServerConfig {
         let token = ServerSecrets.randomToken(bytes: 18)
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        let now = Instant.now
         let expires = now + lifetimeSeconds * 1000
         try await addPairingToken(hash: ServerSecrets.hash(token), expiresAt: expires, now: now)
         return ServerConfig(serverIP: host, port: port, authToken: token, serverName: name, expiresAt: expires)

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MemoraDatabase
 internal import Hummingbird
 internal import MemoraSync
 
@@ -11,7 +12,7 @@ struct SyncRoutes: Sendable {
 
     static let platforms = ["linux", "ios", "android", "macos"]
 
-    private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    private var now: Int64 { Instant.now }
 
     private func decode<T: Decodable & Sendable>(_ type: T.Type, from request: Request) async throws -> T {
         try await RequestDecoding.decode(type, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds)

@@ -1,4 +1,5 @@
 public import MemoraSync
+internal import MemoraDatabase
 
 /// A registered device as the server knows it.
 public struct RegisteredDevice: Sendable, Hashable {
@@ -57,4 +58,11 @@ public protocol SyncStore: Sendable {
     func addObject(sha256: String, size: Int64, now: Int64) async throws(ServerError) -> Bool
     /// Objects uploaded before `before` that no record references, removed from the catalogue.
     func removeOrphanObjects(before: Int64) async throws(ServerError) -> [String]
+}
+
+extension SyncStore {
+    /// Revokes a device's token now (`memora-server revoke`); false when there is no such device.
+    public func revoke(deviceID: String) async throws(ServerError) -> Bool {
+        try await revoke(deviceID: deviceID, now: Instant.now)
+    }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraDatabase
 
 /// What one sync did.
 public struct SyncReport: Sendable, Hashable {
@@ -39,7 +40,7 @@ public struct SyncClient: Sendable {
         self.platform = platform
     }
 
-    private var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    private var now: Int64 { Instant.now }
 
     /// Pushes, then pulls, with `server`; `joinCode` registers a device that has no token yet (or
     /// whose token the server no longer takes).

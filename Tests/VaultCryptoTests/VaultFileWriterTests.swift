@@ -5,8 +5,8 @@ import TestSupport
 
 /// Large vault files go through the system layer's threaded writer: 2 MiB blocks on a writing
 /// thread, direct I/O where the file system allows it, the last partial block through the cache.
-@Suite("Large files written in blocks")
-struct BlockWriterTests {
+@Suite("Large vault files written in blocks")
+struct VaultFileWriterTests {
     /// Folders to write into: the temporary folder (ext4 on CI: direct I/O) and, when present,
     /// /dev/shm (tmpfs refuses O_DIRECT: the blocks go through the page cache).
     static var folders: [String] {
