@@ -28,7 +28,8 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         public var minConfidence: Float = 0.5
         /// Lines with fewer letters or digits are dropped.
         public var minCharacters = 2
-        /// A line read with less confidence is read again turned half a turn, and the surer reading kept.
+        /// A line read with less confidence, which the direction classifier gave even odds or more of
+        /// being upside down, is read again turned half a turn, and the surer reading kept.
         public var sureConfidence: Float = 0.9
         /// Threads: the detector's operators share them, and as many batches of lines are read at once.
         public var threads = 1
