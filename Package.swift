@@ -183,7 +183,7 @@ let package = Package(
         .target(
             name: "MemoraTesting",
             dependencies: [
-                "MemoraCore", "MemoraSync", "MemoraServer", "PhotoIndex",
+                "MemoraSystem", "MemoraCore", "MemoraSync", "MemoraServer", "PhotoIndex",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ],

@@ -1,6 +1,5 @@
 internal import Foundation
 internal import MemoraSync
-internal import Synchronization
 internal import MemoraSystem
 #if canImport(FoundationNetworking)
 internal import FoundationNetworking
@@ -44,7 +43,7 @@ private final class UploadDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     let host: String
     let progress: (@Sendable (Int64, Int64) -> Void)?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(host: String, progress: (@Sendable (Int64, Int64) -> Void)?) {
         self.host = host

@@ -7,7 +7,6 @@ internal import MemoraHub
 internal import MemoraSync
 internal import MemoraSystem
 internal import MetadataKit
-internal import Synchronization
 
 /// The Memory Palace hub's routes (Docs/Hub.md): pairing by QR code, people, memories and face tags.
 struct HubRoutes: Sendable {
@@ -488,7 +487,7 @@ struct HubRoutes: Sendable {
 
 /// The upload sessions a request is writing to right now (one writer per session).
 final class SessionLocks: Sendable {
-    private let active = Mutex<Set<String>>([])
+    private let active = Locked<Set<String>>([])
 
     /// Marks `id` as written; false when another request writes to it.
     func begin(_ id: String) -> Bool { active.withLock { $0.insert(id).inserted } }

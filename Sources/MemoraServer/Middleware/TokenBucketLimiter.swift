@@ -1,4 +1,4 @@
-internal import Synchronization
+internal import MemoraSystem
 
 /// Token buckets by key (an IP address, a device): each holds up to `burst` requests and refills at
 /// `perSecond`. A request that finds its bucket empty is told how long to wait (`429`, `Retry-After`).
@@ -7,7 +7,7 @@ final class TokenBucketLimiter: Sendable {
 
     let burst: Double
     let perSecond: Double
-    let buckets = Mutex<[String: Bucket]>([:])
+    let buckets = Locked<[String: Bucket]>([:])
 
     init(burst: Int, perSecond: Double) {
         self.burst = Double(burst)

@@ -1,7 +1,7 @@
 internal import Foundation
 public import MemoraSync
 internal import PhotoIndex
-internal import Synchronization
+internal import MemoraSystem
 
 /// A sync transport over real HTTP that, from a seed, loses requests before they are sent, loses
 /// answers after the server acted, sends requests twice and delivers old requests late: the
@@ -15,10 +15,10 @@ public final class FaultyTransport: SyncTransport {
     }
 
     private let inner = URLSessionSyncTransport(timeout: 20)
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A transport whose faults follow `seed`.
-    public init(seed: UInt64) { state = Mutex(State(random: SeededRandom(seed: seed))) }
+    public init(seed: UInt64) { state = Locked(State(random: SeededRandom(seed: seed))) }
 
     /// Turns the faults on or off.
     public func setEnabled(_ enabled: Bool) { state.withLock { $0.enabled = enabled } }

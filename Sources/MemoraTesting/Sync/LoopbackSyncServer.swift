@@ -1,6 +1,6 @@
 public import Foundation
 public import MemoraServer
-internal import Synchronization
+internal import MemoraSystem
 
 /// A real memora-server in this process on 127.0.0.1, for tests and benchmarks: started on a free port,
 /// restartable on the same port and data (a server restart), stopped by ``stop()``. Its rate limits are
@@ -13,7 +13,7 @@ public final class LoopbackSyncServer: Sendable {
     /// The code devices register with.
     public let joinCode: String
     private let configure: @Sendable (inout ServerConfiguration) -> Void
-    private let running = Mutex<RunningSyncServer?>(nil)
+    private let running = Locked<RunningSyncServer?>(nil)
 
     /// Starts a server with its data in `folder` (SQLite) or `database` (a PostgreSQL URL), devices
     /// joining with `joinCode`; `configure` adjusts the configuration (limits) before each start.
