@@ -37,20 +37,19 @@ package enum ParallelWork {
 }
 
 /// The next piece of work for whichever worker asks first.
-package final class WorkCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var nextItem = 0
+package final class WorkCounter: Sendable {
+    private let nextItem = Locked(0)
 
     /// A counter at 0.
     package init() {}
 
     /// The next item below `limit`, or nil when all are taken.
     package func next(below limit: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard nextItem < limit else { return nil }
-        nextItem += 1
-        return nextItem - 1
+        nextItem.withLock { next in
+            guard next < limit else { return nil }
+            next += 1
+            return next - 1
+        }
     }
 }
 

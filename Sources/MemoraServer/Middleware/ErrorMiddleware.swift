@@ -21,7 +21,7 @@ struct ErrorMiddleware: RouterMiddleware {
         } else {
             response = Self.json(APIErrorBody(error: APIError(code: "method_not_allowed", message: "no route takes \(request.method.rawValue); the API is described in Docs/openapi.json")),
                                  status: .methodNotAllowed)
-            response.headers[.allow] = RouteTable.methodOrder.map(\.rawValue).joined(separator: ", ")
+            response.headers[.allow] = RouteTable.allowValue(RouteTable.methodOrder)
         }
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return response

@@ -33,15 +33,15 @@ final class RouteTable {
         note(method, path)
     }
 
-    /// The `Allow` value of `path`, or nil when no route has that path.
-    func allow(_ path: String) -> String? {
-        paths.first { $0.path == path }.map { entry in Self.methodOrder.filter(entry.methods.contains).map(\.rawValue).joined(separator: ", ") }
+    /// The `Allow` value for `methods`, in ``methodOrder``.
+    static func allowValue(_ methods: [HTTPRequest.Method]) -> String {
+        methodOrder.filter(methods.contains).map(\.rawValue).joined(separator: ", ")
     }
 
     /// Gives every path its `405`s and its `OPTIONS`; call once, after the last route.
     func answerOtherMethods() {
         for (path, methods) in paths {
-            guard let allow = allow(path) else { continue }
+            let allow = Self.allowValue(methods)
             for method in Self.methodOrder where !methods.contains(method) {
                 router.on(RouterPath(path), method: method) { request, _ in
                     var response = ErrorMiddleware.json(
