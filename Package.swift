@@ -32,6 +32,7 @@ let package = Package(
     name: "Memora",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        .library(name: "MemoraHTTP", targets: ["MemoraHTTP"]),
         .library(name: "ImageKit", targets: ["ImageKit"]),
         .library(name: "MetadataKit", targets: ["MetadataKit"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
@@ -54,6 +55,10 @@ let package = Package(
         // memora-server (Docs/Sync.md): HTTP on SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The server's request and response types (Hummingbird's) and its logger: declared because
+        // MemoraServer imports them (they come with Hummingbird).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         // memora-server's PostgreSQL store.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `make docs` (DocC): a command plugin only; nothing of it is linked.
@@ -140,6 +145,10 @@ let package = Package(
             name: "MemoraDatabase", dependencies: ["MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
 
+        // The one HTTP transport (requests, answers, upload progress, redacted addresses) that the caption
+        // generators, the sync client and the hub client share; the only importer of FoundationNetworking.
+        .target(name: "MemoraHTTP", dependencies: ["MemoraSystem"], swiftSettings: strictSwift),
+
         // MARK: Leaf modules (they import none of our other modules but the system layer).
         .target(
             name: "ImageKit", dependencies: ["MemoraSystem", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CTIFF", "CHeif"],
@@ -159,7 +168,7 @@ let package = Package(
         // offline-first client (outbox, replica, push and pull) that MemoraCore and any app use.
         .target(
             name: "MemoraSync",
-            dependencies: ["MemoraSystem", "MemoraDatabase", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MemoraSystem", "MemoraDatabase", "MemoraHTTP", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
 
         // MARK: Composition.
@@ -172,7 +181,7 @@ let package = Package(
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync", "MemoraHub",
+                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync", "MemoraHub",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -183,7 +192,7 @@ let package = Package(
         .target(
             name: "MemoraTesting",
             dependencies: [
-                "MemoraSystem", "MemoraCore", "MemoraSync", "MemoraServer", "PhotoIndex",
+                "MemoraSystem", "MemoraHTTP", "MemoraCore", "MemoraSync", "MemoraServer", "PhotoIndex",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ],
@@ -199,7 +208,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode"),
 
         // The Memory Palace collector's library (Docs/Hub.md): the hub's wire types and HubClient.
-        .target(name: "MemoraHub", dependencies: ["MemoraSystem", "MemoraSync", "MetadataKit"], swiftSettings: strictSwift),
+        .target(name: "MemoraHub", dependencies: ["MemoraSystem", "MemoraHTTP", "MemoraSync", "MetadataKit"], swiftSettings: strictSwift),
 
         .target(
             name: "MemoraServer",
@@ -208,6 +217,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift),
 
@@ -215,8 +225,7 @@ let package = Package(
         .executableTarget(
             name: "memora-server",
             dependencies: [
-                "MemoraServer", "MemoraSync", "MemoraHub", "MemoraSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "MemoraServer", "MemoraSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift),
         .executableTarget(
@@ -230,13 +239,14 @@ let package = Package(
             name: "memora-bench",
             dependencies: [
                 "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraTesting",
-                "MemoraSync", "MemoraHub", "MemoraServer", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
+                "MemoraSync", "MemoraHub", "MemoraServer", "MemoraHTTP", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/memora-bench",
             swiftSettings: strictSwift),
         // memora-bench's streaming-memory probe: a process that links VaultCrypto alone.
         .executableTarget(
-            name: "loca-memory-probe", dependencies: ["MemoraSystem", "VaultCrypto"],
+            name: "loca-memory-probe", dependencies: ["VaultCrypto"],
             path: "Benchmarks/loca-memory-probe",
             swiftSettings: strictSwift),
 
@@ -247,15 +257,16 @@ let package = Package(
         .testTarget(name: "ReadmeTests", dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore"], swiftSettings: strictSwift),
         .testTarget(name: "ImageKitTests", dependencies: ["TestSupport", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit"], swiftSettings: strictSwift),
-        .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem"], swiftSettings: strictSwift),
+        .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
         .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
-        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "ImageKit", "MetadataKit"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "ImageKit", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
         .testTarget(
-            name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MetadataKit", "ImageKit", "PhotoIndex", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MemoraHTTP", "VaultCrypto", "MetadataKit", "ImageKit", "PhotoIndex", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraSyncTests",
-            dependencies: ["TestSupport", "MemoraSync", "MemoraHub", "MemoraServer", "MemoraCore", "MemoraSystem", "MemoraTesting", "ImageKit", "MetadataKit", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["TestSupport", "MemoraSync", "MemoraHTTP", "MemoraHub", "MemoraServer", "MemoraCore", "MemoraSystem", "MemoraTesting", "ImageKit", "MetadataKit", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(

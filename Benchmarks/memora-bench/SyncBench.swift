@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import MemoraServer
 import MemoraSync
+import MemoraHTTP
 import MemoraSystem
 import MemoraTesting
 
@@ -299,20 +300,20 @@ final class ChildServer: @unchecked Sendable {
 struct BenchClient {
     let base: URL
     let token: String
-    let transport = URLSessionSyncTransport(timeout: 600)
+    let transport = URLSessionTransport(timeout: .seconds(600))
 
     init(server: ChildServer, folder: String) async throws {
         base = URL(string: "http://127.0.0.1:\(server.port)")!
         let code = try String(contentsOfFile: folder + "/join-code", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let register = RegisterRequest(deviceId: UUID().uuidString.lowercased(), platform: "linux", joinCode: code)
-        let response = try await transport.send(SyncHTTPRequest(method: "POST", url: base.appendingPathComponent("api/devices/register"),
+        let response = try await transport.send(MemoraHTTP.HTTPRequest(method: "POST", url: base.appendingPathComponent("api/devices/register"),
                                                                 headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(register)))
         guard response.status == 201 else { throw BenchError("registering the bench's device answered \(response.status)") }
         token = try JSONDecoder().decode(DeviceToken.self, from: response.body).token
     }
 
     func send<Body: Encodable, Answer: Decodable>(_ path: String, _ body: Body, as: Answer.Type) async throws -> Answer {
-        let response = try await transport.send(SyncHTTPRequest(method: "POST", url: base.appendingPathComponent(path),
+        let response = try await transport.send(MemoraHTTP.HTTPRequest(method: "POST", url: base.appendingPathComponent(path),
                                                                 headers: ["Content-Type": "application/json", "Authorization": "Bearer \(token)"],
                                                                 body: try JSONEncoder().encode(body)))
         guard response.status == 200 else { throw BenchError("\(path) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))") }

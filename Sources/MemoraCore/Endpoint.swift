@@ -1,9 +1,7 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+internal import MemoraHTTP
 
-/// Facts about a model server's address.
+/// Facts about a model server's address, and the requests the generators send it.
 enum Endpoint {
     /// Whether `url` points at this machine (localhost, 127.0.0.0/8, ::1), so pixels sent there stay on the device.
     static func isLoopback(_ url: URL) -> Bool {
@@ -12,20 +10,30 @@ enum Endpoint {
     }
 
     /// A JSON POST request.
-    static func post(_ url: URL, body: [String: Any], headers: [String: String] = [:], timeout: TimeInterval) -> URLRequest {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = ProviderReply.json(body)
-        return request
+    static func post(_ url: URL, body: [String: Any], headers: [String: String] = [:], timeout: TimeInterval) -> HTTPRequest {
+        HTTPRequest(method: "POST", url: url, headers: headers.merging(["Content-Type": "application/json"]) { mine, _ in mine },
+                    body: ProviderReply.json(body), timeout: .milliseconds(Int64((timeout * 1000).rounded())))
     }
 
     /// A GET request.
-    static func get(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval) -> URLRequest {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "GET"
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return request
+    static func get(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval) -> HTTPRequest {
+        HTTPRequest(method: "GET", url: url, headers: headers, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+    }
+}
+
+extension HTTPTransport {
+    /// Sends a generator's request; a failure to get an answer becomes MemoraCore's error
+    /// (``MemoraError/timedOut(endpoint:seconds:)`` or ``MemoraError/connectionFailed(endpoint:reason:)``).
+    func exchange(_ request: HTTPRequest) async throws(MemoraError) -> HTTPResponse {
+        do {
+            return try await send(request)
+        } catch where error.code == .timedOut {
+            let seconds = request.timeout.map { Double($0.components.seconds) } ?? 60
+            throw .timedOut(endpoint: error.endpoint, seconds: seconds)
+        } catch where error.code == .malformedResponse {
+            throw .malformedResponse(provider: error.endpoint, reason: error.reason)
+        } catch {
+            throw .connectionFailed(endpoint: error.endpoint, reason: error.reason)
+        }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import MemoraHTTP
 
 /// Captions with Google's Gemini API (`models/{model}:generateContent`, the photo as
 /// `inline_data`, the key in the `x-goog-api-key` header). Safety blocks, which arrive
@@ -68,7 +69,7 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
             "generationConfig": generationConfig,
         ]
         let url = ProviderReply.url(endpoint, "v1beta/models/\(model):generateContent")
-        let reply = try await transport.send(Endpoint.post(url, body: body, headers: headers, timeout: timeout))
+        let reply = try await transport.exchange(Endpoint.post(url, body: body, headers: headers, timeout: timeout))
         try ProviderReply.check(reply, provider: provider)
         let object = try ProviderReply.object(reply, provider: provider)
         if let feedback = object["promptFeedback"] as? [String: Any], let reason = feedback["blockReason"] as? String {

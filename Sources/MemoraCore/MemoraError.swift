@@ -337,15 +337,7 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// MemoraSync's error, with its message; retryable when the server could not be reached or was busy.
     public static func sync(_ error: SyncError) -> MemoraError {
-        let retryable: Bool
-        var retryAfter: Double?
-        switch error {
-        case .connectionFailed: retryable = true
-        case .rateLimited(let seconds): retryable = true; retryAfter = Double(seconds)
-        case .server(let status, _): retryable = status >= 500
-        default: retryable = false
-        }
-        return MemoraError(.syncFailed, error.description, retryAfter: retryAfter, isRetryable: retryable)
+        MemoraError(.syncFailed, error.message, retryAfter: error.retryAfter.map(Double.init), isRetryable: error.isRetryable)
     }
 
     // MARK: Secrets

@@ -1,4 +1,5 @@
 public import Foundation
+public import MemoraHTTP
 
 /// Captions with a model served by Ollama (`/api/chat`, images as base64, `"stream": false`).
 ///
@@ -39,9 +40,9 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
 
     /// Available when the server answers `/api/tags` and lists the model as pulled.
     public func availability() async -> GeneratorAvailability {
-        let reply: HTTPReply
+        let reply: HTTPResponse
         do {
-            reply = try await transport.send(Endpoint.get(ProviderReply.url(endpoint, "api/tags"), timeout: 5))
+            reply = try await transport.exchange(Endpoint.get(ProviderReply.url(endpoint, "api/tags"), timeout: 5))
         } catch {
             return .unavailable(reason: "Ollama is not running at \(endpoint.absoluteString) (\(error)); start it with `ollama serve`")
         }
@@ -64,7 +65,7 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
             "messages": [["role": "user", "content": CaptionPrompt.text, "images": [image.base64]]],
             "options": ["temperature": 0.2],
         ]
-        let reply = try await transport.send(Endpoint.post(ProviderReply.url(endpoint, "api/chat"), body: body, timeout: timeout))
+        let reply = try await transport.exchange(Endpoint.post(ProviderReply.url(endpoint, "api/chat"), body: body, timeout: timeout))
         let provider = modelInfo.displayName
         try ProviderReply.check(reply, provider: provider)
         let object = try ProviderReply.object(reply, provider: provider)

@@ -1,4 +1,5 @@
 public import Foundation
+public import MemoraHTTP
 
 /// Captions with an OpenAI-compatible Chat Completions server: OpenAI itself, or a
 /// local server such as llama.cpp's `llama-server`, LM Studio or vLLM, by base URL.
@@ -68,7 +69,7 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
                 ],
             ]],
         ]
-        let reply = try await transport.send(Endpoint.post(ProviderReply.url(endpoint, "chat/completions"), body: body, headers: headers, timeout: timeout))
+        let reply = try await transport.exchange(Endpoint.post(ProviderReply.url(endpoint, "chat/completions"), body: body, headers: headers, timeout: timeout))
         try ProviderReply.check(reply, provider: provider)
         let object = try ProviderReply.object(reply, provider: provider)
         guard let choice = (object["choices"] as? [[String: Any]])?.first, let message = choice["message"] as? [String: Any] else {

@@ -1,13 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+internal import MemoraHTTP
 
 /// Shared handling of provider replies: JSON bodies, error classification and
 /// the servers' "retry after" hints.
 enum ProviderReply {
     /// The JSON object in `reply`'s body, or a malformed-response error.
-    static func object(_ reply: HTTPReply, provider: String) throws(MemoraError) -> [String: Any] {
+    static func object(_ reply: HTTPResponse, provider: String) throws(MemoraError) -> [String: Any] {
         guard let value = try? JSONSerialization.jsonObject(with: reply.body),
               let object = value as? [String: Any] else {
             throw .malformedResponse(provider: provider, reason: "the body is not a JSON object (\(reply.body.count) bytes, HTTP \(reply.status))")
@@ -21,7 +19,7 @@ enum ProviderReply {
     }
 
     /// Throws the right ``MemoraError`` for a non-2xx reply; returns for 2xx.
-    static func check(_ reply: HTTPReply, provider: String) throws(MemoraError) {
+    static func check(_ reply: HTTPResponse, provider: String) throws(MemoraError) {
         guard !(200..<300).contains(reply.status) else { return }
         let body = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any]
         let error = body?["error"]
@@ -87,9 +85,9 @@ enum ProviderReply {
     }
 
     /// Available when `request` (a listing or model description) answers with a 2xx reply.
-    static func availability(probing request: URLRequest, transport: any HTTPTransport, provider: String) async -> GeneratorAvailability {
+    static func availability(probing request: HTTPRequest, transport: any HTTPTransport, provider: String) async -> GeneratorAvailability {
         do {
-            try check(try await transport.send(request), provider: provider)
+            try check(try await transport.exchange(request), provider: provider)
             return .available
         } catch {
             return .unavailable(reason: "\(error)")

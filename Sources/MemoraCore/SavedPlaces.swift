@@ -56,8 +56,8 @@ public struct SavedPlaces: Sendable {
         if name.isEmpty { throw MemoraError(.invalidPlace, "a place needs a name") }
         do {
             _ = try database.syncReplica.put(SyncSchema.places, fields)
-        } catch .invalidRecord(_, let problems) {
-            let words = problems.map { "\($0.field.split(separator: ".").last.map(String.init) ?? $0.field) \($0.message)" }
+        } catch where error.code == .invalidRecord {
+            let words = error.problems.map { "\($0.field.split(separator: ".").last.map(String.init) ?? $0.field) \($0.message)" }
             throw MemoraError(.invalidPlace, "the place cannot be saved: " + words.joined(separator: "; "))
         } catch {
             throw .sync(error)

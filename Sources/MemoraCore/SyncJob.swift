@@ -1,4 +1,5 @@
 public import Foundation
+public import MemoraHTTP
 public import MemoraSync
 import GRDB
 import MemoraDatabase
@@ -13,7 +14,7 @@ public struct SyncJob: Sendable {
     /// Where the device's token is cached (0600).
     public let credentials: SyncCredentialFile
     /// The transport (loopback test servers and fault injection in tests).
-    public let transport: any SyncTransport
+    public let transport: any HTTPTransport
     /// Reads the network type for `wifi_only`.
     public let monitor: any ConstraintMonitor
 
@@ -22,7 +23,7 @@ public struct SyncJob: Sendable {
 
     /// Creates the job.
     public init(database: CaptionDatabase, credentials: SyncCredentialFile = SyncCredentialFile(path: SyncJob.defaultCredentialsPath),
-                transport: any SyncTransport = URLSessionSyncTransport(), monitor: any ConstraintMonitor = LinuxConstraintMonitor()) {
+                transport: any HTTPTransport = URLSessionTransport(), monitor: any ConstraintMonitor = LinuxConstraintMonitor()) {
         self.database = database
         self.credentials = credentials
         self.transport = transport

@@ -1,55 +1,137 @@
-/// What goes wrong talking to a Memory Palace hub. Every case says what to do.
-public enum HubError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The QR code's text is not a hub's pairing code.
-    case invalidPairingCode(String)
-    /// The device has not paired with a hub yet.
-    case notPaired
-    /// The hub refused the pairing token or the device token.
-    case unauthorized(String)
-    /// A person with that name exists already: the hub's answer carries them.
-    case personExists(HubPerson)
-    /// The hub refused the request as invalid; each problem names its field.
-    case invalidRequest(String, [String])
-    /// No such memory or person.
-    case notFound(String)
-    /// The hub could not be reached.
-    case connectionFailed(host: String, reason: String)
-    /// The hub answered with an error.
-    case server(status: Int, code: String, message: String)
-    /// The hub's answer could not be read.
-    case malformedResponse(String)
-    /// A local file could not be read or written.
-    case file(path: String, reason: String)
+public import MemoraHTTP
 
-    /// A stable code for scripts and logs.
-    public var code: String {
-        switch self {
-        case .invalidPairingCode: "invalid-pairing-code"
-        case .notPaired: "not-paired"
-        case .unauthorized: "unauthorized"
-        case .personExists: "person-exists"
-        case .invalidRequest: "invalid-request"
-        case .notFound: "not-found"
-        case .connectionFailed: "connection-failed"
-        case .server: "server-error"
-        case .malformedResponse: "malformed-response"
-        case .file: "file"
+/// What goes wrong talking to a Memory Palace hub: a code a program can switch on (an extensible
+/// set of static values, not a frozen enum) and a message that says what to do.
+///
+/// Match on ``code`` (`error.code == .personExists`); build errors with the static functions,
+/// named like the codes (`throw .notFound("memory 12")`).
+public struct HubError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it is. New codes may be added in later versions, so a `switch` over
+    /// codes needs a `default` branch.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's stable kebab-case name ("person-exists").
+        public var rawValue: String
+
+        /// A code with this name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The kebab-case name.
+        public var description: String { rawValue }
+
+        /// The QR code's text is not a hub's pairing code.
+        public static let invalidPairingCode = Code(rawValue: "invalid-pairing-code")
+        /// The device has not paired with a hub yet.
+        public static let notPaired = Code(rawValue: "not-paired")
+        /// The hub refused the pairing token or the device token.
+        public static let unauthorized = Code(rawValue: "unauthorized")
+        /// A person with that name exists already (``HubError/person``).
+        public static let personExists = Code(rawValue: "person-exists")
+        /// The hub refused the request as invalid (``HubError/fields``).
+        public static let invalidRequest = Code(rawValue: "invalid-request")
+        /// No such memory or person.
+        public static let notFound = Code(rawValue: "not-found")
+        /// The hub could not be reached.
+        public static let connectionFailed = Code(rawValue: "connection-failed")
+        /// The hub answered with another error (``HubError/status``, ``HubError/serverCode``).
+        public static let serverError = Code(rawValue: "server-error")
+        /// The hub's answer could not be read.
+        public static let malformedResponse = Code(rawValue: "malformed-response")
+        /// A local file could not be read or written (``HubError/path``).
+        public static let file = Code(rawValue: "file")
+    }
+
+    /// What kind of failure it is.
+    public var code: Code
+    /// What happened and what to do, in words.
+    public var message: String
+    /// The HTTP status, when the hub answered.
+    public var status: Int?
+    /// The hub's own error code (its JSON body's `code`), when it sent one.
+    public var serverCode: String?
+    /// The person who exists already, for ``Code/personExists``.
+    public var person: HubPerson?
+    /// The fields at fault, for ``Code/invalidRequest``.
+    public var fields: [String]
+    /// The local file, for ``Code/file``.
+    public var path: String?
+    /// Whether trying again later, without changing anything, may succeed: the hub could not be
+    /// reached, or failed on its side (5xx).
+    public var isRetryable: Bool
+
+    /// An error with every field given.
+    public init(_ code: Code, _ message: String, status: Int? = nil, serverCode: String? = nil, person: HubPerson? = nil,
+                fields: [String] = [], path: String? = nil, isRetryable: Bool = false) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.serverCode = serverCode
+        self.person = person
+        self.fields = fields
+        self.path = path
+        self.isRetryable = isRetryable
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    // MARK: The errors MemoraHub throws
+
+    /// The QR code's text is not a hub's pairing code.
+    public static func invalidPairingCode(_ reason: String) -> HubError {
+        HubError(.invalidPairingCode, "not a hub's pairing code: \(reason)")
+    }
+
+    /// The device has not paired with a hub yet.
+    public static var notPaired: HubError {
+        HubError(.notPaired, "this device has not paired with a hub: run `memora hub pair QR-TEXT` with the text of the hub's QR code (`memora-server pair` shows it)")
+    }
+
+    /// The hub refused the pairing token or the device token; `message` is the hub's.
+    public static func unauthorized(_ message: String) -> HubError {
+        HubError(.unauthorized, "the hub refused this device: \(message)", status: 401)
+    }
+
+    /// A person with that name exists already: the hub's answer carries them.
+    public static func personExists(_ person: HubPerson) -> HubError {
+        HubError(.personExists, "a person called \(person.name) exists already on the hub (id \(person.id))", status: 409, person: person)
+    }
+
+    /// The hub refused the request as invalid; each of `fields` names a field and its problem.
+    public static func invalidRequest(_ message: String, _ fields: [String]) -> HubError {
+        HubError(.invalidRequest, fields.isEmpty ? message : "\(message): \(fields.joined(separator: "; "))", status: 400, fields: fields)
+    }
+
+    /// `what` is not on the hub.
+    public static func notFound(_ what: String) -> HubError {
+        HubError(.notFound, "\(what) is not on the hub", status: 404)
+    }
+
+    /// The hub at `host` could not be reached.
+    public static func connectionFailed(host: String, reason: String) -> HubError {
+        HubError(.connectionFailed, "cannot reach the hub at \(host): \(reason); is it running, and is this device on its network?", isRetryable: true)
+    }
+
+    /// The hub answered `status` with its error `code` and `message`.
+    public static func server(status: Int, code: String, message: String) -> HubError {
+        HubError(.serverError, "the hub answered \(status) (\(code)): \(message)", status: status, serverCode: code, isRetryable: status >= 500)
+    }
+
+    /// No answer came from the hub: it could not be reached, timed out, or the request was cancelled.
+    public static func http(_ error: HTTPError) -> HubError {
+        switch error.code {
+        case .malformedResponse: return .malformedResponse(error.reason)
+        case .cancelled: return HubError(.connectionFailed, "\(error.endpoint): the request was cancelled")
+        default: return .connectionFailed(host: error.endpoint, reason: error.reason)
         }
     }
 
-    /// The message, for a person.
-    public var description: String {
-        switch self {
-        case .invalidPairingCode(let reason): "not a hub's pairing code: \(reason)"
-        case .notPaired: "this device has not paired with a hub: run `memora hub pair QR-TEXT` with the text of the hub's QR code (`memora-server pair` shows it)"
-        case .unauthorized(let message): "the hub refused this device: \(message)"
-        case .personExists(let person): "a person called \(person.name) exists already on the hub (id \(person.id))"
-        case .invalidRequest(let message, let fields): fields.isEmpty ? message : "\(message): \(fields.joined(separator: "; "))"
-        case .notFound(let what): "\(what) is not on the hub"
-        case .connectionFailed(let host, let reason): "cannot reach the hub at \(host): \(reason); is it running, and is this device on its network?"
-        case .server(let status, let code, let message): "the hub answered \(status) (\(code)): \(message)"
-        case .malformedResponse(let reason): "the hub's answer could not be read: \(reason)"
-        case .file(let path, let reason): "\(path): \(reason)"
-        }
+    /// The hub's answer could not be read.
+    public static func malformedResponse(_ reason: String) -> HubError {
+        HubError(.malformedResponse, "the hub's answer could not be read: \(reason)")
+    }
+
+    /// The local file at `path` could not be read or written.
+    public static func file(path: String, reason: String) -> HubError {
+        HubError(.file, "\(path): \(reason)", path: path)
     }
 }

@@ -7,7 +7,7 @@ internal import Logging
 internal import MemoraSync
 internal import MemoraSystem
 
-/// The Memora sync server: its routes (Docs/Sync.md, Docs/openapi.yaml) over a ``SyncStore``.
+/// The Memora sync server: its routes (Docs/Sync.md, Docs/openapi.json) over a ``SyncStore``.
 ///
 /// ```swift
 /// let store = try SQLiteSyncStore(path: folder + "/memora-server.sqlite")

@@ -4,6 +4,7 @@ import MetadataKit
 import Testing
 @testable import MemoraCore
 import MemoraTesting
+import MemoraHTTP
 import TestSupport
 
 /// Every generator against a loopback server that speaks its provider's real wire format.
@@ -191,7 +192,7 @@ struct GeneratorWireTests {
     func slowAndRefused() async throws {
         try await withServer(.ollama) { server, url, photo in
             await server.enqueue(.slow(seconds: 3, then: .caption("late")))
-            let generator = OllamaCaptionGenerator(endpoint: url, model: "llava", timeout: 1, transport: URLSessionTransport(timeout: 1))
+            let generator = OllamaCaptionGenerator(endpoint: url, model: "llava", timeout: 1, transport: URLSessionTransport(timeout: .seconds(1)))
             do throws(MemoraError) {
                 _ = try await generator.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a reply slower than the timeout must fail")

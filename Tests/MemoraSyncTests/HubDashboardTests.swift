@@ -1,6 +1,7 @@
 import Foundation
 import ImageKit
 import MemoraHub
+import MemoraHTTP
 import MemoraServer
 import MemoraSync
 import MemoraSystem
@@ -102,15 +103,15 @@ struct HubDashboardTests {
         #expect(try Self.count(folder + "/pair.png").black > 2000, "the QR code is missing")
 
         // The page's HTML: the names escaped; the pairing code's JSON works once with `memora hub pair`.
-        let transport = URLSessionSyncTransport()
+        let transport = URLSessionTransport()
         let cookie = ["Cookie": "memora_dashboard=\(key)"]
-        let page = try await transport.send(SyncHTTPRequest(method: "GET", url: server.url, headers: cookie))
+        let page = try await transport.send(HTTPRequest(method: "GET", url: server.url, headers: cookie))
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(html.contains("Rui &lt;grandpa&gt;") && !html.contains("Rui <grandpa>"))
         #expect(html.contains("Grandma&#39;s soup &lt;recipe&gt; &amp; bread"))
         #expect(!html.contains("authToken"))
         #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
-        let pairPage = try await transport.send(SyncHTTPRequest(method: "POST", url: server.url.appendingPathComponent("dashboard/pair"), headers: cookie))
+        let pairPage = try await transport.send(HTTPRequest(method: "POST", url: server.url.appendingPathComponent("dashboard/pair"), headers: cookie))
         let pairHTML = String(decoding: pairPage.body, as: UTF8.self)
         let start = try #require(pairHTML.range(of: "memora hub pair '")), end = try #require(pairHTML.range(of: "'</code>", range: start.upperBound..<pairHTML.endIndex))
         let json = String(pairHTML[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
@@ -146,16 +147,16 @@ struct HubDashboardTests {
         defer { Task { await server.stop() } }
         let key = try await ServerData.open(folder + "/server").dashboardKey
         let base = URL(string: "http://\(address):\(server.port)")!
-        let transport = URLSessionSyncTransport()
-        let refused = try await transport.send(SyncHTTPRequest(method: "GET", url: base))
+        let transport = URLSessionTransport()
+        let refused = try await transport.send(HTTPRequest(method: "GET", url: base))
         #expect(refused.status == 401)
         #expect(String(decoding: refused.body, as: UTF8.self).contains("memora-server dashboard"))
-        let wrong = try await transport.send(SyncHTTPRequest(method: "GET", url: URL(string: "\(base.absoluteString)/?key=wrong")!))
+        let wrong = try await transport.send(HTTPRequest(method: "GET", url: URL(string: "\(base.absoluteString)/?key=wrong")!))
         #expect(wrong.status == 401)
-        let thumbnail = try await transport.send(SyncHTTPRequest(method: "GET", url: base.appendingPathComponent("dashboard/thumbnails/1")))
+        let thumbnail = try await transport.send(HTTPRequest(method: "GET", url: base.appendingPathComponent("dashboard/thumbnails/1")))
         #expect(thumbnail.status == 401)
         // With the key (URLSession follows the redirect and keeps no cookies: the page itself then needs the cookie).
-        let admitted = try await transport.send(SyncHTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(key)"]))
+        let admitted = try await transport.send(HTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(key)"]))
         #expect(admitted.status == 200 && String(decoding: admitted.body, as: UTF8.self).contains("<h1>Memory Palace</h1>"))
     }
 }

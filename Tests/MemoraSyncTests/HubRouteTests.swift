@@ -1,6 +1,7 @@
 import Foundation
 import ImageKit
 import MemoraHub
+import MemoraHTTP
 import MemoraServer
 import MemoraSync
 import MemoraSystem
@@ -9,11 +10,11 @@ import Testing
 import TestSupport
 
 /// A transport that checks every answer against Docs/openapi.json (the hub's routes are documented there too).
-struct CheckedTransport: SyncTransport {
-    let inner = URLSessionSyncTransport(timeout: 30)
+struct CheckedTransport: HTTPTransport {
+    let inner = URLSessionTransport(timeout: .seconds(30))
 
-    func send(_ request: SyncHTTPRequest) async throws(SyncError) -> SyncHTTPResponse {
-        let response = try await inner.send(request)
+    func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
+        let response = try await inner.send(request, progress: progress)
         for problem in OpenAPIDocument.shared.problems(method: request.method, path: request.url.path, status: response.status, body: response.body) {
             Issue.record("Docs/openapi.json: \(problem)")
         }
@@ -133,7 +134,7 @@ struct HubRouteTests {
                     String(repeating: "e\u{301}", count: 51),
                     "Ana\u{202E}avlis", "line\nbreak"] {
             let failure = await hubFailure { () async throws(HubError) in _ = try await hub.addPerson(name: bad) }
-            guard case .invalidRequest(_, let fields)? = failure else { Issue.record("the name \(bad.debugDescription): \(String(describing: failure))"); continue }
+            guard let fields = failure.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("the name \(bad.debugDescription): \(String(describing: failure))"); continue }
             #expect(fields.first?.hasPrefix("name") == true, "\(fields)")
         }
         await #expect(throws: HubError.notFound("no such person")) { _ = try await hub.updatePerson(id: 9999, name: "Nobody") }
@@ -200,10 +201,10 @@ struct HubRouteTests {
 
         // The media and thumbnail, as stored.
         let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
-        let raw = URLSessionSyncTransport()
-        let media = try await raw.send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(memory.id)/media"), headers: ["Authorization": "Bearer \(token)"]))
+        let raw = URLSessionTransport()
+        let media = try await raw.send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(memory.id)/media"), headers: ["Authorization": "Bearer \(token)"]))
         #expect(media.status == 200 && [UInt8](media.body) == jpeg)
-        let thumbnail = try await raw.send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(memory.id)/thumbnail"), headers: ["Authorization": "Bearer \(token)"]))
+        let thumbnail = try await raw.send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(memory.id)/thumbnail"), headers: ["Authorization": "Bearer \(token)"]))
         #expect(thumbnail.status == 200 && thumbnail.body.prefix(3) == Data([0xFF, 0xD8, 0xFF]))
         let info = try ImageDecoder.info(of: [UInt8](thumbnail.body))
         #expect(max(info.width, info.height) == 512)
@@ -232,7 +233,7 @@ struct HubRouteTests {
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 64, height: 48, seed: 2), to: photo, as: .jpeg())
         func refusal(_ upload: MemoryUpload, file: String? = photo, type: String? = nil) async -> [String] {
             let failure = await hubFailure { () async throws(HubError) in _ = try await hub.upload(upload, file: file, contentType: type) }
-            guard case .invalidRequest(_, let fields)? = failure else { Issue.record("\(upload): \(String(describing: failure))"); return [] }
+            guard let fields = failure.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("\(upload): \(String(describing: failure))"); return [] }
             return fields
         }
         for (box, message) in [(FaceTag(x: 1.2, y: 0, width: 0.1, height: 0.1), "x and y"), (FaceTag(x: 0.1, y: 0.1, width: 0, height: 0.2), "above 0"),
@@ -253,8 +254,8 @@ struct HubRouteTests {
         // Raw bodies: broken multipart, no metadata, an unknown part, JSON instead of multipart.
         let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
         let transport = CheckedTransport()
-        func post(_ body: Data, type: String = "multipart/form-data; boundary=test-boundary-42") async throws -> SyncHTTPResponse {
-            try await transport.send(SyncHTTPRequest(method: "POST", url: server.url.appendingPathComponent("api/memories"),
+        func post(_ body: Data, type: String = "multipart/form-data; boundary=test-boundary-42") async throws -> HTTPResponse {
+            try await transport.send(HTTPRequest(method: "POST", url: server.url.appendingPathComponent("api/memories"),
                                                      headers: ["Authorization": "Bearer \(token)", "Content-Type": type], body: body))
         }
         let metadata = Array(#"{"kind":"text","title":"t","description":"words"}"#.utf8)
@@ -272,28 +273,28 @@ struct HubRouteTests {
 }
 
 /// A transport that counts the PATCH requests (an upload session's pieces) it passes on.
-final class CountingTransport: SyncTransport, Sendable {
+final class CountingTransport: HTTPTransport, Sendable {
     let inner = CheckedTransport()
     let patches = Mutex(0)
 
-    func send(_ request: SyncHTTPRequest) async throws(SyncError) -> SyncHTTPResponse {
+    func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
         if request.method == "PATCH" { patches.withLock { $0 += 1 } }
-        return try await inner.send(request)
+        return try await inner.send(request, progress: progress)
     }
 }
 
 /// A transport that loses the answer of the second PATCH (the bytes arrived) and drops the fourth
 /// before it is sent: the resumable upload must continue from what the hub has.
-final class DroppingTransport: SyncTransport, @unchecked Sendable {
+final class DroppingTransport: HTTPTransport, @unchecked Sendable {
     let inner = CheckedTransport()
     private let patches = Mutex(0)
 
-    func send(_ request: SyncHTTPRequest) async throws(SyncError) -> SyncHTTPResponse {
+    func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
         guard request.method == "PATCH" else { return try await inner.send(request) }
         let count = patches.withLock { $0 += 1; return $0 }
-        if count == 4 { throw .connectionFailed(server: "hub", reason: "dropped before it was sent (test)") }
-        let response = try await inner.send(request)
-        if count == 2 { throw .connectionFailed(server: "hub", reason: "the answer was lost (test)") }
+        if count == 4 { throw HTTPError(.connectionFailed, endpoint: "hub", reason: "dropped before it was sent (test)", isRetryable: true) }
+        let response = try await inner.send(request, progress: progress)
+        if count == 2 { throw HTTPError(.connectionFailed, endpoint: "hub", reason: "the answer was lost (test)", isRetryable: true) }
         return response
     }
 }
@@ -352,8 +353,8 @@ struct HubResumableUploadTests {
         // By hand: a wrong offset is answered 409; an incomplete session makes no memory; a session of another device is not found.
         let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
         let transport = CheckedTransport()
-        func send(_ method: String, _ path: String, body: Data = Data(), headers: [String: String] = [:], as device: String? = nil) async throws -> SyncHTTPResponse {
-            try await transport.send(SyncHTTPRequest(method: method, url: server.url.appendingPathComponent(path),
+        func send(_ method: String, _ path: String, body: Data = Data(), headers: [String: String] = [:], as device: String? = nil) async throws -> HTTPResponse {
+            try await transport.send(HTTPRequest(method: method, url: server.url.appendingPathComponent(path),
                                                      headers: ["Authorization": "Bearer \(device ?? token)", "Content-Type": "application/json"].merging(headers) { $1 }, body: body))
         }
         let clip = folder + "/clip.wav"
@@ -366,7 +367,7 @@ struct HubResumableUploadTests {
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: ["Upload-Offset": "0"]).status == 409)
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: [:]).status == 400)
         let incomplete = await hubFailure { () async throws(HubError) in _ = try await hub.upload(MemoryUpload(kind: .voice, title: "Too soon", uploadId: session.id)) }
-        guard case .invalidRequest(_, let fields)? = incomplete else { Issue.record("\(String(describing: incomplete))"); return }
+        guard let fields = incomplete.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("\(String(describing: incomplete))"); return }
         #expect(fields.first?.contains("10 of \(small.count) bytes") == true, "\(fields)")
         let other = try await server.pairedClient(folder + "/other")
         let otherToken = try #require(try SyncCredentialFile(path: folder + "/other/hub.json").load()?.token)
@@ -414,7 +415,7 @@ struct HubResumableUploadTests {
         let (party, _) = try await hub.upload(MemoryUpload(kind: .video, title: "The party"), file: video)
         #expect(party.durationMs == 2000 && party.width == 1280 && party.height == 720 && party.mediaType == "video/mp4")
         let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
-        let poster = try await URLSessionSyncTransport().send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(party.id)/thumbnail"),
+        let poster = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(party.id)/thumbnail"),
                                                                              headers: ["Authorization": "Bearer \(token)"]))
         let info = try ImageDecoder.info(of: [UInt8](poster.body))
         #expect(poster.status == 200 && info.width == 512 && info.height == 288)
@@ -433,7 +434,7 @@ struct HubResumableUploadTests {
         try mediaFixture(song, "-f", "lavfi", "-i", "sine=frequency=523:duration=1", "-c:a", "aac")
         for (file, kind, message) in [(fake, MemoryKind.video, "cannot be read"), (song, MemoryKind.video, "has no video"), (fake, MemoryKind.voice, "cannot be read")] {
             let failure = await hubFailure { () async throws(HubError) in _ = try await hub.upload(MemoryUpload(kind: kind, title: "bad"), file: file, contentType: kind == .video ? "video/mp4" : "audio/mp4") }
-            guard case .invalidRequest(let text, _)? = failure else { Issue.record("\(String(describing: failure))"); continue }
+            guard let text = failure.flatMap({ $0.code == .invalidRequest ? $0.message : nil }) else { Issue.record("\(String(describing: failure))"); continue }
             #expect(text.contains(message), "\(text)")
         }
         #expect(try await hub.memories().memories.count == 4)
@@ -524,7 +525,7 @@ struct HubResumableUploadTests {
             // Bad embeddings are refused.
             for bad in [[Float](), [Float](repeating: 0.5, count: 513)] {
                 let failure = await hubFailure { () async throws(HubError) in _ = try await phone.addFaces(memory: merged.id, faces: [FaceTag(x: 0.3, y: 0.6, width: 0.1, height: 0.1, embedding: bad)]) }
-                guard case .invalidRequest(_, let fields)? = failure else { Issue.record("\(String(describing: failure))"); continue }
+                guard let fields = failure.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("\(String(describing: failure))"); continue }
                 #expect(fields.first?.contains("embedding") == true, "\(fields)")
             }
         }
@@ -549,7 +550,7 @@ struct HubAvatarTests {
         let updated = try await hub.setAvatar(person: ana.id, image: portrait)
         #expect(updated.avatarUrl == "/api/people/\(ana.id)/avatar")
         let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
-        let fetched = try await CheckedTransport().send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/people/\(ana.id)/avatar"),
+        let fetched = try await CheckedTransport().send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/people/\(ana.id)/avatar"),
                                                                          headers: ["Authorization": "Bearer \(token)"]))
         #expect(fetched.status == 200)
         let info = try ImageDecoder.info(of: [UInt8](fetched.body))
@@ -563,12 +564,12 @@ struct HubAvatarTests {
         let text = folder + "/not.png"
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: text))
         let refused = await hubFailure { () async throws(HubError) in _ = try await hub.setAvatar(person: ana.id, image: text) }
-        guard case .invalidRequest? = refused else { Issue.record("\(String(describing: refused))"); return }
+        guard refused?.code == .invalidRequest else { Issue.record("\(String(describing: refused))"); return }
         // A small PNG that declares 100 megapixels is refused from its header, before any pixel is decoded.
         let bomb = pngDeclaring(width: 10000, height: 10000, try ImageEncoder.encode(try Image(width: 4, height: 4, fill: .white), as: .png()))
         try Data(bomb).write(to: URL(fileURLWithPath: folder + "/bomb.png"))
         let tooLarge = await hubFailure { () async throws(HubError) in _ = try await hub.setAvatar(person: ana.id, image: folder + "/bomb.png") }
-        guard case .invalidRequest(_, let fields)? = tooLarge else { Issue.record("\(String(describing: tooLarge))"); return }
+        guard let fields = tooLarge.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("\(String(describing: tooLarge))"); return }
         #expect(fields.contains { $0.contains("10000x10000") && $0.contains("16 megapixels") }, "\(fields)")
         await #expect(throws: HubError.notFound("no such person")) { _ = try await hub.setAvatar(person: 999, image: second) }
         // Removed with the person.

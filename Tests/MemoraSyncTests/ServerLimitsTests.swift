@@ -2,6 +2,7 @@ import Foundation
 import ImageKit
 import MemoraCore
 import MemoraHub
+import MemoraHTTP
 import MemoraServer
 import MemoraSync
 import MemoraSystem
@@ -250,10 +251,10 @@ struct ServerAnswerTests {
         let hub = try await server.pairedClient(folder)
         let (note, _) = try await hub.upload(MemoryUpload(kind: .text, title: "A page?", description: "<script>alert(1)</script>"))
         let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
-        let media = try await URLSessionSyncTransport().send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(note.id)/media"),
+        let media = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories/\(note.id)/media"),
                                                                              headers: ["Authorization": "Bearer \(token)"]))
         #expect(media.status == 200 && media.headers["x-content-type-options"] == "nosniff", "\(media.headers)")
-        let health = try await URLSessionSyncTransport().send(SyncHTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/health")))
+        let health = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/health")))
         #expect(health.headers["x-content-type-options"] == "nosniff")
         for method in ["TRACE", "CONNECT"] {
             let answer = try await RawSocket.exchange(port: server.port, Data("\(method) /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import MemoraServer
+import MemoraHTTP
 import MemoraSync
 import MemoraTesting
 import Synchronization
@@ -101,14 +102,14 @@ final class TestServer: Sendable {
 /// Raw HTTP against the test server, for the routes' own tests.
 struct RawClient {
     let base: URL
-    let transport = URLSessionSyncTransport(timeout: 20)
+    let transport = URLSessionTransport(timeout: .seconds(20))
 
     func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil, body: Data? = nil,
-              headers extra: [String: String] = [:]) async throws -> SyncHTTPResponse {
+              headers extra: [String: String] = [:]) async throws -> HTTPResponse {
         var headers = ["Content-Type": "application/json"].merging(extra) { $1 }
         if let token { headers["Authorization"] = "Bearer \(token)" }
         let url = path.contains("?") ? URL(string: base.absoluteString + (base.absoluteString.hasSuffix("/") ? "" : "/") + path)! : base.appendingPathComponent(path)
-        let response = try await transport.send(SyncHTTPRequest(method: method, url: url, headers: headers,
+        let response = try await transport.send(HTTPRequest(method: method, url: url, headers: headers,
                                                                 body: body ?? Data((json ?? "").utf8)))
         // Every answer must be what Docs/openapi.json says (this is what keeps the document true).
         for problem in OpenAPIDocument.shared.problems(method: method, path: url.path, status: response.status, body: response.body) {
@@ -123,7 +124,7 @@ struct RawClient {
         return try JSONDecoder().decode(DeviceToken.self, from: response.body).token
     }
 
-    func push(_ token: String, _ mutations: [SyncMutation]) async throws -> SyncHTTPResponse {
+    func push(_ token: String, _ mutations: [SyncMutation]) async throws -> HTTPResponse {
         try await send("POST", "api/sync/push", token: token, body: try JSONEncoder().encode(PushRequest(mutations: mutations)))
     }
 
@@ -133,7 +134,7 @@ struct RawClient {
         return try JSONDecoder().decode(PullResponse.self, from: response.body)
     }
 
-    static func error(_ response: SyncHTTPResponse) -> APIError? {
+    static func error(_ response: HTTPResponse) -> APIError? {
         try? JSONDecoder().decode(APIErrorBody.self, from: response.body).error
     }
 }

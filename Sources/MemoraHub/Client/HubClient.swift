@@ -1,9 +1,7 @@
 public import Foundation
+public import MemoraHTTP
 public import MemoraSync
 internal import MemoraSystem
-#if canImport(FoundationNetworking)
-internal import FoundationNetworking
-#endif
 
 /// The collector's side of a Memory Palace hub (Docs/Hub.md): pair from the QR code, test the
 /// connection, upload memories (with progress, cancellable), list and delete them, and manage people.
@@ -20,18 +18,18 @@ public struct HubClient: Sendable {
     /// The hub's address.
     public let base: URL
     private let token: String
-    private let transport: any SyncTransport
+    private let transport: any HTTPTransport
 
     /// A client with a device token the hub gave (``pair(_:deviceID:platform:credentials:transport:)`` saves it);
-    /// JSON requests go through `transport` (uploads stream through their own `URLSession`).
-    public init(base: URL, token: String, transport: any SyncTransport = URLSessionSyncTransport()) {
+    /// every request goes through `transport`.
+    public init(base: URL, token: String, transport: any HTTPTransport = URLSessionTransport()) {
         self.base = base
         self.token = token
         self.transport = transport
     }
 
     /// The client of the hub this device paired with, from its saved credentials.
-    public init(credentials file: SyncCredentialFile, transport: any SyncTransport = URLSessionSyncTransport()) throws(HubError) {
+    public init(credentials file: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport()) throws(HubError) {
         let saved: SyncCredentials?
         do { saved = try file.load() } catch { throw .file(path: file.path, reason: error.description) }
         guard let saved, let token = saved.token else { throw .notPaired }
@@ -42,7 +40,7 @@ public struct HubClient: Sendable {
     /// in `credentials` (0600). The device keeps its id across pairings, unless the hub gives it a new
     /// one (a device whose token still works has that id); the id the hub answers is the one saved.
     public static func pair(_ config: ServerConfig, deviceID: String? = nil, platform: String = "linux",
-                            credentials file: SyncCredentialFile, transport: any SyncTransport = URLSessionSyncTransport()) async throws(HubError) -> HubClient {
+                            credentials file: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport()) async throws(HubError) -> HubClient {
         let known = try? file.load()
         let device = deviceID ?? known?.deviceID ?? SyncCredentials.newDeviceID()
         let body = PairRequest(pairingToken: config.authToken, deviceId: device, platform: platform)
@@ -85,16 +83,9 @@ public struct HubClient: Sendable {
     public func setAvatar(person id: Int64, image path: String) async throws(HubError) -> HubPerson {
         let bytes: Data
         do { bytes = Data(try SystemFile(path).readAll()) } catch { throw .file(path: path, reason: "cannot be read: \(error)") }
-        let response: SyncHTTPResponse
-        do {
-            response = try await transport.send(SyncHTTPRequest(method: "PUT", url: base.appendingPathComponent("api/people/\(id)/avatar"), headers: [
-                "Authorization": "Bearer \(token)", "Content-Type": MultipartBody.contentType(of: path),
-            ], body: bytes))
-        } catch .connectionFailed(let host, let reason) {
-            throw .connectionFailed(host: host, reason: reason)
-        } catch {
-            throw .malformedResponse(error.description)
-        }
+        let response = try await Self.send(transport, HTTPRequest(method: "PUT", url: base.appendingPathComponent("api/people/\(id)/avatar"), headers: [
+            "Authorization": "Bearer \(token)", "Content-Type": MultipartBody.contentType(of: path),
+        ], body: bytes))
         try Self.check(response, expecting: [200])
         return try Self.decode(response)
     }
@@ -163,7 +154,7 @@ public struct HubClient: Sendable {
     /// people and faces). A file over ``singleRequestLimit`` goes through an upload session, so a dropped
     /// connection costs one piece. Cancelling the task cancels the upload.
     public func upload(_ metadata: MemoryUpload, file: String? = nil, contentType: String? = nil,
-                       progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws(HubError) -> (memory: HubMemory, created: Bool) {
+                       progress: HTTPProgress? = nil) async throws(HubError) -> (memory: HubMemory, created: Bool) {
         if let file {
             guard let status = FileSystem.statusIfPresent(of: file) else { throw .file(path: file, reason: "no such file") }
             if status.size > Self.singleRequestLimit {
@@ -173,11 +164,10 @@ public struct HubClient: Sendable {
         let boundary = "memora-" + SyncCredentials.newDeviceID()
         let body = try MultipartBody.make(boundary: boundary, metadata: metadata, file: file,
                                           contentType: contentType ?? file.map(MultipartBody.contentType(of:)) ?? "text/plain")
-        var request = URLRequest(url: base.appendingPathComponent("api/memories"))
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
-        let response = try await UploadTask.run(request, body: body, progress: progress)
+        let request = HTTPRequest(method: "POST", url: base.appendingPathComponent("api/memories"), headers: [
+            "Authorization": "Bearer \(token)", "Content-Type": "multipart/form-data; boundary=\(boundary)",
+        ], body: body, timeout: .seconds(300))
+        let response = try await Self.send(transport, request, progress: progress)
         try Self.check(response, expecting: [200, 201])
         return (try Self.decode(response), response.status == 201)
     }
@@ -186,7 +176,7 @@ public struct HubClient: Sendable {
     /// A dropped connection costs only the piece in flight: the client asks the hub where the session
     /// stands and continues from there, up to `retries` times in a row. Memory stays at one piece.
     public func uploadResumable(_ metadata: MemoryUpload, file: String, contentType: String? = nil, pieceSize: Int = 8 << 20, retries: Int = 5,
-                                progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws(HubError) -> (memory: HubMemory, created: Bool) {
+                                progress: HTTPProgress? = nil) async throws(HubError) -> (memory: HubMemory, created: Bool) {
         let source: SystemFile, size: Int64, hash: String
         do {
             source = try SystemFile(file)
@@ -204,15 +194,14 @@ public struct HubClient: Sendable {
             let piece: [UInt8]
             do { piece = try source.readExactly(count, at: status.offset) } catch { throw .file(path: file, reason: "cannot be read: \(error)") }
             let url = base.appendingPathComponent("api/uploads/\(status.id)")
-            let response: SyncHTTPResponse
+            let response: HTTPResponse
             do {
-                response = try await transport.send(SyncHTTPRequest(method: "PATCH", url: url, headers: [
+                response = try await transport.send(HTTPRequest(method: "PATCH", url: url, headers: [
                     "Authorization": "Bearer \(token)", "Upload-Offset": String(status.offset), "Content-Type": "application/offset+octet-stream",
-                ], body: Data(piece)))
+                ], body: Data(piece), timeout: .seconds(300)))
             } catch {
-                guard case .connectionFailed(let host, let reason) = error else { throw .malformedResponse(error.description) }
                 failures += 1
-                guard failures <= retries else { throw .connectionFailed(host: host, reason: reason) }
+                guard error.code == .connectionFailed || error.code == .timedOut, failures <= retries else { throw .http(error) }
                 try? await Task.sleep(for: .milliseconds(200 * failures))
                 status = try await json("GET", "api/uploads/\(status.id)")  // what arrived before the connection dropped
                 continue
@@ -243,7 +232,7 @@ public struct HubClient: Sendable {
         return try Self.decode(response)
     }
 
-    static func send<Body: Encodable>(_ transport: any SyncTransport, _ method: String, _ url: URL, token: String?, json body: Body?) async throws(HubError) -> SyncHTTPResponse {
+    static func send<Body: Encodable>(_ transport: any HTTPTransport, _ method: String, _ url: URL, token: String?, json body: Body?) async throws(HubError) -> HTTPResponse {
         var headers = ["Accept": "application/json"]
         if let token { headers["Authorization"] = "Bearer \(token)" }
         var data = Data()
@@ -251,17 +240,16 @@ public struct HubClient: Sendable {
             headers["Content-Type"] = "application/json"
             do { data = try JSONEncoder().encode(body) } catch { throw .malformedResponse("cannot encode the request: \(error)") }
         }
-        do {
-            return try await transport.send(SyncHTTPRequest(method: method, url: url, headers: headers, body: data))
-        } catch .connectionFailed(let host, let reason) {
-            throw .connectionFailed(host: host, reason: reason)
-        } catch {
-            throw .malformedResponse(error.description)
-        }
+        return try await send(transport, HTTPRequest(method: method, url: url, headers: headers, body: data))
+    }
+
+    /// Sends `request`; no answer is a ``HubError`` (``HubError/http(_:)``).
+    static func send(_ transport: any HTTPTransport, _ request: HTTPRequest, progress: HTTPProgress? = nil) async throws(HubError) -> HTTPResponse {
+        do { return try await transport.send(request, progress: progress) } catch { throw .http(error) }
     }
 
     /// Turns an answer that is not one of `expecting` into the matching ``HubError``.
-    static func check(_ response: SyncHTTPResponse, expecting: Set<Int>) throws(HubError) {
+    static func check(_ response: HTTPResponse, expecting: Set<Int>) throws(HubError) {
         guard !expecting.contains(response.status) else { return }
         if response.status == 409, let conflict = try? JSONDecoder().decode(PersonConflict.self, from: response.body) {
             throw .personExists(conflict.person)
@@ -276,7 +264,7 @@ public struct HubClient: Sendable {
         }
     }
 
-    static func decode<Answer: Decodable>(_ response: SyncHTTPResponse) throws(HubError) -> Answer {
+    static func decode<Answer: Decodable>(_ response: HTTPResponse) throws(HubError) -> Answer {
         do { return try JSONDecoder().decode(Answer.self, from: response.body) } catch { throw .malformedResponse("\(error)") }
     }
 }

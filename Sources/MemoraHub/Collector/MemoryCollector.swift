@@ -119,7 +119,7 @@ public struct MemoryCollector: Sendable {
         do {
             let (memory, created) = try await hub.upload(upload, file: file, contentType: contentType)
             return .uploaded(memory, created: created)
-        } catch .connectionFailed {
+        } catch where error.code == .connectionFailed {
             return .queued(try outbox.add(upload, file: file))
         }
     }
@@ -143,7 +143,7 @@ public struct MemoryCollector: Sendable {
         }
         do {
             return .tagged(try await hub.tagFace(memory: memory, face: face, person: person))
-        } catch .connectionFailed {
+        } catch where error.code == .connectionFailed {
             return .queued(try outbox.addTag(pending))
         }
     }
@@ -159,12 +159,10 @@ public struct MemoryCollector: Sendable {
                 _ = try await hub.tagFace(memory: pending.memory, face: pending.face, person: pending.person)
                 outbox.remove(pending)
                 sent += 1
-            } catch .connectionFailed {
+            } catch where error.code == .connectionFailed {
                 break
-            } catch .notFound(let message) {
-                outbox.setAside(pending, reason: HubError.notFound(message).description)
-            } catch .invalidRequest(let message, let fields) {
-                outbox.setAside(pending, reason: HubError.invalidRequest(message, fields).description)
+            } catch where error.code == .notFound || error.code == .invalidRequest {
+                outbox.setAside(pending, reason: error.message)
             }
         }
         return sent
@@ -181,12 +179,10 @@ public struct MemoryCollector: Sendable {
                 let (memory, _) = try await hub.upload(item.metadata, file: item.file)
                 uploaded.append(memory)
                 outbox.remove(item)
-            } catch .connectionFailed {
+            } catch where error.code == .connectionFailed {
                 break
-            } catch .invalidRequest(let message, let fields) {
-                outbox.setAside(item, reason: HubError.invalidRequest(message, fields).description)
-            } catch .server(let status, let code, let message) where [413, 415, 422].contains(status) {
-                outbox.setAside(item, reason: HubError.server(status: status, code: code, message: message).description)
+            } catch where error.code == .invalidRequest || (error.code == .serverError && [413, 415, 422].contains(error.status)) {
+                outbox.setAside(item, reason: error.message)
             }
         }
         try await flushTags()

@@ -52,8 +52,8 @@ struct ErrorMiddleware: RouterMiddleware {
 
     static func response(for error: ServerError) -> Response {
         var response = json(APIErrorBody(error: error.apiError), status: HTTPResponse.Status(code: error.status))
-        if case .rateLimited(let seconds) = error { response.headers[.retryAfter] = String(seconds) }
-        if case .unauthorized = error { response.headers[.wwwAuthenticate] = "Bearer" }
+        if let seconds = error.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        if error.code == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
         return response
     }
 

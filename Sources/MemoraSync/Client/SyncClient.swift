@@ -1,5 +1,6 @@
 public import Foundation
 internal import MemoraDatabase
+public import MemoraHTTP
 
 /// What one sync did.
 public struct SyncReport: Sendable, Hashable {
@@ -26,14 +27,14 @@ public struct SyncClient: Sendable {
     /// Where the device's credentials are cached.
     public let credentials: SyncCredentialFile
     /// The transport.
-    public let transport: any SyncTransport
+    public let transport: any HTTPTransport
     /// The platform the device registers as.
     public let platform: String
     /// The records asked for in each pull.
     public var pageSize = 500
 
     /// Creates a client.
-    public init(replica: SyncReplica, credentials: SyncCredentialFile, transport: any SyncTransport = URLSessionSyncTransport(), platform: String = "linux") {
+    public init(replica: SyncReplica, credentials: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport(), platform: String = "linux") {
         self.replica = replica
         self.credentials = credentials
         self.transport = transport
@@ -52,8 +53,8 @@ public struct SyncClient: Sendable {
         do {
             try await pushAll(&session, report: &report)
             try await pullAll(&session, report: &report)
-        } catch SyncError.unauthorized(let message) {
-            guard let joinCode else { throw SyncError.unauthorized(message) }
+        } catch where error.code == .unauthorized {
+            guard let joinCode else { throw error }
             session = try await register(server: server, deviceID: session.deviceID, joinCode: joinCode)
             report.registered = true
             try await pushAll(&session, report: &report)
@@ -103,10 +104,10 @@ public struct SyncClient: Sendable {
             let response: PushResponse
             do {
                 response = try await call("POST", "api/sync/push", body: PushRequest(mutations: batch), session: session)
-            } catch SyncError.server(409, let error) where error.code == "mutation_gap" {
+            } catch where error.status == 409 && error.apiError?.code == "mutation_gap" {
                 // The server lost acknowledged mutations (a restored backup): learn where it is, number ours from there.
                 gaps += 1
-                guard gaps < 3 else { throw SyncError.server(status: 409, error) }
+                guard gaps < 3 else { throw error }
                 let page: PullResponse = try await call("POST", "api/sync/pull", body: PullRequest(cursor: try replica.cursor(), limit: 1), session: session)
                 try replica.renumberPending(from: page.lastMutationId + 1)
                 continue
@@ -145,7 +146,12 @@ public struct SyncClient: Sendable {
         } catch {
             throw .malformedResponse("cannot encode the request: \(error)")
         }
-        let response = try await transport.send(SyncHTTPRequest(method: method, url: session.server.appendingPathComponent(path), headers: headers, body: data))
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(HTTPRequest(method: method, url: session.server.appendingPathComponent(path), headers: headers, body: data))
+        } catch {
+            throw .http(error)
+        }
         guard (200..<300).contains(response.status) else {
             let error = (try? JSONDecoder().decode(APIErrorBody.self, from: response.body))?.error
                 ?? APIError(code: "http_\(response.status)", message: "HTTP \(response.status) without Memora's error body")

@@ -105,8 +105,8 @@ public struct ConvergenceSimulation: Sendable {
                 outcome.syncs += 1
                 do {
                     _ = try await device.client.sync(server: server(index), joinCode: joinCode)
-                } catch SyncError.malformedResponse(let reason) {
-                    outcome.problems.append("seed \(seed), step \(step): a malformed answer: \(reason)")
+                } catch where error.code == .malformedResponse {
+                    outcome.problems.append("seed \(seed), step \(step): a malformed answer: \(error.message)")
                 } catch {
                     outcome.failedSyncs += 1
                 }

@@ -1,20 +1,20 @@
 internal import Foundation
-public import MemoraSync
+public import MemoraHTTP
 internal import PhotoIndex
 internal import MemoraSystem
 
-/// A sync transport over real HTTP that, from a seed, loses requests before they are sent, loses
+/// An HTTP transport over real HTTP that, from a seed, loses requests before they are sent, loses
 /// answers after the server acted, sends requests twice and delivers old requests late: the
 /// network of the convergence property (Docs/Sync.md). Disabled, it passes everything through.
-public final class FaultyTransport: SyncTransport {
+public final class FaultyTransport: HTTPTransport {
     private struct State {
         var random: SeededRandom
-        var history: [SyncHTTPRequest] = []
+        var history: [HTTPRequest] = []
         var enabled = true
         var faults = 0
     }
 
-    private let inner = URLSessionSyncTransport(timeout: 20)
+    private let inner = URLSessionTransport(timeout: .seconds(20))
     private let state: Locked<State>
 
     /// A transport whose faults follow `seed`.
@@ -27,8 +27,8 @@ public final class FaultyTransport: SyncTransport {
     public var faults: Int { state.withLock { $0.faults } }
 
     /// Sends `request`, perhaps with a fault.
-    public func send(_ request: SyncHTTPRequest) async throws(SyncError) -> SyncHTTPResponse {
-        let (roll, replay): (Double, SyncHTTPRequest?) = state.withLock { state in
+    public func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
+        let (roll, replay): (Double, HTTPRequest?) = state.withLock { state in
             state.history.append(request)
             if state.history.count > 40 { state.history.removeFirst() }
             guard state.enabled else { return (1, nil) }
@@ -37,13 +37,13 @@ public final class FaultyTransport: SyncTransport {
             if roll < 0.4 { state.faults += 1 }
             return (roll, old)
         }
-        let server = "\(request.url.host ?? "")"
+        let server = request.redactedURL
         switch roll {
         case ..<0.1:
-            throw .connectionFailed(server: server, reason: "dropped before it was sent (simulated)")
+            throw HTTPError(.connectionFailed, endpoint: server, reason: "dropped before it was sent (simulated)", isRetryable: true)
         case ..<0.2:
             _ = try await inner.send(request)
-            throw .connectionFailed(server: server, reason: "the answer was lost (simulated)")
+            throw HTTPError(.connectionFailed, endpoint: server, reason: "the answer was lost (simulated)", isRetryable: true)
         case ..<0.3:
             _ = try await inner.send(request)
             return try await inner.send(request)
@@ -52,7 +52,7 @@ public final class FaultyTransport: SyncTransport {
             if let replay { _ = try? await inner.send(replay) }  // an old request arrives late
             return answer
         default:
-            return try await inner.send(request)
+            return try await inner.send(request, progress: progress)
         }
     }
 }

@@ -1,0 +1,124 @@
+internal import Foundation
+internal import MemoraSystem
+#if canImport(FoundationNetworking)
+internal import FoundationNetworking
+#endif
+
+/// ``HTTPTransport`` over Foundation's `URLSession` (libcurl on Linux): no cookies, no cache, an
+/// answer's size bounded, upload progress and cancellation for every request.
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+    private let exchanges: Exchanges
+    private let timeout: Duration
+
+    /// A transport that waits `timeout` for the next bytes of an answer (a request's own
+    /// ``HTTPRequest/timeout`` wins) and refuses answers larger than `maximumResponseBytes`.
+    public init(timeout: Duration = .seconds(60), maximumResponseBytes: Int = 64 << 20) {
+        self.timeout = timeout
+        let exchanges = Exchanges(limit: maximumResponseBytes)
+        self.exchanges = exchanges
+        session = ApplicationFolders.withoutCookieFolder {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = Self.seconds(timeout)
+            configuration.httpCookieStorage = nil
+            configuration.urlCache = nil
+            return URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
+        }
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    public func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
+        var urlRequest = URLRequest(url: request.url, timeoutInterval: Self.seconds(request.timeout ?? timeout))
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let sendsBody = !request.body.isEmpty && request.method != "GET" && request.method != "HEAD"
+        let task = sendsBody ? session.uploadTask(with: urlRequest, from: request.body) : session.dataTask(with: urlRequest)
+        let endpoint = request.redactedURL
+        let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                exchanges.begin(task, endpoint: endpoint, progress: progress, continuation: continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+        return try result.get()
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let parts = duration.components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
+}
+
+/// The session's delegate: follows each task's progress, collects its answer and ends it.
+private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
+    struct Exchange {
+        var endpoint: String
+        var progress: HTTPProgress?
+        var continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>
+        var body = Data()
+        var tooLarge = false
+    }
+
+    let limit: Int
+    private let running = Locked([Int: Exchange]())
+
+    init(limit: Int) { self.limit = limit }
+
+    func begin(_ task: URLSessionTask, endpoint: String, progress: HTTPProgress?,
+               continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) {
+        running.withLock { $0[task.taskIdentifier] = Exchange(endpoint: endpoint, progress: progress, continuation: continuation) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        running.withLock { $0[task.taskIdentifier]?.progress }?(totalBytesSent, totalBytesExpectedToSend)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overflow = running.withLock { running -> Bool in
+            guard var exchange = running[dataTask.taskIdentifier], !exchange.tooLarge else { return false }
+            if exchange.body.count + data.count > limit {
+                exchange.tooLarge = true
+                exchange.body = Data()
+            } else {
+                exchange.body.append(data)
+            }
+            running[dataTask.taskIdentifier] = exchange
+            return exchange.tooLarge
+        }
+        if overflow { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = running.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let result: Result<HTTPResponse, HTTPError>
+        if exchange.tooLarge {
+            result = .failure(HTTPError(.responseTooLarge, endpoint: exchange.endpoint, reason: "the answer is larger than \(limit) bytes"))
+        } else if let error {
+            result = .failure(Self.failure(error, endpoint: exchange.endpoint))
+        } else if let http = task.response as? HTTPURLResponse {
+            if task.countOfBytesSent > 0 { exchange.progress?(task.countOfBytesSent, task.countOfBytesSent) }
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+            }
+            result = .success(HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body))
+        } else {
+            result = .failure(HTTPError(.malformedResponse, endpoint: exchange.endpoint, reason: "not an HTTP answer"))
+        }
+        exchange.continuation.resume(returning: result)
+    }
+
+    static func failure(_ error: any Error, endpoint: String) -> HTTPError {
+        guard let error = error as? URLError else {
+            return HTTPError(.connectionFailed, endpoint: endpoint, reason: "\(error)", isRetryable: true)
+        }
+        switch error.code {
+        case .timedOut: return HTTPError(.timedOut, endpoint: endpoint, reason: "no answer within the timeout", isRetryable: true)
+        case .cancelled: return HTTPError(.cancelled, endpoint: endpoint, reason: "the request was cancelled")
+        default: return HTTPError(.connectionFailed, endpoint: endpoint, reason: error.localizedDescription, isRetryable: true)
+        }
+    }
+}
