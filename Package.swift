@@ -255,6 +255,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift),
         .testTarget(name: "MemoraSystemTests", dependencies: ["MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "ReadmeTests", dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "MemoraHTTPTests",
+            dependencies: ["MemoraHTTP", "MemoraSystem", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox")],
+            swiftSettings: strictSwift),
         .testTarget(name: "ImageKitTests", dependencies: ["TestSupport", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),

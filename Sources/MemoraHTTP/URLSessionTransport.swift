@@ -35,6 +35,17 @@ public final class URLSessionTransport: HTTPTransport {
         let sendsBody = !request.body.isEmpty && request.method != "GET" && request.method != "HEAD"
         let task = sendsBody ? session.uploadTask(with: urlRequest, from: request.body) : session.dataTask(with: urlRequest)
         let endpoint = request.redactedURL
+        let wait = request.timeout ?? timeout
+        // URLSession on Linux keeps the session's timeout whatever the request says: a watchdog holds
+        // each request to its own, measured from the last bytes that went either way.
+        let exchanges = exchanges
+        let watchdog = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: min(wait / 4, .milliseconds(250)))
+                if exchanges.expire(task, after: wait) { return }
+            }
+        }
+        defer { watchdog.cancel() }
         let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 exchanges.begin(task, endpoint: endpoint, progress: progress, continuation: continuation)
@@ -60,6 +71,8 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
         var continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>
         var body = Data()
         var tooLarge = false
+        var timedOut = false
+        var lastActivity = ContinuousClock.now
     }
 
     let limit: Int
@@ -72,13 +85,33 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
         running.withLock { $0[task.taskIdentifier] = Exchange(endpoint: endpoint, progress: progress, continuation: continuation) }
     }
 
+    /// Cancels `task` as timed out when nothing went either way for `wait`; true when the task is
+    /// over (timed out now, or finished), so the watchdog can stop.
+    func expire(_ task: URLSessionTask, after wait: Duration) -> Bool {
+        let expired = running.withLock { running -> Bool? in
+            guard var exchange = running[task.taskIdentifier] else { return nil }
+            guard ContinuousClock.now - exchange.lastActivity >= wait else { return false }
+            exchange.timedOut = true
+            running[task.taskIdentifier] = exchange
+            return true
+        }
+        if expired == true { task.cancel() }
+        // Not in the table: not begun yet, or finished.
+        return expired ?? (task.state == .completed)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        running.withLock { $0[task.taskIdentifier]?.progress }?(totalBytesSent, totalBytesExpectedToSend)
+        let progress = running.withLock { running -> HTTPProgress? in
+            running[task.taskIdentifier]?.lastActivity = .now
+            return running[task.taskIdentifier]?.progress
+        }
+        progress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflow = running.withLock { running -> Bool in
             guard var exchange = running[dataTask.taskIdentifier], !exchange.tooLarge else { return false }
+            exchange.lastActivity = .now
             if exchange.body.count + data.count > limit {
                 exchange.tooLarge = true
                 exchange.body = Data()
@@ -94,7 +127,9 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let exchange = running.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let result: Result<HTTPResponse, HTTPError>
-        if exchange.tooLarge {
+        if exchange.timedOut {
+            result = .failure(HTTPError(.timedOut, endpoint: exchange.endpoint, reason: "no answer within the timeout", isRetryable: true))
+        } else if exchange.tooLarge {
             result = .failure(HTTPError(.responseTooLarge, endpoint: exchange.endpoint, reason: "the answer is larger than \(limit) bytes"))
         } else if let error {
             result = .failure(Self.failure(error, endpoint: exchange.endpoint))

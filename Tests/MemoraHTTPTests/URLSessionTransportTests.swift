@@ -1,0 +1,124 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+import MemoraHTTP
+import MemoraSystem
+import Testing
+
+/// A loopback HTTP server (FlyingFox) with three routes: `/echo` answers the body it got, `/big`
+/// answers 2 MiB, `/slow` waits before answering.
+private actor EchoServer {
+    private var task: Task<Void, any Error>?
+    private(set) var base = URL(string: "http://127.0.0.1")!
+
+    func start() async throws {
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 60, logger: .disabled)
+        await server.appendRoute("POST /echo") { request in
+            let body = try await request.bodyData
+            return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("X-Echo-Length"): String(body.count)], body: body)
+        }
+        await server.appendRoute("GET /big") { _ in HTTPResponse(statusCode: .ok, body: Data(count: 2 << 20)) }
+        await server.appendRoute("GET /slow") { _ in
+            try await Task.sleep(for: .seconds(3))
+            return HTTPResponse(statusCode: .ok)
+        }
+        task = Task { try await server.run() }
+        try await server.waitUntilListening(timeout: 60)
+        guard case .ip4(_, let port) = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
+        base = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    func stop() { task?.cancel() }
+}
+
+@Suite("URLSessionTransport")
+struct URLSessionTransportTests {
+    @Test("an upload's body arrives whole, progress ends at the body's size, and header names come back lower-cased")
+    func uploadProgress() async throws {
+        let server = EchoServer()
+        try await server.start()
+        let base = await server.base
+        let body = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let seen = Locked<[Int64]>([])
+        let response = try await URLSessionTransport().send(
+            MemoraHTTP.HTTPRequest(method: "POST", url: base.appendingPathComponent("echo"), body: body)) { sent, total in
+            #expect(total == Int64(body.count))
+            seen.withLock { $0.append(sent) }
+        }
+        await server.stop()
+        #expect(response.status == 200)
+        #expect(response.body == body)
+        #expect(response.headers["x-echo-length"] == String(body.count))
+        let reported = seen.withLock { $0 }
+        #expect(reported.last == Int64(body.count), "\(reported.suffix(3))")
+        #expect(reported == reported.sorted(), "progress never goes back")
+    }
+
+    @Test("an answer larger than the limit is refused (response-too-large), not kept in memory")
+    func boundedAnswer() async throws {
+        let server = EchoServer()
+        try await server.start()
+        let url = await server.base.appendingPathComponent("big")
+        await #expect(throws: HTTPError.self) { _ = try await URLSessionTransport(maximumResponseBytes: 1 << 20).send(MemoraHTTP.HTTPRequest(method: "GET", url: url)) }
+        do {
+            _ = try await URLSessionTransport(maximumResponseBytes: 1 << 20).send(MemoraHTTP.HTTPRequest(method: "GET", url: url))
+        } catch {
+            #expect(error.code == .responseTooLarge && !error.isRetryable, "\(error)")
+        }
+        // Within the limit it comes whole.
+        let whole = try await URLSessionTransport(maximumResponseBytes: 4 << 20).send(MemoraHTTP.HTTPRequest(method: "GET", url: url))
+        #expect(whole.body.count == 2 << 20)
+        await server.stop()
+    }
+
+    @Test("no answer within the request's timeout is timed-out and retryable")
+    func timeout() async throws {
+        let server = EchoServer()
+        try await server.start()
+        let url = await server.base.appendingPathComponent("slow")
+        do {
+            _ = try await URLSessionTransport().send(MemoraHTTP.HTTPRequest(method: "GET", url: url, timeout: .milliseconds(500)))
+            Issue.record("the slow route answered within 0.5 s")
+        } catch {
+            #expect(error.code == .timedOut && error.isRetryable, "\(error)")
+        }
+        await server.stop()
+    }
+
+    @Test("a refused connection is connection-failed, and the error names the address without its query (a key may be there)")
+    func refusedAndRedacted() async throws {
+        // A port nothing listens on: bind one, note it, close it.
+        let server = EchoServer()
+        try await server.start()
+        let base = await server.base
+        await server.stop()
+        try await Task.sleep(for: .milliseconds(200))
+        let url = URL(string: base.absoluteString + "/v1/models?key=SECRET-KEY")!
+        do {
+            _ = try await URLSessionTransport(timeout: .seconds(5)).send(MemoraHTTP.HTTPRequest(method: "GET", url: url))
+            Issue.record("a closed port answered")
+        } catch {
+            #expect(error.code == .connectionFailed && error.isRetryable, "\(error)")
+            #expect(!error.description.contains("SECRET") && error.endpoint.hasSuffix("/v1/models"), "\(error)")
+        }
+    }
+
+    @Test("cancelling the task cancels the request")
+    func cancellation() async throws {
+        let server = EchoServer()
+        try await server.start()
+        let url = await server.base.appendingPathComponent("slow")
+        let task = Task { try await URLSessionTransport().send(MemoraHTTP.HTTPRequest(method: "GET", url: url)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let started = ContinuousClock.now
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled request answered")
+        } catch let error as HTTPError {
+            #expect(error.code == .cancelled, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(2), "the request ended when cancelled, not when the server answered")
+        await server.stop()
+    }
+}
