@@ -256,11 +256,14 @@ let package = Package(
         .testTarget(name: "MemoraSystemTests", dependencies: ["MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "ReadmeTests", dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore"], swiftSettings: strictSwift),
         .testTarget(
+            name: "MemoraDatabaseTests", dependencies: ["TestSupport", "MemoraDatabase", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift),
+        .testTarget(
             name: "MemoraHTTPTests",
             dependencies: ["MemoraHTTP", "MemoraSystem", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox")],
             swiftSettings: strictSwift),
         .testTarget(name: "ImageKitTests", dependencies: ["TestSupport", "ImageKit"], swiftSettings: strictSwift),
-        .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit"], swiftSettings: strictSwift),
+        .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
         .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "ImageKit", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),

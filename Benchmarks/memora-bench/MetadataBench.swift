@@ -1,5 +1,6 @@
 import Foundation
 import ImageKit
+import MemoraSystem
 import MetadataKit
 
 /// The MetadataKit scenarios of memora-bench.
@@ -188,8 +189,7 @@ enum MetadataBench {
 
     /// Copies each file to `path.copy` (one read, one write, fsync), `concurrency` files at a time.
     private static func plainCopies(_ paths: [String], concurrency: Int) throws {
-        let failures = NSLock()
-        nonisolated(unsafe) var failed: String?
+        let failed = Locked<String?>(nil)
         DispatchQueue.concurrentPerform(iterations: concurrency) { worker in
             for path in stride(from: worker, to: paths.count, by: concurrency).map({ paths[$0] }) {
                 let target = path + ".copy"
@@ -197,11 +197,11 @@ enum MetadataBench {
                 let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
                 let bytes = FileManager.default.contents(atPath: path) ?? Data()
                 let written = bytes.withUnsafeBytes { descriptor >= 0 ? write(descriptor, $0.baseAddress, $0.count) : -1 }
-                if written != bytes.count || bytes.isEmpty || fsync(descriptor) != 0 { failures.withLock { failed = path } }
+                if written != bytes.count || bytes.isEmpty || fsync(descriptor) != 0 { failed.withLock { $0 = path } }
                 if descriptor >= 0 { close(descriptor) }
             }
         }
-        if let failed { throw BenchError("copying \(failed) failed") }
+        if let failed = failed.withLock({ $0 }) { throw BenchError("copying \(failed) failed") }
     }
 
     /// `count` files in a fresh `directory`, cycling through `sources`.

@@ -240,7 +240,7 @@ enum SyncBench {
         let data = try await ServerData.open(folder, database: database)
         var configuration = ServerConfiguration(joinCode: data.joinCode)
         configuration.port = 0
-        configuration.logLevel = "critical"
+        configuration.logger.logLevel = .critical
         (configuration.ipBurst, configuration.ipPerSecond) = (1_000_000_000, 1_000_000_000)
         (configuration.deviceBurst, configuration.devicePerSecond) = (1_000_000_000, 1_000_000_000)
         configuration.maxObjectBytes = 4 << 30

@@ -65,23 +65,24 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
 /// A value made once, on first use, by `make` (nil: there is none), or given at the start.
 /// Loading the vision models costs a second and an index is a database to open: a generator is
 /// made cheaply, and only a description pays for them.
-final class OnceLoaded<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+final class OnceLoaded<Value: Sendable>: Sendable {
     private let make: (@Sendable () -> Value?)?
-    private var loaded: Value??
+    /// The value once made (`.some(nil)`: there is none); nil until then.
+    private let loaded: Locked<Value??>
 
     init(_ make: @escaping @Sendable () -> Value?) {
         self.make = make
+        loaded = Locked(nil)
     }
 
     init(fixed: Value?) {
         make = nil
-        loaded = .some(fixed)
+        loaded = Locked(.some(fixed))
     }
 
     /// The value, made on the first call.
     var value: Value? {
-        lock.withLock {
+        loaded.withLock { loaded in
             if let loaded { return loaded }
             let made = make?()
             loaded = .some(made)

@@ -218,11 +218,10 @@ extension CaptionJob {
 }
 
 /// The photo results of a run, appended to from the scheduler's callback.
-final class PhotoResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [CaptionJob.PhotoResult] = []
-    func append(_ result: CaptionJob.PhotoResult) { lock.withLock { results.append(result) } }
-    var all: [CaptionJob.PhotoResult] { lock.withLock { results } }
+final class PhotoResults: Sendable {
+    private let results = Locked<[CaptionJob.PhotoResult]>([])
+    func append(_ result: CaptionJob.PhotoResult) { results.withLock { $0.append(result) } }
+    var all: [CaptionJob.PhotoResult] { results.withLock { $0 } }
 }
 
 /// The device's conditions when the user asked to run now: always ready.

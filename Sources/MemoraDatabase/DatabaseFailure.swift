@@ -24,6 +24,8 @@ package struct DatabaseFailure: Sendable, Hashable {
             systemCode = nil
             libraryCode = error.extendedResultCode.rawValue
             isRetryable = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        case is DatabaseTooNew:
+            (reason, systemCode, libraryCode, isRetryable) = ("written by a newer version of Memora; update Memora to open it", nil, nil, false)
         case let error as SystemError:
             (reason, systemCode, libraryCode, isRetryable) = (error.reason, error.systemCode, nil, error.isTransient)
         default:

@@ -39,10 +39,11 @@ public final class URLSessionTransport: HTTPTransport {
         // URLSession on Linux keeps the session's timeout whatever the request says: a watchdog holds
         // each request to its own, measured from the last bytes that went either way.
         let exchanges = exchanges
+        let tick = min(wait / 4, .milliseconds(250))
         let watchdog = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: min(wait / 4, .milliseconds(250)))
-                if exchanges.expire(task, after: wait) { return }
+                try? await Task.sleep(for: tick)
+                if exchanges.expire(task, after: wait, tick: tick) { return }
             }
         }
         defer { watchdog.cancel() }
@@ -72,7 +73,15 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
         var body = Data()
         var tooLarge = false
         var timedOut = false
-        var lastActivity = ContinuousClock.now
+        /// How long the server has been silent, as the watchdog counted it.
+        var silence = Duration.zero
+        var lastCheck = ContinuousClock.now
+
+        /// Bytes went one way or the other: the silence starts again.
+        mutating func heard() {
+            silence = .zero
+            lastCheck = .now
+        }
     }
 
     let limit: Int
@@ -86,14 +95,18 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Cancels `task` as timed out when nothing went either way for `wait`; true when the task is
-    /// over (timed out now, or finished), so the watchdog can stop.
-    func expire(_ task: URLSessionTask, after wait: Duration) -> Bool {
+    /// over (timed out now, or finished), so the watchdog can stop. Each check counts at most two
+    /// ticks of silence: when this process is too busy to run the watchdog on time (its threads
+    /// held by other work), the answer may be waiting unread here, and the server is not blamed.
+    func expire(_ task: URLSessionTask, after wait: Duration, tick: Duration) -> Bool {
         let expired = running.withLock { running -> Bool? in
             guard var exchange = running[task.taskIdentifier] else { return nil }
-            guard ContinuousClock.now - exchange.lastActivity >= wait else { return false }
-            exchange.timedOut = true
+            let now = ContinuousClock.now
+            exchange.silence += min(now - exchange.lastCheck, tick * 2)
+            exchange.lastCheck = now
+            exchange.timedOut = exchange.silence >= wait
             running[task.taskIdentifier] = exchange
-            return true
+            return exchange.timedOut
         }
         if expired == true { task.cancel() }
         // Not in the table: not begun yet, or finished.
@@ -102,7 +115,7 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         let progress = running.withLock { running -> HTTPProgress? in
-            running[task.taskIdentifier]?.lastActivity = .now
+            running[task.taskIdentifier]?.heard()
             return running[task.taskIdentifier]?.progress
         }
         progress?(totalBytesSent, totalBytesExpectedToSend)
@@ -111,7 +124,7 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflow = running.withLock { running -> Bool in
             guard var exchange = running[dataTask.taskIdentifier], !exchange.tooLarge else { return false }
-            exchange.lastActivity = .now
+            exchange.heard()
             if exchange.body.count + data.count > limit {
                 exchange.tooLarge = true
                 exchange.body = Data()

@@ -1,4 +1,8 @@
-/// How a Memora server runs: where it listens, its limits, its join code.
+public import Logging
+
+/// How a Memora server runs: where it listens, its limits, its join code, its logger. Durations are
+/// `Duration`s and the logger a swift-log `Logger`, as in Hummingbird's and async-http-client's
+/// configurations.
 public struct ServerConfiguration: Sendable {
     /// The address to listen on (`127.0.0.1` by default; `0.0.0.0` for the home network).
     public var host: String = "127.0.0.1"
@@ -7,15 +11,15 @@ public struct ServerConfiguration: Sendable {
     /// The code a device gives to register. Secret: printed once by `memora-server`, never logged.
     public var joinCode: String
     /// How long a device token lasts before the device must refresh it.
-    public var tokenLifetimeSeconds: Int64 = 90 * 24 * 3600
+    public var tokenLifetime: Duration = .seconds(90 * 24 * 3600)
     /// The largest JSON body a route reads.
     public var maxJSONBytes: Int = 4 * 1024 * 1024
     /// How long a JSON body may take to arrive, from the first byte to the last, before the request
     /// is refused (`400`): a client that sends a byte a second cannot hold a handler for good.
-    public var bodyTimeoutSeconds: Int64 = 60
+    public var bodyTimeout: Duration = .seconds(60)
     /// How long a connection may stay open with nothing arriving (no request, or a request's head
     /// sent too slowly) before the server closes it.
-    public var idleTimeoutSeconds: Int64 = 60
+    public var idleTimeout: Duration = .seconds(60)
     /// The largest object (photo) upload.
     public var maxObjectBytes: Int64 = 200 * 1024 * 1024
     /// The largest memory (a photo, video, voice recording or text) the hub takes.
@@ -29,7 +33,7 @@ public struct ServerConfiguration: Sendable {
     /// See ``deviceBurst``.
     public var devicePerSecond: Double = 20
     /// How long tombstones are kept before devices that have not synced since get a reset.
-    public var tombstoneRetentionSeconds: Int64 = 180 * 24 * 3600
+    public var tombstoneRetention: Duration = .seconds(180 * 24 * 3600)
 
     /// The addresses of reverse proxies in front of the server (Caddy, nginx on this machine: usually
     /// `127.0.0.1`). A request from one of them is taken to come from the address its `X-Forwarded-For`
@@ -42,11 +46,41 @@ public struct ServerConfiguration: Sendable {
     /// name it points at this machine (DNS rebinding).
     public var serverNames: [String] = []
 
-    /// How much the server logs: `notice` by default (starts, registrations); `info` adds every refusal.
-    public var logLevel: String = "notice"
+    /// Where the server logs, and how much: `notice` by default (starts, registrations); `info` adds
+    /// every refusal. Tokens, captions and bodies are never logged.
+    public var logger: Logger = {
+        var logger = Logger(label: "memora-server")
+        logger.logLevel = .notice
+        return logger
+    }()
 
     /// Creates a configuration with this join code and the defaults above.
     public init(joinCode: String) {
         self.joinCode = joinCode
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds (toward zero), saturating at Int64's bounds: what the
+    /// server adds to an instant in milliseconds.
+    var wholeMilliseconds: Int64 {
+        let (seconds, overflow) = components.seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return components.seconds < 0 ? .min : .max }
+        let (total, overflowed) = seconds.addingReportingOverflow(components.attoseconds / 1_000_000_000_000_000)
+        return overflowed ? (seconds < 0 ? .min : .max) : total
+    }
+}
+
+extension Int64 {
+    /// `self + other`, held at Int64's bounds instead of trapping: an instant plus a configured duration.
+    func addingSaturating(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// `self - other`, held at Int64's bounds instead of trapping.
+    func subtractingSaturating(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other > 0 ? .min : .max) : difference
     }
 }

@@ -23,7 +23,7 @@ public enum SyncDemo {
         let data = try await ServerData.open(folder + "/server")
         var configuration = ServerConfiguration(joinCode: data.joinCode)
         configuration.port = 0
-        configuration.logLevel = "critical"
+        configuration.logger.logLevel = .critical
         let server = SyncServer(configuration: configuration, data: data)
         let running = try await server.start()
         let url = running.url

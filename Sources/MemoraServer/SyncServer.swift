@@ -103,14 +103,13 @@ public struct SyncServer: Sendable {
     /// gets the port it listens on. A server over a folder (``init(configuration:data:)``) records there
     /// where it listens while it runs (``ServerData/hubAddress(host:port:)`` reads it).
     public func run(gracefulShutdown: Bool = true, onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        var logger = Logger(label: "memora-server")
-        logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .notice
+        let logger = configuration.logger
         let folder = dataFolder, host = configuration.host
         let lock = folder.flatMap(ServerData.runningLock)
         defer { if let folder, let lock { ServerData.forgetListening(folder: folder, lock: lock) } }
         let app = Application(
             router: router(),
-            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount.seconds(max(1, configuration.idleTimeoutSeconds)))),
+            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount.milliseconds(max(100, configuration.idleTimeout.wholeMilliseconds)))),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "memora-server"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -156,7 +155,7 @@ extension SyncServer {
     /// written (what a crash between moving a file and writing its row leaves). The server runs it when
     /// it starts and every hour.
     public func maintain(now: Int64) async throws(ServerError) -> Maintenance {
-        let tombstones = try await store.purgeTombstones(before: now - configuration.tombstoneRetentionSeconds * 1000)
+        let tombstones = try await store.purgeTombstones(before: now.subtractingSaturating(configuration.tombstoneRetention.wholeMilliseconds))
         let orphans = try await store.removeOrphanObjects(before: now - 24 * 3600 * 1000)
         for hash in orphans { objects.remove(hash) }
         var orphanHubFiles = 0

@@ -3,7 +3,7 @@ import Foundation
 /// Page-aligned buffers of one size, reused by the files of a batch (a fresh buffer faults in
 /// every 4 KiB page it is filled with: 13% of a caption batch's CPU under `perf`). Buffers are
 /// wiped before they are reused or freed when the pool holds secrets.
-package final class AlignedBufferPool: @unchecked Sendable {
+package final class AlignedBufferPool: Sendable {
     /// The alignment direct I/O needs for buffers, offsets and lengths (every device's logical block size divides it).
     package static let alignment = 4096
 
@@ -11,8 +11,8 @@ package final class AlignedBufferPool: @unchecked Sendable {
     package let bufferSize: Int
     /// Whether buffers are overwritten with zeros when given back and when freed.
     package let wipes: Bool
-    private let lock = NSLock()
-    private var spare: [UnsafeMutableRawBufferPointer] = []
+    /// The buffers given back, for the next ``take()``.
+    private let spare = Locked<[UnsafeMutableRawBufferPointer]>([])
 
     /// A pool of buffers of `bufferSize` bytes (rounded up to the alignment).
     package init(bufferSize: Int, wipes: Bool = false) {
@@ -21,12 +21,14 @@ package final class AlignedBufferPool: @unchecked Sendable {
     }
 
     deinit {
-        for buffer in spare { buffer.deallocate() }
+        spare.withLock { spare in
+            for buffer in spare { buffer.deallocate() }
+        }
     }
 
     /// A spare buffer, or a new one.
     package func take() -> UnsafeMutableRawBufferPointer {
-        lock.withLock { spare.popLast() }
+        spare.withLock { $0.popLast() }
             ?? UnsafeMutableRawBufferPointer(
                 start: UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: Self.alignment), count: bufferSize)
     }
@@ -34,7 +36,7 @@ package final class AlignedBufferPool: @unchecked Sendable {
     /// Returns `buffer` (from ``take()``) for the next file.
     package func give(_ buffer: UnsafeMutableRawBufferPointer) {
         if wipes { SecureMemory.wipe(buffer) }
-        lock.withLock { spare.append(buffer) }
+        spare.withLock { $0.append(buffer) }
     }
 }
 

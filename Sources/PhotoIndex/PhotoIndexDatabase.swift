@@ -23,12 +23,7 @@ public final class PhotoIndexDatabase: Sendable {
             guard let status = FileSystem.statusIfPresent(of: path), status.size > 0 else { throw .noIndex(path: path) }
         }
         do {
-            try FileSystem.preparePrivateDatabase(path)  // names, places, faces and their embeddings: 0600
-            var configuration = Configuration()
-            configuration.foreignKeysEnabled = true
-            configuration.busyMode = .timeout(10)
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            pool = try DatabasePolicy.openPool(at: path, migrator: Self.migrator)  // names, places, faces and their embeddings: 0600
         } catch {
             throw .database(path: path, cause: error)
         }

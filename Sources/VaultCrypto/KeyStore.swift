@@ -1,4 +1,5 @@
 import Foundation
+internal import MemoraSystem
 
 /// Keeps the vault's master key. Linux uses ``FileKeyStore``; tests use
 /// ``InMemoryKeyStore``; an iOS app can conform with the Keychain.
@@ -20,18 +21,17 @@ extension KeyStore {
 }
 
 /// A key store that lives only in memory, for tests and previews.
-public final class InMemoryKeyStore: KeyStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var key: SecretKey?
+public final class InMemoryKeyStore: KeyStore, Sendable {
+    private let key = Locked<SecretKey?>(nil)
 
     /// An empty store.
     public init() {}
 
     public func loadMasterKey() throws(VaultCryptoError) -> SecretKey? {
-        lock.withLock { key }
+        key.withLock { $0 }
     }
 
     public func saveMasterKey(_ key: SecretKey) throws(VaultCryptoError) {
-        lock.withLock { self.key = key }
+        self.key.withLock { $0 = key }
     }
 }

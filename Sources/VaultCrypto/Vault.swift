@@ -18,7 +18,8 @@ public final class Vault: Sendable {
     private let catalogue: VaultCatalogue
     private let keyStore: any KeyStore
     private let cipher: LOCACipher
-    private let state: LockedWrapper
+    /// The current key wrapper, swapped atomically by a key rotation.
+    private let keyWrapper: Locked<PhotoKeyWrapper>
     private let lock: VaultLock
     /// The catalogue key (it survives key rotations) and what it authenticates with.
     private let catalogueKey: SecretKey
@@ -39,7 +40,7 @@ public final class Vault: Sendable {
         self.catalogue = catalogue
         self.keyStore = keyStore
         self.cipher = cipher
-        self.state = LockedWrapper(PhotoKeyWrapper(masterKey: masterKey))
+        self.keyWrapper = Locked(PhotoKeyWrapper(masterKey: masterKey))
         self.lock = VaultLock(path: folder + "/vault.lock")
         self.catalogueKey = catalogueKey
         self.authenticator = CatalogueAuthenticator(catalogueKey: catalogueKey)
@@ -281,7 +282,7 @@ public final class Vault: Sendable {
             }
             let encryptedSize = try FileReader(path: destination).size
             let photo = VaultPhoto(
-                id: id, relativePath: relativePath, wrappedKey: Data(state.wrapper.wrap(photoKey, photoID: id)),
+                id: id, relativePath: relativePath, wrappedKey: Data(keyWrapper.withLock { $0 }.wrap(photoKey, photoID: id)),
                 originalSize: Int64(originalSize), encryptedSize: Int64(encryptedSize),
                 originalFilename: originalFilename, format: details.format,
                 width: details.width, height: details.height, takenAt: details.takenAt, addedAt: Date(),
@@ -518,7 +519,7 @@ public final class Vault: Sendable {
         try keyStore.saveMasterKey(newKey)
         // 3. Switch the catalogue over.
         try catalogue.write { db in try Self.finishRotation(db) }
-        state.wrapper = newWrapper
+        keyWrapper.withLock { $0 = newWrapper }
     }
 
     /// Step 1 of a key rotation, in one transaction: every photo key and the catalogue key
@@ -526,7 +527,7 @@ public final class Vault: Sendable {
     /// current one. (Tests call it to leave a rotation half done.)
     func prepareRotation(to newKey: SecretKey) throws(VaultCryptoError) -> PhotoKeyWrapper {
         let newWrapper = PhotoKeyWrapper(masterKey: newKey)
-        let current = state.wrapper
+        let current = keyWrapper.withLock { $0 }
         let wrappedCatalogueKey = Data(newWrapper.wrap(catalogueKey, photoID: CatalogueAuthenticator.wrappingID(vault: identifier)))
         try catalogue.write { db in
             for var record in try VaultPhotoRecord.fetchAll(db) {
@@ -586,7 +587,7 @@ public final class Vault: Sendable {
                 continue
             }
             do throws(VaultCryptoError) {
-                let key = try state.wrapper.unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
+                let key = try keyWrapper.withLock { $0 }.unwrap([UInt8](photo.wrappedKey), photoID: photo.id)
                 let header = try LOCACipher.header(ofFileAt: path)
                 guard header.fileSize == UInt64(photo.encryptedSize), header.originalSize == UInt64(photo.originalSize) else {
                     throw VaultCryptoError.truncated(source: path, expected: UInt64(photo.encryptedSize), actual: header.fileSize)
@@ -659,7 +660,7 @@ public final class Vault: Sendable {
 
     private func photoAndKey(_ id: String) throws(VaultCryptoError) -> (VaultPhoto, SecretKey) {
         let photo = try photo(id: id)
-        return (photo, try state.wrapper.unwrap([UInt8](photo.wrappedKey), photoID: id))
+        return (photo, try keyWrapper.withLock { $0 }.unwrap([UInt8](photo.wrappedKey), photoID: id))
     }
 
     /// Thumbnails get their own key, derived from the photo key.
@@ -693,19 +694,6 @@ private func quoted(_ text: String) -> String {
 /// `text`, cut to 80 characters (an id read from a tampered record may be anything).
 private func shortened(_ text: String) -> String {
     text.count > 80 ? String(text.prefix(80)) + "…" : text
-}
-
-/// The current key wrapper, swapped atomically by a key rotation.
-private final class LockedWrapper: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: PhotoKeyWrapper
-
-    init(_ wrapper: PhotoKeyWrapper) { current = wrapper }
-
-    var wrapper: PhotoKeyWrapper {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
-    }
 }
 
 extension Optional where Wrapped == LOCACipher {

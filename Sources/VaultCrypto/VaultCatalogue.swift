@@ -14,18 +14,11 @@ struct VaultCatalogue: Sendable {
 
     init(path: String) throws(VaultCryptoError) {
         do {
-            var configuration = Configuration()
-            configuration.foreignKeysEnabled = true
-            // Deleted rows (wrapped keys of removed photos) are overwritten, not left in free pages.
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
-            database = try DatabaseQueue(path: path, configuration: configuration)
-            // A catalogue that a newer Memora migrated further is not touched.
-            if try database.read({ db in try Self.migrator.hasBeenSuperseded(db) }) {
-                throw VaultCryptoError.vaultTooNew(path: path, version: nil)
-            }
-            try Self.migrator.migrate(database)
-        } catch let error as VaultCryptoError {
-            throw error
+            // A rollback journal, not WAL: deleted rows (wrapped keys of removed photos) are overwritten
+            // (secure_delete), and no -wal file keeps them until a checkpoint.
+            database = try DatabasePolicy.openQueue(at: path, migrator: Self.migrator)
+        } catch is DatabaseTooNew {
+            throw VaultCryptoError.vaultTooNew(path: path, version: nil)  // a newer Memora's catalogue is not touched
         } catch {
             throw VaultCatalogue.failure(error, path: path)
         }

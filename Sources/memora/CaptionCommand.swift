@@ -148,18 +148,19 @@ struct CaptionCommand: AsyncParsableCommand {
     /// Shows the job's events on stderr: the models, pauses, a progress bar, each failure.
     static func progressDisplay() -> @Sendable (CaptionJob.Event) -> Void {
         let progress = Locked<ProgressReporter?>(nil)
-        let done = Counter()
+        let done = Locked(0)
         return { event in
             switch event {
             case .resuming(let count): StandardError.write("resuming \(count) photo(s) interrupted by an earlier run\n")
             case .models(let mode, let chain):
                 StandardError.write("mode \(mode.rawValue): " + chain.map(\.displayName).joined(separator: " -> ") + "\n")
-            case .started(let pending): progress.set(ProgressReporter(title: "captions", total: pending))
+            case .started(let pending): progress.withLock { $0 = ProgressReporter(title: "captions", total: pending) }
             case .paused(let reason): StandardError.write("paused: \(reason)\n")
             case .resumed: StandardError.write("resumed\n")
             case .photo(let path, let outcome):
-                if let reporter = progress.get() {
-                    reporter.update(completed: min(done.increment(), reporter.total), item: (path as NSString).lastPathComponent)
+                if let reporter = progress.withLock({ $0 }) {
+                    let completed = done.withLock { $0 += 1; return $0 }
+                    reporter.update(completed: min(completed, reporter.total), item: (path as NSString).lastPathComponent)
                 }
                 // Most messages name the photo already: it is named once.
                 if case .failed(let error, _) = outcome { StandardError.write("  \(error.contains(path) ? error : "\(path): \(error)")\n") }
@@ -181,22 +182,6 @@ struct CaptionCommand: AsyncParsableCommand {
                   + "GEMINI_API_KEY and use --mode gemini, or OPENAI_API_KEY and --mode gpt.")
         }
     }
-}
-
-/// A value shared with a `@Sendable` callback.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ new: Value) { lock.withLock { value = new } }
-}
-
-/// A thread-safe counter for progress callbacks.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func increment() -> Int { lock.withLock { value += 1; return value } }
 }
 
 /// `memora queue status|retry-failed`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MemoraCore
 import MemoraServer
+import MemoraSystem
 import PhotoVision
 
 /// `memora demo`: generates a sample photo library with the real encoders and runs the main
@@ -88,12 +89,11 @@ struct DemoCommand: AsyncParsableCommand {
 }
 
 /// One progress display per stage of the demo.
-private final class ProgressReporters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reporters: [String: ProgressReporter] = [:]
+private final class ProgressReporters: Sendable {
+    private let reporters = Locked<[String: ProgressReporter]>([:])
 
     func update(_ progress: DemoJob.Progress) {
-        lock.withLock {
+        reporters.withLock { reporters in
             let reporter = reporters[progress.stage] ?? ProgressReporter(title: progress.stage, total: progress.total)
             reporters[progress.stage] = reporter
             reporter.update(completed: progress.completed, item: progress.item)

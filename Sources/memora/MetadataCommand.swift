@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MemoraCore
+import MemoraSystem
 import MetadataKit
 
 /// `memora metadata`: read and write captions and alt text.
@@ -172,9 +173,9 @@ struct MetadataCommand: ParsableCommand {
         quiet: Bool = false,
         _ run: (@escaping @Sendable (String, Result<MetadataSnapshot, MetadataError>) -> Void) -> [(path: String, result: Result<MetadataSnapshot, MetadataError>)]
     ) throws {
-        let output = NSLock()
+        let output = Locked(())
         let results = run { path, result in
-            output.withLock {
+            output.withLock { _ in
                 switch result {
                 case .success(let snapshot) where !snapshot.locationLeft.isEmpty:
                     // Stripped of what could be removed, but not clean: reported, not counted as done.

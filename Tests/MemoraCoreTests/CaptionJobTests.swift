@@ -3,6 +3,7 @@ import ImageKit
 import MetadataKit
 import Testing
 @testable import MemoraCore
+import MemoraSystem
 import MemoraTesting
 import TestSupport
 
@@ -70,14 +71,13 @@ struct CaptionJobTests {
 }
 
 /// Events a job reported, in order.
-final class JobEventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [CaptionJob.Event] = []
+final class JobEventLog: Sendable {
+    private let events = Locked<[CaptionJob.Event]>([])
 
-    func append(_ event: CaptionJob.Event) { lock.withLock { events.append(event) } }
+    func append(_ event: CaptionJob.Event) { events.withLock { $0.append(event) } }
 
     var kinds: [String] {
-        lock.withLock {
+        events.withLock { events in
             events.map { event in
                 switch event {
                 case .resuming: "resuming"

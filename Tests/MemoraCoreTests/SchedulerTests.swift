@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MemoraCore
+import MemoraSystem
 import MemoraTesting
 import TestSupport
 
@@ -100,16 +101,14 @@ struct SchedulerTests {
 }
 
 /// A thread-safe counter for callbacks.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func increment() -> Int { lock.withLock { value += 1; return value } }
+final class Counter: Sendable {
+    private let value = Locked(0)
+    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 
 /// Records scheduler events.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [String] = []
+final class EventLog: Sendable {
+    private let events = Locked<[String]>([])
     func append(_ event: CaptionScheduler.Event) {
         let kind: String
         switch event {
@@ -118,8 +117,8 @@ final class EventLog: @unchecked Sendable {
         case .resumed: kind = "resumed"
         case .photo: kind = "photo"
         }
-        lock.withLock { events.append(kind) }
+        events.withLock { $0.append(kind) }
     }
-    var kinds: [String] { lock.withLock { events } }
-    var photoCount: Int { lock.withLock { events.filter { $0 == "photo" }.count } }
+    var kinds: [String] { events.withLock { $0 } }
+    var photoCount: Int { events.withLock { $0.filter { $0 == "photo" }.count } }
 }

@@ -117,7 +117,7 @@ struct DashboardTrustTests {
         // A second server on the same port: refused with a message a person can act on.
         var configuration = ServerConfiguration(joinCode: "test-join-code-0123456789")
         configuration.port = server.port
-        configuration.logLevel = "critical"
+        configuration.logger.logLevel = .critical
         do {
             let second = try await SyncServer(configuration: configuration, data: try await ServerData.open(folder + "/other")).start()
             await second.stop()

@@ -5,7 +5,6 @@ import MemoraHTTP
 import MemoraServer
 import MemoraSync
 import MemoraSystem
-import Synchronization
 import Testing
 import TestSupport
 
@@ -155,7 +154,7 @@ struct HubRouteTests {
         try ImageEncoder.write(try SyntheticPhoto.landscape(width: 640, height: 480, seed: 9), to: photo, as: .jpeg(JPEGEncodingOptions(quality: 0.9)))
         let jpeg = JPEGBuilder.inserting(JPEGBuilder.exifSegment(TIFFBuilder().cameraBlock()), into: [UInt8](try Data(contentsOf: URL(fileURLWithPath: photo))))
         try Data(jpeg).write(to: URL(fileURLWithPath: photo))
-        let sent = Mutex<Int64>(0)
+        let sent = Locked<Int64>(0)
         let faces = [FaceTag(x: 0.1, y: 0.2, width: 0.2, height: 0.3, personId: ana.id), FaceTag(x: 0.6, y: 0.2, width: 0.2, height: 0.3)]
         let (memory, created) = try await hub.upload(MemoryUpload(kind: .photo, title: "At the beach", description: "Ana's first swim", people: [rui.id], faces: faces),
                                                      file: photo) { done, _ in sent.withLock { $0 = max($0, done) } }
@@ -177,7 +176,7 @@ struct HubRouteTests {
         // A voice note and a text memory.
         let voice = folder + "/story.wav"
         try mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=440:duration=70", "-c:a", "pcm_s16le")  // 6 MB
-        let ticks = Mutex<[Int64]>([])
+        let ticks = Locked<[Int64]>([])
         let (note, _) = try await hub.upload(MemoryUpload(kind: .voice, title: "Grandpa's story", people: [rui.id]), file: voice) { done, _ in
             ticks.withLock { $0.append(done) }
         }
@@ -275,7 +274,7 @@ struct HubRouteTests {
 /// A transport that counts the PATCH requests (an upload session's pieces) it passes on.
 final class CountingTransport: HTTPTransport, Sendable {
     let inner = CheckedTransport()
-    let patches = Mutex(0)
+    let patches = Locked(0)
 
     func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
         if request.method == "PATCH" { patches.withLock { $0 += 1 } }
@@ -285,9 +284,9 @@ final class CountingTransport: HTTPTransport, Sendable {
 
 /// A transport that loses the answer of the second PATCH (the bytes arrived) and drops the fourth
 /// before it is sent: the resumable upload must continue from what the hub has.
-final class DroppingTransport: HTTPTransport, @unchecked Sendable {
+final class DroppingTransport: HTTPTransport, Sendable {
     let inner = CheckedTransport()
-    private let patches = Mutex(0)
+    private let patches = Locked(0)
 
     func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
         guard request.method == "PATCH" else { return try await inner.send(request) }
@@ -318,7 +317,7 @@ struct HubResumableUploadTests {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
             #expect((bytes.count > HubClient.singleRequestLimit) == (pieces > 0))
             let before = counting.patches.withLock { $0 }
-            let sent = Mutex<[Int64]>([])
+            let sent = Locked<[Int64]>([])
             let (memory, created) = try await hub.upload(MemoryUpload(kind: .photo, title: "Size \(bytes.count)"), file: file) { done, total in
                 sent.withLock { $0.append(done) }
                 #expect(total == Int64(bytes.count) || pieces == 0)
@@ -339,7 +338,7 @@ struct HubResumableUploadTests {
         let video = folder + "/wedding.mp4"
         try mediaFixture(video, "-f", "lavfi", "-i", "testsrc=size=640x480:rate=25", "-t", "3", "-c:v", "mpeg4", "-q:v", "2")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: video)))
-        let seen = Mutex<[Int64]>([])
+        let seen = Locked<[Int64]>([])
         let (memory, created) = try await hub.uploadResumable(MemoryUpload(kind: .video, title: "The wedding"), file: video, pieceSize: 32 * 1024) { offset, _ in
             seen.withLock { $0.append(offset) }
         }

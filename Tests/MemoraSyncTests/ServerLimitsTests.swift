@@ -199,8 +199,8 @@ struct ServerLimitsTests {
         let folder = try temporaryFolder("server-slow")
         let database = try await store.makeDatabase()
         let loopback = try await LoopbackSyncServer(folder: folder, database: database, joinCode: "test-join-code-0123456789") { configuration in
-            configuration.bodyTimeoutSeconds = 2
-            configuration.idleTimeoutSeconds = 2
+            configuration.bodyTimeout = .seconds(2)
+            configuration.idleTimeout = .seconds(2)
         }
         defer { Task { await loopback.stop() } }
         let client = RawClient(base: loopback.url)

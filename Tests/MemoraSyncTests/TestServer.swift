@@ -3,7 +3,6 @@ import MemoraServer
 import MemoraHTTP
 import MemoraSync
 import MemoraTesting
-import Synchronization
 import Testing
 
 /// A real memora-server on loopback for the tests (``LoopbackSyncServer``), with the tests' own

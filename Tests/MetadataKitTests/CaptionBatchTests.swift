@@ -1,5 +1,6 @@
 import Foundation
 import ImageKit
+import MemoraSystem
 import Testing
 @testable import MetadataKit
 
@@ -23,15 +24,14 @@ struct CaptionBatchTests {
         // Bad files in the middle and at the end, so order and isolation both show.
         let paths = Array(good[0..<3]) + [cut] + Array(good[3...]) + [missing]
         let pixels = try good.map { try ImageDecoder.decode(contentsOf: $0) }
-        let seen = NSLock()
-        nonisolated(unsafe) var completions: [Int] = []
+        let completions = Locked<[Int]>([])
 
         let results = CaptionWriter.write(CaptionUpdate(caption: "Zoë’s café — 東京 🌸", altText: "Alt"), toEach: paths, concurrency: 3, completed: { index, _ in
-            seen.withLock { completions.append(index) }
+            completions.withLock { $0.append(index) }
         })
 
         #expect(results.count == paths.count)
-        #expect(completions.sorted() == Array(paths.indices), "each file is reported once as it finishes")
+        #expect(completions.withLock { $0 }.sorted() == Array(paths.indices), "each file is reported once as it finishes")
         for (index, path) in paths.enumerated() {
             switch (path, results[index]) {
             case (cut, .failure(let error)):
@@ -63,21 +63,19 @@ struct CaptionBatchTests {
 
     @Test("a batch really works on `concurrency` files at once, even with more threads than cores")
     func concurrencyIsReal() {
-        let gauge = NSLock()
-        nonisolated(unsafe) var running = 0
-        nonisolated(unsafe) var peak = 0
+        let gauge = Locked((running: 0, peak: 0))
         let names = (0..<12).map { "file-\($0)" }
         let results = CaptionWriter.inBatch(names, concurrency: 4, completed: nil) { name throws(MetadataError) -> String in
-            gauge.withLock {
-                running += 1
-                peak = max(peak, running)
+            gauge.withLock { gauge in
+                gauge.running += 1
+                gauge.peak = max(gauge.peak, gauge.running)
             }
             usleep(100_000)  // a file waiting on its fsync
-            gauge.withLock { running -= 1 }
+            gauge.withLock { $0.running -= 1 }
             if name == "file-5" { throw .io(path: name, reason: "refused") }
             return name.uppercased()
         }
-        #expect(peak == 4, "at most and at least 4 at once, on \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        #expect(gauge.withLock { $0.peak } == 4, "at most and at least 4 at once, on \(ProcessInfo.processInfo.activeProcessorCount) cores")
         #expect(results.map { try? $0.get() } == names.map { $0 == "file-5" ? nil : $0.uppercased() })
     }
 

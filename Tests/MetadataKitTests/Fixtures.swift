@@ -1,5 +1,6 @@
 import Foundation
 import ImageKit
+import MemoraSystem
 import Testing
 @testable import MetadataKit
 import TestSupport
@@ -12,13 +13,13 @@ extension Tag {
 
 /// Serialises exiftool runs: Foundation's `Process` on Linux can hand a pipe to a child
 /// spawned concurrently by another test, which garbles or loses output.
-let exiftoolLock = NSLock()
+let exiftoolLock = Locked(())
 
 /// Runs exiftool (Debian's libimage-exiftool-perl) and returns its standard output,
 /// collected through a temporary file rather than a pipe.
 @discardableResult
 func exiftool(_ arguments: [String]) throws -> String {
-    try exiftoolLock.withLock {
+    try exiftoolLock.withLock { _ in
         let outputPath = NSTemporaryDirectory() + "exiftool-" + UUID().uuidString
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outputPath) }

@@ -1,5 +1,6 @@
 import Foundation
 import ImageKit
+import MemoraSystem
 import Testing
 @testable import MetadataKit
 import TestSupport
@@ -101,17 +102,15 @@ struct JPEGWindowTests {
 }
 
 /// The snapshot a `beforeReplacing` hook received.
-final class SnapshotBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var snapshot: MetadataSnapshot?
-    func set(_ value: MetadataSnapshot) { lock.withLock { snapshot = value } }
-    func get() -> MetadataSnapshot? { lock.withLock { snapshot } }
+final class SnapshotBox: Sendable {
+    private let snapshot = Locked<MetadataSnapshot?>(nil)
+    func set(_ value: MetadataSnapshot) { snapshot.withLock { $0 = value } }
+    func get() -> MetadataSnapshot? { snapshot.withLock { $0 } }
 }
 
 /// Progress reports from a write.
-final class ProgressLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [(Int64, Int64)] = []
-    func append(_ written: Int64, _ total: Int64) { lock.withLock { values.append((written, total)) } }
-    var all: [(Int64, Int64)] { lock.withLock { values } }
+final class ProgressLog: Sendable {
+    private let values = Locked<[(Int64, Int64)]>([])
+    func append(_ written: Int64, _ total: Int64) { values.withLock { $0.append((written, total)) } }
+    var all: [(Int64, Int64)] { values.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ImageKit
+import MemoraSystem
 @testable import MetadataKit
 import Testing
 import TestSupport
@@ -94,11 +95,11 @@ struct MetadataSnapshotTests {
             #expect(snapshot.encoded().count < 8192)
         }
         // Restore the second write, keeping what the restore replaced; then undo the restore.
-        let undo = Locked()
+        let undo = Locked<MetadataSnapshot?>(nil)
         try CaptionWriter.restore(try MetadataSnapshot(decoding: second.encoded()), to: path,
-                                  options: CaptionWriteOptions(beforeReplacing: { undo.set($0) }))
+                                  options: CaptionWriteOptions(beforeReplacing: { snapshot in undo.withLock { $0 = snapshot } }))
         #expect(try bytes(path) == afterFirst)
-        let inverse = try #require(undo.get())
+        let inverse = try #require(undo.withLock { $0 })
         guard case .patches = inverse.kept else { Issue.record("the restore's own snapshot is \(inverse.kept)"); return }
         try CaptionWriter.restore(inverse, to: path)
         #expect(try bytes(path) == afterSecond)
@@ -114,12 +115,4 @@ struct MetadataSnapshotTests {
         #expect(throws: MetadataError.self) { try CaptionWriter.restore(bogus, to: path) }
         #expect(try bytes(path) == original)
     }
-}
-
-/// A snapshot handed out by a `beforeReplacing` callback.
-private final class Locked: @unchecked Sendable {
-    private let lock = NSLock()
-    private var snapshot: MetadataSnapshot?
-    func set(_ value: MetadataSnapshot) { lock.withLock { snapshot = value } }
-    func get() -> MetadataSnapshot? { lock.withLock { snapshot } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraSystem
 import Testing
 @testable import VaultCrypto
 import TestSupport
@@ -8,11 +9,10 @@ import TestSupport
 @Suite("Vault progress and cancellation")
 struct VaultProgressTests {
     /// Progress reports, from the task's callbacks.
-    final class Reports: @unchecked Sendable {
-        private let lock = NSLock()
-        private var values: [(UInt64, UInt64)] = []
-        func append(_ done: UInt64, _ total: UInt64) { lock.withLock { values.append((done, total)) } }
-        var all: [(UInt64, UInt64)] { lock.withLock { values } }
+    final class Reports: Sendable {
+        private let values = Locked<[(UInt64, UInt64)]>([])
+        func append(_ done: UInt64, _ total: UInt64) { values.withLock { $0.append((done, total)) } }
+        var all: [(UInt64, UInt64)] { values.withLock { $0 } }
     }
 
     @Test("add and export report increasing progress up to the total, and give the same bytes")

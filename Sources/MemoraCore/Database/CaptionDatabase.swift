@@ -5,7 +5,7 @@ import MemoraDatabase
 public import MemoraSync
 
 /// Memora's local SQLite database (GRDB, WAL): the seed's `processing_queue`,
-/// single-row `preferences` and `sync_state`, plus `caption_history`,
+/// single-row `preferences`, plus `caption_history`, `operations`, the sync replica's tables,
 /// `original_metadata`, `scan_state` and `error_logs`. The schema is in `Docs/Captioning.md`.
 public final class CaptionDatabase: Sendable {
     let pool: DatabasePool
@@ -16,11 +16,7 @@ public final class CaptionDatabase: Sendable {
     public init(path: String) throws(MemoraError) {
         self.path = path
         do {
-            try FileSystem.preparePrivateDatabase(path)  // captions and history: 0600
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            pool = try DatabasePolicy.openPool(at: path, migrator: Self.migrator)  // captions and history: 0600
         } catch {
             throw .database(error, opening: path)
         }
@@ -146,6 +142,11 @@ public final class CaptionDatabase: Sendable {
         // Sync (Docs/Sync.md): the replica's tables (the server's records, the outbox) live here so
         // that a local change and its queued mutation commit together.
         SyncReplica.registerMigrations(in: &migrator)
+        // v4: the seed's single-row `sync_state` (last pull and push times) was never read: the
+        // replica's own tables keep where sync stands.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: "DROP TABLE sync_state")
+        }
         return migrator
     }
 

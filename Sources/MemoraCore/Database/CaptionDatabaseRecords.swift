@@ -225,24 +225,6 @@ struct PreferencesRecord: MillisecondRecord, Identifiable {
     }
 }
 
-// MARK: - sync_state
-
-/// The single row of `sync_state` (the seed's; kept for the sync client).
-struct SyncStateRecord: MillisecondRecord, Identifiable {
-    static let databaseTableName = "sync_state"
-
-    /// Always 1: the table has one row.
-    var id: Int64 = 1
-    var lastPullAt: Date?
-    var lastPushAt: Date?
-    var pendingPush: Int = 0
-
-    enum CodingKeys: String, CodingKey {
-        case id
-        case lastPullAt = "last_pull_at", lastPushAt = "last_push_at", pendingPush = "pending_push"
-    }
-}
-
 // MARK: - scan_state
 
 /// A row of `scan_state`: when a folder was last scanned for new photos.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MemoraDatabase
+internal import MemoraSystem
 import MetadataKit
 
 /// The audit trail of every write Memora makes to a photo, whoever asked for it: captions
@@ -88,11 +89,10 @@ public struct PhotoHistory: Sendable {
     }
 
     /// The rows a write recorded before the photo was replaced, to take back if the write then failed.
-    final class Recorded: @unchecked Sendable {
-        private let lock = NSLock()
-        private var rows: (entry: Int64, original: Bool)?
-        func set(_ entry: Int64, original: Bool) { lock.withLock { rows = (entry, original) } }
-        var value: (entry: Int64, original: Bool)? { lock.withLock { rows } }
+    final class Recorded: Sendable {
+        private let rows = Locked<(entry: Int64, original: Bool)?>(nil)
+        func set(_ entry: Int64, original: Bool) { rows.withLock { $0 = (entry, original) } }
+        var value: (entry: Int64, original: Bool)? { rows.withLock { $0 } }
     }
 
     /// Write options whose `beforeReplacing` step records `record` with the snapshot of what the

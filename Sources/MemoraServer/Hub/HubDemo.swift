@@ -25,7 +25,7 @@ public enum HubDemo {
         let data = try await ServerData.open(folder + "/hub")
         var configuration = ServerConfiguration(joinCode: data.joinCode)
         configuration.port = 0
-        configuration.logLevel = "critical"
+        configuration.logger.logLevel = .critical
         let running = try await SyncServer(configuration: configuration, data: data).start()
         defer { Task { await running.stop() } }
         var steps: [String] = []

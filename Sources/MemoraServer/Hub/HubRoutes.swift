@@ -34,7 +34,7 @@ struct HubRoutes: Sendable {
 
     /// `POST /api/hub/pair`: a pairing token from the QR code, used once, becomes a device token.
     func pair(_ request: Request, context: ServerContext) async throws -> Response {
-        let body = try await RequestDecoding.decode(PairRequest.self, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds)
+        let body = try await RequestDecoding.decode(PairRequest.self, from: request, limit: configuration.maxJSONBytes, timeout: configuration.bodyTimeout)
         var problems: [FieldProblem] = []
         if let message = SyncValueCheck.problem(with: .string(body.deviceId), for: .deviceID) {
             problems.append(FieldProblem(field: "deviceId", message: message))
@@ -50,7 +50,7 @@ struct HubRoutes: Sendable {
         guard try await hub.usePairingToken(hash: pairingHash, now: now) else {
             throw ServerError.unauthorized("the pairing code is unknown, used already or expired: show a new QR code (memora-server pair) and scan it again")
         }
-        var token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
+        var token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now.addingSaturating(configuration.tokenLifetime.wholeMilliseconds))
         do {
             token.deviceId = try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
         } catch {
@@ -85,7 +85,7 @@ struct HubRoutes: Sendable {
 
     /// `POST /api/people`: `201` with the new person, or `409` with the person who has the name already.
     func addPerson(_ request: Request, context: ServerContext) async throws -> Response {
-        let (name, relationship) = try checked(try await RequestDecoding.decode(PersonRequest.self, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds))
+        let (name, relationship) = try checked(try await RequestDecoding.decode(PersonRequest.self, from: request, limit: configuration.maxJSONBytes, timeout: configuration.bodyTimeout))
         let (person, created) = try await hub.addPerson(name: name, relationship: relationship, device: try device(context), now: now)
         if created { return ErrorMiddleware.json(person, status: .created) }
         return ErrorMiddleware.json(PersonConflict(error: APIError(code: "person_exists", message: "a person called \(person.name) exists already"), person: person), status: .conflict)
@@ -93,7 +93,7 @@ struct HubRoutes: Sendable {
 
     func updatePerson(_ request: Request, context: ServerContext) async throws -> Response {
         let id = try id(context)
-        let (name, relationship) = try checked(try await RequestDecoding.decode(PersonRequest.self, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds))
+        let (name, relationship) = try checked(try await RequestDecoding.decode(PersonRequest.self, from: request, limit: configuration.maxJSONBytes, timeout: configuration.bodyTimeout))
         let (person, conflict) = try await hub.updatePerson(id: id, name: name, relationship: relationship, now: now)
         if let conflict {
             return ErrorMiddleware.json(PersonConflict(error: APIError(code: "person_exists", message: "a person called \(conflict.name) exists already"), person: conflict), status: .conflict)
@@ -364,7 +364,7 @@ struct HubRoutes: Sendable {
     /// `POST /api/uploads`: starts a resumable upload (24 hours to finish it).
     func startUpload(_ request: Request, context: ServerContext) async throws -> Response {
         let device = try device(context)
-        let body = try await RequestDecoding.decode(UploadSessionRequest.self, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds)
+        let body = try await RequestDecoding.decode(UploadSessionRequest.self, from: request, limit: configuration.maxJSONBytes, timeout: configuration.bodyTimeout)
         var problems: [FieldProblem] = []
         if !(1...configuration.maxMemoryBytes).contains(body.size) { problems.append(FieldProblem(field: "size", message: "between 1 and \(configuration.maxMemoryBytes) bytes")) }
         if !SyncValueCheck.isSHA256(body.sha256) { problems.append(FieldProblem(field: "sha256", message: "64 lower-case hex digits")) }
@@ -445,7 +445,7 @@ struct HubRoutes: Sendable {
     /// are (a face already there keeps its tag; a new one is added).
     func addFaces(_ request: Request, context: ServerContext) async throws -> Response {
         let id = try id(context)
-        let faces = try await RequestDecoding.decode([FaceTag].self, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds)
+        let faces = try await RequestDecoding.decode([FaceTag].self, from: request, limit: configuration.maxJSONBytes, timeout: configuration.bodyTimeout)
         var problems: [FieldProblem] = []
         if faces.isEmpty || faces.count > 100 { problems.append(FieldProblem(field: "body", message: "send 1 to 100 faces")) }
         for (index, face) in faces.enumerated() {
@@ -475,7 +475,7 @@ struct HubRoutes: Sendable {
     /// `PUT /api/memories/{id}/faces/{faceId}`: who a face is; between devices the later request wins.
     func tagFace(_ request: Request, context: ServerContext) async throws -> Response {
         let id = try id(context), face = try self.id(context, "faceId")
-        let body = try await RequestDecoding.decode(FaceTagRequest.self, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds)
+        let body = try await RequestDecoding.decode(FaceTagRequest.self, from: request, limit: configuration.maxJSONBytes, timeout: configuration.bodyTimeout)
         if let person = body.personId, try await hub.existingPeople([person]).isEmpty {
             throw ServerError.invalidRequest("no such person", [FieldProblem(field: "personId", message: "no person \(person): GET /api/people lists them")])
         }

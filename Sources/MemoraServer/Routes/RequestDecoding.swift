@@ -8,19 +8,19 @@ internal import MemoraSync
 /// ``JSONValueDecoder``: the work a request costs is linear in its size and capped, and bodies over
 /// 64 KiB are read one at a time off the shared thread pool.
 enum RequestDecoding {
-    /// The body as `T`: at most `limit` bytes of UTF-8 JSON arriving within `timeoutSeconds`, else a
+    /// The body as `T`: at most `limit` bytes of UTF-8 JSON arriving within `timeout`, else a
     /// `400` naming the field at fault (`413` past the limit).
-    static func decode<T: Decodable & Sendable>(_ type: T.Type, from request: Request, limit: Int, timeoutSeconds: Int64) async throws -> T {
+    static func decode<T: Decodable & Sendable>(_ type: T.Type, from request: Request, limit: Int, timeout: Duration) async throws -> T {
         let body = request.body
         let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask { try await body.collect(upTo: limit) }
             group.addTask {
-                try await Task.sleep(for: .seconds(max(1, timeoutSeconds)))
+                try await Task.sleep(for: max(.milliseconds(100), timeout))
                 return nil
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let buffer = first else {
-                throw ServerError.invalidRequest("the body did not arrive within \(timeoutSeconds) s",
+                throw ServerError.invalidRequest("the body did not arrive within \(timeout)",
                                                  [FieldProblem(field: "body", message: "send the whole body at once")])
             }
             return buffer

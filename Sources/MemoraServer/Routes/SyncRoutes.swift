@@ -15,7 +15,7 @@ struct SyncRoutes: Sendable {
     private var now: Int64 { Instant.now }
 
     private func decode<T: Decodable & Sendable>(_ type: T.Type, from request: Request) async throws -> T {
-        try await RequestDecoding.decode(type, from: request, limit: configuration.maxJSONBytes, timeoutSeconds: configuration.bodyTimeoutSeconds)
+        try await RequestDecoding.decode(type, from: request, limit: configuration.maxJSONBytes, timeout: configuration.bodyTimeout)
     }
 
     private func device(_ context: ServerContext) throws -> String {
@@ -38,7 +38,7 @@ struct SyncRoutes: Sendable {
         guard ServerSecrets.equal(body.joinCode, configuration.joinCode) else {
             throw ServerError.unauthorized("the join code is wrong: memora-server printed it when it started (memora-server join-code shows it again)")
         }
-        var token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
+        var token = DeviceToken(deviceId: body.deviceId, token: ServerSecrets.randomToken(), expiresAt: now.addingSaturating(configuration.tokenLifetime.wholeMilliseconds))
         token.deviceId = try await store.register(deviceID: body.deviceId, platform: body.platform, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt, now: now)
         context.logger.notice("device registered", metadata: ["device": "\(token.deviceId)"])
         return ErrorMiddleware.json(token, status: .created)
@@ -46,7 +46,7 @@ struct SyncRoutes: Sendable {
 
     func refresh(_ request: Request, context: ServerContext) async throws -> Response {
         let device = try device(context)
-        let token = DeviceToken(deviceId: device, token: ServerSecrets.randomToken(), expiresAt: now + configuration.tokenLifetimeSeconds * 1000)
+        let token = DeviceToken(deviceId: device, token: ServerSecrets.randomToken(), expiresAt: now.addingSaturating(configuration.tokenLifetime.wholeMilliseconds))
         try await store.replaceToken(deviceID: device, tokenHash: ServerSecrets.hash(token.token), expiresAt: token.expiresAt)
         return ErrorMiddleware.json(token)
     }

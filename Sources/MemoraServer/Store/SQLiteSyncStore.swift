@@ -20,11 +20,7 @@ public final class SQLiteSyncStore: SyncStore {
             // The database 0600 before SQLite opens it (issue 31: a pre-made 0755 folder gave a 0644
             // database of people, places and face embeddings); the server's own folder is
             // tightened by ServerData.
-            try FileSystem.preparePrivateDatabase(path)
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            pool = try DatabasePolicy.openPool(at: path, migrator: Self.migrator)
             epoch = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'epoch'") } ?? ""
         } catch {
             throw .storage("cannot open \(path): \(DatabaseFailure(error).reason)")

@@ -16,14 +16,9 @@ public final class SyncReplica: Sendable {
     /// Opens (creating as needed) a replica in its own SQLite file.
     public init(path: String) throws(SyncError) {
         do {
-            try FileSystem.preparePrivateDatabase(path)
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            let pool = try DatabasePool(path: path, configuration: configuration)
             var migrator = DatabaseMigrator()
             Self.registerMigrations(in: &migrator)
-            try migrator.migrate(pool)
-            writer = pool
+            writer = try DatabasePolicy.openPool(at: path, migrator: migrator)
         } catch {
             throw .database("cannot open \(path): \(DatabaseFailure(error).reason)")
         }

@@ -35,7 +35,7 @@ public final class LoopbackSyncServer: Sendable {
         let data = try await ServerData.open(folder, database: database)
         var configuration = ServerConfiguration(joinCode: joinCode)
         configuration.port = port
-        configuration.logLevel = "critical"  // stopping by cancellation logs errors of its own
+        configuration.logger.logLevel = .critical  // stopping by cancellation logs errors of its own
         (configuration.ipBurst, configuration.ipPerSecond) = (1_000_000, 1_000_000)
         (configuration.deviceBurst, configuration.devicePerSecond) = (1_000_000, 1_000_000)
         configure(&configuration)

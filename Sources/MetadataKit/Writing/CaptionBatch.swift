@@ -1,4 +1,5 @@
 import Foundation
+internal import MemoraSystem
 
 extension CaptionWriter {
     /// How many files a batch works on at once by default: two per core, so that one
@@ -85,30 +86,28 @@ extension CaptionWriter {
 }
 
 /// The shared state of a batch: the next path to start and the results so far.
-private final class BatchQueue<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var upcoming = 0
-    private var slots: [Result<Value, MetadataError>?]
+private final class BatchQueue<Value: Sendable>: Sendable {
+    private let state: Locked<(upcoming: Int, slots: [Result<Value, MetadataError>?])>
 
     init(count: Int) {
-        slots = Array(repeating: nil, count: count)
+        state = Locked((upcoming: 0, slots: Array(repeating: nil, count: count)))
     }
 
     /// The index of the next path to work on, or nil when every path has been started.
     func next() -> Int? {
-        lock.withLock {
-            guard upcoming < slots.count else { return nil }
-            defer { upcoming += 1 }
-            return upcoming
+        state.withLock { state in
+            guard state.upcoming < state.slots.count else { return nil }
+            defer { state.upcoming += 1 }
+            return state.upcoming
         }
     }
 
     func record(_ index: Int, _ result: Result<Value, MetadataError>) {
-        lock.withLock { slots[index] = result }
+        state.withLock { $0.slots[index] = result }
     }
 
     /// Every result, in path order (call once every worker has finished).
     var results: [Result<Value, MetadataError>] {
-        lock.withLock { slots.map { $0! } }
+        state.withLock { $0.slots.map { $0! } }
     }
 }

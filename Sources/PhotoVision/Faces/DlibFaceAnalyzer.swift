@@ -1,5 +1,6 @@
 import Foundation
 public import ImageKit
+internal import MemoraSystem
 
 /// Something that finds faces in a photo's pixels (and, where it can, says who looks like whom).
 /// ``DlibFaceAnalyzer`` runs dlib on the CPU; an Apple front end may plug in Vision instead.
@@ -17,7 +18,7 @@ public protocol FaceAnalyzing: Sendable {
 /// more, so a small image (``Options/upsampleBelow``), or one whose faces are all small, is scanned
 /// once more at twice its size, which finds faces down to about 40 pixels. One analyzer may be used
 /// from several threads: each thread takes its own detector and network from a pool.
-public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
+public final class DlibFaceAnalyzer: FaceAnalyzing, Sendable {
     /// How faces are looked for.
     public struct Options: Sendable, Hashable {
         /// The image is reduced to this longest side before detection (faces keep their share of it).
@@ -67,7 +68,7 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
     private let encoderPath: String?
     private let cnnPath: String?
     /// Detectors and networks not in use, taken by one call at a time.
-    private var idle: [Worker] = []
+    private let idle = Locked<[Worker]>([])
 
     /// One call's detectors and network.
     private struct Worker {
@@ -75,7 +76,6 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
         var cnn: Dlib.CNNDetector?
         var encoder: Dlib.Encoder?
     }
-    private let lock = NSLock()
 
     /// Loads the models from `models` (the landmark model always; the embedding network when
     /// ``Options/computesEmbeddings``), failing with ``VisionError/Code/modelMissing`` or
@@ -91,7 +91,8 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
         encoderPath = options.computesEmbeddings ? try models.require(.faceEmbedding) : nil
         cnnPath = options.cnnLongestSide > 0 ? try models.require(.faceDetectorCNN) : nil
         // One worker made now checks the network file as early as the landmark model.
-        idle = [try makeWorker()]
+        let first = try makeWorker()
+        idle.withLock { $0 = [first] }
     }
 
     /// Makes OpenBLAS use `count` threads inside each matrix product of the embedding network
@@ -183,16 +184,11 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, @unchecked Sendable {
     }
 
     private func takeWorker() throws(VisionError) -> Worker {
-        lock.lock()
-        let worker = idle.popLast()
-        lock.unlock()
-        if let worker { return worker }
+        if let worker = idle.withLock({ $0.popLast() }) { return worker }
         return try makeWorker()
     }
 
     private func putBack(_ worker: Worker) {
-        lock.lock()
-        idle.append(worker)
-        lock.unlock()
+        idle.withLock { $0.append(worker) }
     }
 }

@@ -8,8 +8,7 @@ internal import MemoraSystem
 /// file imports the C module.
 final class ONNXRuntime: @unchecked Sendable {
     /// One runtime per library path: ONNX Runtime allows a single environment per process.
-    nonisolated(unsafe) private static var runtimes: [String: ONNXRuntime] = [:]
-    private static let lock = NSLock()
+    private static let runtimes = Locked<[String: ONNXRuntime]>([:])
 
     let library: DynamicLibrary
     let api: UnsafePointer<OrtApi>
@@ -18,12 +17,12 @@ final class ONNXRuntime: @unchecked Sendable {
 
     /// The runtime in the library at `path`, loaded (and its environment made) on first use.
     static func load(_ path: String) throws(VisionError) -> ONNXRuntime {
-        lock.lock()
-        defer { lock.unlock() }
-        if let runtime = runtimes[path] { return runtime }
-        let runtime = try ONNXRuntime(path: path)
-        runtimes[path] = runtime
-        return runtime
+        try runtimes.withLock { (runtimes) throws(VisionError) -> ONNXRuntime in
+            if let runtime = runtimes[path] { return runtime }
+            let runtime = try ONNXRuntime(path: path)
+            runtimes[path] = runtime
+            return runtime
+        }
     }
 
     private init(path: String) throws(VisionError) {
