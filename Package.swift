@@ -43,10 +43,12 @@ let package = Package(
         .library(name: "MemoraHub", targets: ["MemoraHub"]),
         .library(name: "MemoraServer", targets: ["MemoraServer"]),
         .library(name: "MemoraTesting", targets: ["MemoraTesting"]),
+        .library(name: "MemoraSyncTesting", targets: ["MemoraSyncTesting"]),
         .executable(name: "memora", targets: ["memora"]),
         .executable(name: "memora-server", targets: ["memora-server"]),
         .executable(name: "memora-bench", targets: ["memora-bench"]),
         .executable(name: "loca-memory-probe", targets: ["loca-memory-probe"]),
+        .executable(name: "metadata-linkage-probe", targets: ["metadata-linkage-probe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -187,15 +189,22 @@ let package = Package(
             swiftSettings: strictSwift),
 
         // Test support for users of MemoraCore: loopback model servers speaking the
-        // Ollama, OpenAI and Gemini wire formats, a manual clock, a controllable monitor; the sync
-        // convergence simulation (a faulty network, restarts, crashes) that the tests and the bench run.
+        // Ollama, OpenAI and Gemini wire formats, a manual clock, a controllable monitor. No server,
+        // no NIO: an app's tests that fake a model server link only what captioning needs.
         .target(
             name: "MemoraTesting",
             dependencies: [
-                "MemoraSystem", "MemoraHTTP", "MemoraCore", "MemoraSync", "MemoraServer", "PhotoIndex",
+                "MemoraSystem", "MemoraCore",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ],
+            swiftSettings: strictSwift),
+        // Test support for sync: a restartable memora-server in the process, a faulty network over
+        // MemoraHTTP's transport, and the convergence simulation the tests and the bench run
+        // (its seeded generator is PhotoIndex's).
+        .target(
+            name: "MemoraSyncTesting",
+            dependencies: ["MemoraSystem", "MemoraHTTP", "MemoraSync", "MemoraServer", "PhotoIndex"],
             swiftSettings: strictSwift),
 
         // The sync server's library (routes, authentication, rate limits, storage); memora-server runs it.
@@ -239,7 +248,7 @@ let package = Package(
             name: "memora-bench",
             dependencies: [
                 "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraTesting",
-                "MemoraSync", "MemoraHub", "MemoraServer", "MemoraHTTP", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
+                "MemoraSync", "MemoraHub", "MemoraServer", "MemoraHTTP", "MemoraSyncTesting", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/memora-bench",
@@ -248,6 +257,12 @@ let package = Package(
         .executableTarget(
             name: "loca-memory-probe", dependencies: ["VaultCrypto"],
             path: "Benchmarks/loca-memory-probe",
+            swiftSettings: strictSwift),
+
+        // scripts/check-linkage.sh's second program: one that links MetadataKit alone.
+        .executableTarget(
+            name: "metadata-linkage-probe", dependencies: ["MetadataKit"],
+            path: "Benchmarks/metadata-linkage-probe",
             swiftSettings: strictSwift),
 
         // MARK: Tests (Swift Testing), one target per module.
@@ -272,12 +287,12 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraSyncTests",
-            dependencies: ["TestSupport", "MemoraSync", "MemoraHTTP", "MemoraHub", "MemoraServer", "MemoraCore", "MemoraSystem", "MemoraTesting", "ImageKit", "MetadataKit", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            dependencies: ["TestSupport", "MemoraSync", "MemoraHTTP", "MemoraHub", "MemoraServer", "MemoraCore", "MemoraSystem", "MemoraSyncTesting", "ImageKit", "MetadataKit", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(
-            name: "MemoraCLITests", dependencies: ["TestSupport", "memora", "MemoraSystem", "ImageKit", "MetadataKit", "MemoraCore", "MemoraServer", "MemoraTesting"],
+            name: "MemoraCLITests", dependencies: ["TestSupport", "memora", "MemoraSystem", "ImageKit", "MetadataKit", "MemoraCore", "MemoraServer", "MemoraSyncTesting"],
             swiftSettings: strictSwift),
     ],
     cxxLanguageStandard: .cxx17

@@ -35,7 +35,7 @@ case "${1:-}" in
   *) echo "usage: $0 [--print-table | --write-table]" >&2; exit 2 ;;
 esac
 
-ours=(MemoraSystem MemoraDatabase MemoraHTTP ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting)
+ours=(MemoraSystem MemoraDatabase MemoraHTTP ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting MemoraSyncTesting)
 c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels CQREncode CFFmpeg)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
@@ -51,7 +51,8 @@ allowed_for() {
     PhotoVision) echo "MemoraSystem ImageKit" ;;
     PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVision" ;;
     MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit MemoraSync MemoraHub" ;;
-    MemoraTesting) echo "MemoraSystem MemoraHTTP MemoraCore MemoraSync MemoraServer PhotoIndex" ;;
+    MemoraTesting) echo "MemoraSystem MemoraCore" ;;
+    MemoraSyncTesting) echo "MemoraSystem MemoraHTTP MemoraSync MemoraServer PhotoIndex" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac
 }

@@ -5,7 +5,7 @@ import MemoraServer
 import MemoraSync
 import MemoraHTTP
 import MemoraSystem
-import MemoraTesting
+import MemoraSyncTesting
 
 /// Scenario 19 (`--only sync`): memora-server over loopback.
 /// - `GET /api/health` requests per second at 64 connections (wrk) against a bare Hummingbird route

@@ -2,7 +2,7 @@ import Foundation
 import ImageKit
 import MemoraServer
 import MemoraSystem
-import MemoraTesting
+import MemoraSyncTesting
 import Testing
 
 extension CLI {

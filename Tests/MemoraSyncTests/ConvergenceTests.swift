@@ -1,7 +1,7 @@
 import Foundation
 import MemoraServer
 import MemoraSync
-import MemoraTesting
+import MemoraSyncTesting
 import Testing
 import TestSupport
 

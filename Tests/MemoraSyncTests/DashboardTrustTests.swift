@@ -2,7 +2,7 @@ import Foundation
 import MemoraServer
 import MemoraSync
 import MemoraSystem
-import MemoraTesting
+import MemoraSyncTesting
 import Testing
 import TestSupport
 

@@ -7,7 +7,7 @@ import MemoraServer
 import MemoraSync
 import MemoraSystem
 import Testing
-import MemoraTesting
+import MemoraSyncTesting
 import TestSupport
 
 /// A request must never stop the server: numbers at the edges of their types, bodies built to make

@@ -2,7 +2,7 @@ import Foundation
 import MemoraServer
 import MemoraHTTP
 import MemoraSync
-import MemoraTesting
+import MemoraSyncTesting
 import Testing
 
 /// A real memora-server on loopback for the tests (``LoopbackSyncServer``), with the tests' own
