@@ -230,6 +230,13 @@ let package = Package(
             ],
             swiftSettings: strictSwift),
 
+        // The demo (`memora demo`, `make demo`): sample libraries written by the real encoders, the main
+        // job on them, and the sync and hub demos on a loopback server. Not a product: no library ships it.
+        .target(
+            name: "MemoraDemo",
+            dependencies: ["MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer"],
+            swiftSettings: strictSwift),
+
         // MARK: Front ends.
         .executableTarget(
             name: "memora-server",
@@ -241,14 +248,14 @@ let package = Package(
             name: "memora",
             dependencies: [
                 "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "MemoraDemo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora-bench",
             dependencies: [
                 "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraTesting",
-                "MemoraSync", "MemoraHub", "MemoraServer", "MemoraHTTP", "MemoraSyncTesting", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
+                "MemoraSync", "MemoraHub", "MemoraServer", "MemoraHTTP", "MemoraSyncTesting", "MemoraDemo", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/memora-bench",
@@ -283,11 +290,11 @@ let package = Package(
         .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "ImageKit", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
         .testTarget(
-            name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MemoraHTTP", "VaultCrypto", "MetadataKit", "ImageKit", "PhotoIndex", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MemoraHTTP", "VaultCrypto", "MemoraDemo", "MetadataKit", "ImageKit", "PhotoIndex", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraSyncTests",
-            dependencies: ["TestSupport", "MemoraSync", "MemoraHTTP", "MemoraHub", "MemoraServer", "MemoraCore", "MemoraSystem", "MemoraSyncTesting", "ImageKit", "MetadataKit", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            dependencies: ["TestSupport", "MemoraSync", "MemoraHTTP", "MemoraHub", "MemoraServer", "MemoraDemo", "MemoraCore", "MemoraSystem", "MemoraSyncTesting", "ImageKit", "MetadataKit", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.

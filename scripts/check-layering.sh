@@ -35,7 +35,7 @@ case "${1:-}" in
   *) echo "usage: $0 [--print-table | --write-table]" >&2; exit 2 ;;
 esac
 
-ours=(MemoraSystem MemoraDatabase MemoraHTTP ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting MemoraSyncTesting)
+ours=(MemoraSystem MemoraDatabase MemoraHTTP ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting MemoraSyncTesting MemoraDemo)
 c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels CQREncode CFFmpeg)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
@@ -53,6 +53,7 @@ allowed_for() {
     MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit MemoraSync MemoraHub" ;;
     MemoraTesting) echo "MemoraSystem MemoraCore" ;;
     MemoraSyncTesting) echo "MemoraSystem MemoraHTTP MemoraSync MemoraServer PhotoIndex" ;;
+    MemoraDemo) echo "MemoraSystem ImageKit MetadataKit VaultCrypto PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraDemo
 import ImageKit
 import MemoraCore
 import PhotoIndex

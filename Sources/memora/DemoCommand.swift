@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MemoraDemo
 import MemoraCore
 import MemoraServer
 import MemoraSystem

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraDemo
 import MemoraSystem
 import MetadataKit
 import PhotoIndex

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraDemo
 import GRDB
 import ImageKit
 import MemoraCore

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import MemoraSync
+internal import MemoraServer
 
 /// The sync part of `make demo`: a server on loopback (SQLite in `folder/server`) and two simulated
 /// devices, each with its own replica and token, that save places offline, sync, edit and delete,

@@ -5,6 +5,7 @@ import MetadataKit
 import PhotoIndex
 public import PhotoVision
 import VaultCrypto
+import MemoraCore
 
 /// `memora demo` as a library call: generates a sample photo library with the real encoders
 /// (every format, and a family album across nine years with dates, places and people:

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraCore
 
 /// What ``DemoJob`` did, step by step: the sample photos and their thumbnails, the captions, the
 /// index and its collage, and the vault.

@@ -1,6 +1,7 @@
 internal import Foundation
 public import MemoraHub
 internal import MemoraSync
+internal import MemoraServer
 internal import MemoraSystem
 
 /// The Memory Palace part of `make demo`: a hub on loopback (SQLite in `folder/hub`), a device paired
