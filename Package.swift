@@ -275,7 +275,7 @@ let package = Package(
         // MARK: Tests (Swift Testing), one target per module.
         // Fixture builders every test target shares (byte orders, TIFF/EXIF blocks, JPEG segments, temporary folders).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift),
-        .testTarget(name: "MemoraSystemTests", dependencies: ["MemoraSystem"], swiftSettings: strictSwift),
+        .testTarget(name: "MemoraSystemTests", dependencies: ["TestSupport", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "ReadmeTests", dependencies: ["ImageKit", "MetadataKit", "VaultCrypto", "PhotoIndex", "MemoraCore"], swiftSettings: strictSwift),
         .testTarget(
             name: "MemoraDatabaseTests", dependencies: ["TestSupport", "MemoraDatabase", .product(name: "GRDB", package: "GRDB.swift")],
@@ -292,10 +292,38 @@ let package = Package(
         .testTarget(
             name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MemoraHTTP", "VaultCrypto", "MemoraDemo", "MetadataKit", "ImageKit", "PhotoIndex", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
+        // What the server, hub and sync tests share: a memora-server on loopback over SQLite or
+        // PostgreSQL (TestServer), a raw client, the OpenAPI check, paired hub clients.
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "MemoraSystem", "MemoraHTTP", "MemoraSync", "MemoraHub", "MemoraServer", "MemoraSyncTesting",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ServerTestSupport", swiftSettings: strictSwift),
+        // The tests that run real servers on loopback (SQLite and PostgreSQL) run on their own after the
+        // others (the Makefile): beside the CPU-bound vision and indexing tests, their servers would wait.
         .testTarget(
             name: "MemoraSyncTests",
-            dependencies: ["TestSupport", "MemoraSync", "MemoraHTTP", "MemoraHub", "MemoraServer", "MemoraDemo", "MemoraCore", "MemoraSystem", "MemoraSyncTesting", "ImageKit", "MetadataKit", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ServerTestSupport", "TestSupport", "MemoraSystem", "ImageKit", "MemoraSync", "MemoraServer", "MemoraSyncTesting", "MemoraCore",
+                "MemoraDemo", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "MemoraServerTests",
+            dependencies: [
+                "ServerTestSupport", "TestSupport", "MemoraSystem", "ImageKit", "MemoraHTTP", "MemoraSync", "MemoraHub", "MemoraServer",
+                "MemoraSyncTesting", "MemoraCore", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "MemoraHubTests",
+            dependencies: [
+                "ServerTestSupport", "TestSupport", "MemoraSystem", "ImageKit", "MetadataKit", "PhotoVision", "MemoraHTTP", "MemoraSync",
+                "MemoraHub", "MemoraServer", "MemoraCore",
+            ],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.
         .testTarget(

@@ -2,7 +2,7 @@
 """Loads a page of the hub's dashboard in headless Chromium (Debian's chromium and chromedriver,
 driven by Selenium), saves a screenshot, runs axe-core (the copy in PyPI's axe-playwright-python)
 and checks keyboard focus. Prints one JSON object: the title, the images (alt text, whether they
-loaded), the first elements Tab reaches, and axe's violations. Used by Tests/MemoraSyncTests.
+loaded), the first elements Tab reaches, and axe's violations. Used by Tests/MemoraHubTests.
 
     dashboard-check.py URL SCREENSHOT.png [CLICK]
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ImageKit
 import MemoraSystem
 import MetadataKit
@@ -10,8 +11,7 @@ struct CLI {
     let executable: String
 
     init() throws {
-        folder = NSTemporaryDirectory() + "memora-cli-" + UUID().uuidString
-        try FileSystem.makeFolder(folder)
+        folder = try temporaryFolder("memora-cli")
         executable = SystemPath.join(SystemPath.folder(of: FileSystem.absolutePath(CommandLine.arguments[0])), "memora")
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import MemoraServer
 import MemoraSync
 import MemoraSyncTesting
+import ServerTestSupport
 import Testing
 import TestSupport
 

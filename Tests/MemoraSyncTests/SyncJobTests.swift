@@ -6,6 +6,7 @@ import MemoraCore
 import MemoraServer
 import MemoraSync
 import MemoraSystem
+import ServerTestSupport
 import Testing
 import TestSupport
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import MemoraSystem
 
 /// A new empty folder under the system's temporary folder, removed with the object.
@@ -6,8 +7,7 @@ final class TemporaryFolder {
     let path: String
 
     init() throws {
-        path = NSTemporaryDirectory() + "memora-system-\(UUID().uuidString)"
-        try FileSystem.makeFolder(path)
+        path = try temporaryFolder("memora-system")
     }
 
     deinit { try? FileSystem.removeTree(path) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GRDB
 import ImageKit
 import Testing
@@ -10,8 +11,7 @@ struct Rows {
     let database: PhotoIndexDatabase
 
     init() throws {
-        root = NSTemporaryDirectory() + "collage-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        root = try temporaryFolder("collage")
         database = try PhotoIndexDatabase(path: root + "/index.sqlite")
     }
 
@@ -145,8 +145,7 @@ struct SelectionTests {
 
     @Test("an index made before v2 is upgraded: a year's candidates come from the covering index alone")
     func yearCoveringIndex() throws {
-        let root = NSTemporaryDirectory() + "collage-v1-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let root = try temporaryFolder("collage-v1")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let path = root + "/index.sqlite"
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GRDB
 import Testing
 @testable import PhotoIndex
@@ -36,8 +37,7 @@ struct IndexMigrationTests {
     /// A folder with an index in the v2 format: three photos (one unreadable, one taken before
     /// 1970), with place parts, people, faces and an embedding.
     func makeV2Index() throws -> (root: String, path: String) {
-        let root = NSTemporaryDirectory() + "index-v2-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let root = try temporaryFolder("index-v2")
         let path = root + "/index.sqlite"
         let old = try DatabaseQueue(path: path)
         try old.write { db in
@@ -136,8 +136,7 @@ struct IndexMigrationTests {
 
     @Test("a new index round-trips every field, instants to the millisecond and modification times to the nanosecond")
     func roundTrip() throws {
-        let root = NSTemporaryDirectory() + "index-new-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let root = try temporaryFolder("index-new")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let database = try PhotoIndexDatabase(path: root + "/index.sqlite")
         let photo = IndexedPhoto(

@@ -35,7 +35,7 @@ struct Library {
     let database: PhotoIndexDatabase
 
     init() throws {
-        root = NSTemporaryDirectory() + "photoindex-" + UUID().uuidString
+        root = try temporaryFolder("photoindex")
         try FileManager.default.createDirectory(atPath: root + "/library", withIntermediateDirectories: true)
         database = try PhotoIndexDatabase(path: root + "/index.sqlite")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ImageKit
 import Testing
 @testable import PhotoVision
@@ -86,9 +87,7 @@ struct TextReaderTests {
     }
 
     private func temporaryModelsFolder() throws -> String {
-        let path = NSTemporaryDirectory() + "memora-empty-models-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try temporaryFolder("memora-empty-models")
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import MemoraServer
 import MemoraSync
 import MemoraSystem
+import ServerTestSupport
 import Testing
 import TestSupport
 

@@ -3,6 +3,7 @@ import MemoraServer
 import MemoraSync
 import MemoraSystem
 import MemoraSyncTesting
+import ServerTestSupport
 import Testing
 import TestSupport
 

@@ -1,23 +1,23 @@
-import Foundation
-import MemoraServer
-import MemoraHTTP
-import MemoraSync
-import MemoraSyncTesting
-import Testing
+package import Foundation
+package import MemoraServer
+package import MemoraHTTP
+package import MemoraSync
+package import MemoraSyncTesting
+internal import Testing
 
 /// A real memora-server on loopback for the tests (``LoopbackSyncServer``), with the tests' own
 /// set-up: a store per test, rate limits, SQL on its database, a writer held open.
-final class TestServer: Sendable {
-    let server: LoopbackSyncServer
-    var folder: String { server.folder }
+package final class TestServer: Sendable {
+    package let server: LoopbackSyncServer
+    package var folder: String { server.folder }
     /// The PostgreSQL database the store uses, nil for SQLite in `folder`.
-    var database: String? { server.database }
-    var joinCode: String { server.joinCode }
-    var port: Int { server.port }
-    var url: URL { server.url }
+    package var database: String? { server.database }
+    package var joinCode: String { server.joinCode }
+    package var port: Int { server.port }
+    package var url: URL { server.url }
 
     /// Rate limits (requests at once, per second) for IPs and devices; nil: effectively none.
-    init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil, host: String = "127.0.0.1") async throws {
+    package init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil, host: String = "127.0.0.1") async throws {
         let database = try await store.makeDatabase()
         server = try await LoopbackSyncServer(folder: folder, database: database, joinCode: "test-join-code-0123456789") { configuration in
             configuration.host = host
@@ -29,17 +29,17 @@ final class TestServer: Sendable {
     }
 
     /// A second server process on the same PostgreSQL database as `other` (its own folder and port).
-    init(folder: String, sharingDatabaseOf other: TestServer) async throws {
+    package init(folder: String, sharingDatabaseOf other: TestServer) async throws {
         server = try await LoopbackSyncServer(folder: folder, database: other.database, joinCode: other.joinCode)
     }
 
-    func stop() async { await server.stop() }
+    package func stop() async { await server.stop() }
 
     /// Stops and starts the server again on the same port and data.
-    func restart() async throws { try await server.restart() }
+    package func restart() async throws { try await server.restart() }
 
     /// Runs SQL on the server's database (test set-up: triggers that inject failures).
-    func execute(_ sql: String) async throws {
+    package func execute(_ sql: String) async throws {
         if let database {
             try await PostgresAdmin.execute(sql, server: database)
         } else {
@@ -50,7 +50,7 @@ final class TestServer: Sendable {
 
     /// Runs `body` while another connection holds a write transaction open on the server's database
     /// (SQLite: the write lock; PostgreSQL: the version counter's row), then lets it commit.
-    func whileWriterHeldOpen<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func whileWriterHeldOpen<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         let locked = AsyncStream<Void>.makeStream(), release = AsyncStream<Void>.makeStream()
         let holding: Task<Void, any Error>
         if let database {
@@ -93,17 +93,20 @@ final class TestServer: Sendable {
     }
 
     /// The store, opened beside the running server.
-    func store() async throws -> any SyncStore {
+    package func store() async throws -> any SyncStore {
         try await ServerData.open(folder, database: database).store
     }
 }
 
 /// Raw HTTP against the test server, for the routes' own tests.
-struct RawClient {
-    let base: URL
-    let transport = URLSessionTransport(timeout: .seconds(20))
+package struct RawClient {
+    package let base: URL
+    package let transport = URLSessionTransport(timeout: .seconds(20))
 
-    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil, body: Data? = nil,
+    /// A client of the server at `base`.
+    package init(base: URL) { self.base = base }
+
+    package func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil, body: Data? = nil,
               headers extra: [String: String] = [:]) async throws -> HTTPResponse {
         var headers = ["Content-Type": "application/json"].merging(extra) { $1 }
         if let token { headers["Authorization"] = "Bearer \(token)" }
@@ -117,34 +120,34 @@ struct RawClient {
         return response
     }
 
-    func register(_ deviceID: String, joinCode: String) async throws -> String {
+    package func register(_ deviceID: String, joinCode: String) async throws -> String {
         let response = try await send("POST", "api/devices/register", json: #"{"deviceId":"\#(deviceID)","platform":"linux","joinCode":"\#(joinCode)"}"#)
         guard response.status == 201 else { throw APIError(code: "test", message: "register: \(response.status) \(String(decoding: response.body, as: UTF8.self))") }
         return try JSONDecoder().decode(DeviceToken.self, from: response.body).token
     }
 
-    func push(_ token: String, _ mutations: [SyncMutation]) async throws -> HTTPResponse {
+    package func push(_ token: String, _ mutations: [SyncMutation]) async throws -> HTTPResponse {
         try await send("POST", "api/sync/push", token: token, body: try JSONEncoder().encode(PushRequest(mutations: mutations)))
     }
 
-    func pull(_ token: String, cursor: String?, limit: Int = 500) async throws -> PullResponse {
+    package func pull(_ token: String, cursor: String?, limit: Int = 500) async throws -> PullResponse {
         let response = try await send("POST", "api/sync/pull", token: token, body: try JSONEncoder().encode(PullRequest(cursor: cursor, limit: limit)))
         guard response.status == 200 else { throw APIError(code: "test", message: "pull: \(response.status) \(String(decoding: response.body, as: UTF8.self))") }
         return try JSONDecoder().decode(PullResponse.self, from: response.body)
     }
 
-    static func error(_ response: HTTPResponse) -> APIError? {
+    package static func error(_ response: HTTPResponse) -> APIError? {
         try? JSONDecoder().decode(APIErrorBody.self, from: response.body).error
     }
 }
 
 /// Records for the tests.
-enum Records {
-    static func uuid(_ n: Int) -> String {
+package enum Records {
+    package static func uuid(_ n: Int) -> String {
         String(format: "00000000-0000-4000-8000-%012x", n)
     }
 
-    static func place(_ n: Int, name: String, latitude: Double = 41.15, updatedAt: Int64? = nil) -> [String: JSONValue] {
+    package static func place(_ n: Int, name: String, latitude: Double = 41.15, updatedAt: Int64? = nil) -> [String: JSONValue] {
         var fields: [String: JSONValue] = ["id": .string(uuid(n)), "name": .string(name), "latitude": .number(latitude),
                                            "longitude": .number(-8.61), "radius_meters": .number(150)]
         if let updatedAt { fields["created_at"] = .integer(updatedAt) }
@@ -154,21 +157,21 @@ enum Records {
 
 /// The store a test server uses: SQLite, or a new database on the PostgreSQL server that
 /// `scripts/test-postgres.sh` starts (`MEMORA_TEST_POSTGRES`, set by `make test`).
-enum TestStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
+package enum TestStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite, postgres
 
-    var testDescription: String { rawValue }
+    package var testDescription: String { rawValue }
 
     /// The stores to run against: PostgreSQL too when `MEMORA_TEST_POSTGRES` names a server.
     /// `MEMORA_REQUIRE_POSTGRES=1` (set by `make test`) makes a missing server a failure, not a skip.
-    static var available: [TestStore] {
+    package static var available: [TestStore] {
         let environment = ProcessInfo.processInfo.environment
         if environment["MEMORA_TEST_POSTGRES"] != nil || environment["MEMORA_REQUIRE_POSTGRES"] == "1" { return [.sqlite, .postgres] }
         return [.sqlite]
     }
 
     /// A fresh database for one server: nil for SQLite (the folder is fresh).
-    func makeDatabase() async throws -> String? {
+    package func makeDatabase() async throws -> String? {
         guard self == .postgres else { return nil }
         guard let admin = ProcessInfo.processInfo.environment["MEMORA_TEST_POSTGRES"] else {
             throw APIError(code: "test", message: "MEMORA_TEST_POSTGRES is not set: run scripts/test-postgres.sh (make test does)")
@@ -181,15 +184,15 @@ enum TestStore: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-import PostgresNIO
-import GRDB
-import Logging
+package import PostgresNIO
+internal import GRDB
+package import Logging
 
 /// The tests' own PostgreSQL connections: creating databases, set-up SQL, held-open transactions.
-enum PostgresAdmin {
-    static let logger = Logger(label: "memora-tests.postgres")
+package enum PostgresAdmin {
+    package static let logger = Logger(label: "memora-tests.postgres")
 
-    static func withClient<T: Sendable>(_ server: String, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
+    package static func withClient<T: Sendable>(_ server: String, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
         let parts = URLComponents(string: server)!
         let configuration = PostgresClient.Configuration(host: parts.host ?? "127.0.0.1", port: parts.port ?? 5432, username: parts.user ?? "postgres",
                                                          password: parts.password, database: String(parts.path.dropFirst()), tls: .disable)
@@ -199,11 +202,11 @@ enum PostgresAdmin {
         return try await body(client)
     }
 
-    static func createDatabase(_ name: String, server: String) async throws {
+    package static func createDatabase(_ name: String, server: String) async throws {
         try await execute("CREATE DATABASE \(name)", server: server)
     }
 
-    static func execute(_ sql: String, server: String) async throws {
+    package static func execute(_ sql: String, server: String) async throws {
         try await withClient(server) { client in _ = try await client.query(PostgresQuery(unsafeSQL: sql)) }
     }
 }

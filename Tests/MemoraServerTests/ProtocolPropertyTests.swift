@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import MemoraServer
 import MemoraSync
+import ServerTestSupport
 import Testing
 import TestSupport
 

@@ -6,6 +6,7 @@ import MemoraHTTP
 import MemoraServer
 import MemoraSync
 import MemoraSystem
+import ServerTestSupport
 import Testing
 import MemoraSyncTesting
 import TestSupport

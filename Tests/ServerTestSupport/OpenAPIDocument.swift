@@ -1,13 +1,13 @@
-import Foundation
-import MemoraSync
-import Testing
+package import Foundation
+package import MemoraSync
+package import Testing
 
 /// Docs/openapi.json, and a check of a response against it: the route and status must be documented,
 /// and a JSON body must match the documented schema (types, required properties, enums, patterns,
 /// ranges, items, `$ref`). `RawClient` runs it on every response the route tests receive, which is
 /// what keeps the document true.
-struct OpenAPIDocument: Sendable {
-    static let shared: OpenAPIDocument = {
+package struct OpenAPIDocument: Sendable {
+    package static let shared: OpenAPIDocument = {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Docs/openapi.json").standardized.path
         guard let data = FileManager.default.contents(atPath: path), let root = try? JSONDecoder().decode(JSONValue.self, from: data) else {
             return OpenAPIDocument(root: .null)
@@ -15,7 +15,7 @@ struct OpenAPIDocument: Sendable {
         return OpenAPIDocument(root: root)
     }()
 
-    let root: JSONValue
+    package let root: JSONValue
 
     private static func member(_ value: JSONValue?, _ name: String) -> JSONValue? {
         if case .object(let members)? = value { return members[name] }
@@ -23,7 +23,7 @@ struct OpenAPIDocument: Sendable {
     }
 
     /// The problems of a response; empty when it conforms.
-    func problems(method: String, path: String, status: Int, body: Data) -> [String] {
+    package func problems(method: String, path: String, status: Int, body: Data) -> [String] {
         guard case .object(let paths)? = Self.member(root, "paths") else { return ["Docs/openapi.json is missing or has no paths"] }
         guard let template = paths.keys.first(where: { Self.matches($0, path) }) else {
             // An unknown route: a 404 in the one error shape.

@@ -5,6 +5,7 @@ import MemoraHTTP
 import MemoraServer
 import MemoraSync
 import MemoraSystem
+import ServerTestSupport
 import Testing
 import TestSupport
 
