@@ -2,22 +2,26 @@
 //
 // Memora: portable photo-privacy and accessibility libraries.
 //
-// The package is layered (see Docs/Architecture.md):
+// The package is layered (see Docs/Architecture.md; its module-graph table is generated from this
+// manifest and `scripts/check-layering.sh` checks both against every import in `make test`):
 //
 //   C bridges       CSodium CExif CZlib CDeflate CExiv2 CDlib CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType
-//                   CONNXRuntime (+ SQLite through GRDB)
+//                   CONNXRuntime CVisionKernels CQREncode CFFmpeg (+ SQLite through GRDB)
 //   system layer    MemoraSystem (over CMemoraSystem): the only importer of a platform module
-//                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom
-//   leaf modules    ImageKit   MetadataKit   VaultCrypto      (import none of ours but MemoraSystem;
-//                                                              VaultCrypto also MemoraDatabase)
-//                   PhotoVision (over ImageKit; dlib through CDlib, ONNX Runtime through CONNXRuntime,
-//                                DBSCAN's AVX kernels in CVisionKernels)
-//   composition     PhotoIndex (MetadataKit, ImageKit; FreeType for a collage's title)
-//                   MemoraCore (everything above)
-//   test support    MemoraTesting (MemoraCore, MemoraSync, MemoraServer, PhotoIndex, FlyingFox)
-//   front ends      memora (CLI), memora-bench, loca-memory-probe (the bench's memory probe)
-//
-// `scripts/check-layering.sh` enforces these rules in `make test`.
+//                   MemoraDatabase (over MemoraSystem and GRDB): the database idiom and open policy
+//                   MemoraHTTP (over MemoraSystem): the one HTTP transport
+//   leaf modules    ImageKit   MetadataKit   VaultCrypto (also MemoraDatabase)
+//                   PhotoVisionCore (over ImageKit: protocols, DBSCAN, scene nouns)
+//                   PhotoVision (over PhotoVisionCore: dlib through CDlib, ONNX Runtime through CONNXRuntime)
+//                   MemoraSync (MemoraDatabase, MemoraHTTP: the sync protocol and client)
+//   composition     PhotoIndex (MetadataKit, ImageKit, PhotoVisionCore; FreeType for a collage's title)
+//                   MemoraHub (MemoraSync, MetadataKit: the collector)
+//                   MemoraCore (everything above but the server)
+//                   MemoraServer (MemoraSync, MemoraHub, ImageKit, MetadataKit; Hummingbird, PostgresNIO)
+//   test support    MemoraTesting (MemoraCore, FlyingFox), MemoraSyncTesting (MemoraServer, MemoraHTTP)
+//   demo            MemoraDemo (not a product: the CLI's and the bench's demo)
+//   front ends      memora (CLI), memora-server, memora-bench, loca-memory-probe and
+//                   metadata-linkage-probe (programs that link one library alone)
 
 import PackageDescription
 
@@ -36,6 +40,7 @@ let package = Package(
         .library(name: "ImageKit", targets: ["ImageKit"]),
         .library(name: "MetadataKit", targets: ["MetadataKit"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
+        .library(name: "PhotoVisionCore", targets: ["PhotoVisionCore"]),
         .library(name: "PhotoVision", targets: ["PhotoVision"]),
         .library(name: "PhotoIndex", targets: ["PhotoIndex"]),
         .library(name: "MemoraCore", targets: ["MemoraCore"]),
@@ -160,7 +165,11 @@ let package = Package(
         // CVisionKernels: DBSCAN's dot products for AVX2 and AVX-512, chosen at run time (C: Swift
         // cannot compile one function for a wider instruction set).
         .target(name: "CVisionKernels"),
-        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "CDlib", "CONNXRuntime", "CVisionKernels"], swiftSettings: strictSwift),
+        // What every vision engine shares, without one: the protocols (FaceAnalyzing, SceneAnalyzing,
+        // TextReading) and their values, FaceDistance, DBSCAN with its kernels, the scene nouns and
+        // themes. PhotoIndex builds on this alone, so a program that indexes links no dlib or ONNX Runtime.
+        .target(name: "PhotoVisionCore", dependencies: ["MemoraSystem", "ImageKit", "CVisionKernels"], swiftSettings: strictSwift),
+        .target(name: "PhotoVision", dependencies: ["MemoraSystem", "ImageKit", "PhotoVisionCore", "CDlib", "CONNXRuntime"], swiftSettings: strictSwift),
         .target(
             name: "VaultCrypto",
             dependencies: ["MemoraSystem", "MemoraDatabase", "CSodium", .product(name: "GRDB", package: "GRDB.swift")],
@@ -177,13 +186,13 @@ let package = Package(
         .target(
             name: "PhotoIndex",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", "PhotoVision", "CFreeType", .product(name: "GRDB", package: "GRDB.swift"),
+                "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", "PhotoVisionCore", "CFreeType", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync", "MemoraHub",
+                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync", "MemoraHub",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -234,7 +243,7 @@ let package = Package(
         // job on them, and the sync and hub demos on a loopback server. Not a product: no library ships it.
         .target(
             name: "MemoraDemo",
-            dependencies: ["MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer"],
+            dependencies: ["MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer"],
             swiftSettings: strictSwift),
 
         // MARK: Front ends.
@@ -247,14 +256,14 @@ let package = Package(
         .executableTarget(
             name: "memora",
             dependencies: [
-                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer",
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer",
                 "MemoraDemo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift),
         .executableTarget(
             name: "memora-bench",
             dependencies: [
-                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraTesting",
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraTesting",
                 "MemoraSync", "MemoraHub", "MemoraServer", "MemoraHTTP", "MemoraSyncTesting", "MemoraDemo", "CBenchPeers", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -287,10 +296,11 @@ let package = Package(
         .testTarget(name: "ImageKitTests", dependencies: ["TestSupport", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
-        .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
-        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "ImageKit", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoVisionCoreTests", dependencies: ["PhotoVisionCore"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "PhotoVisionCore", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "PhotoVisionCore", "ImageKit", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
         .testTarget(
-            name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MemoraHTTP", "VaultCrypto", "MemoraDemo", "MetadataKit", "ImageKit", "PhotoIndex", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "MemoraCoreTests", dependencies: ["TestSupport", "MemoraCore", "MemoraTesting", "MemoraSystem", "MemoraHTTP", "VaultCrypto", "MemoraDemo", "MetadataKit", "ImageKit", "PhotoIndex", "PhotoVisionCore", "PhotoVision", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSwift),
         // What the server, hub and sync tests share: a memora-server on loopback over SQLite or
         // PostgreSQL (TestServer), a raw client, the OpenAPI check, paired hub clients.
@@ -321,7 +331,7 @@ let package = Package(
         .testTarget(
             name: "MemoraHubTests",
             dependencies: [
-                "ServerTestSupport", "TestSupport", "MemoraSystem", "ImageKit", "MetadataKit", "PhotoVision", "MemoraHTTP", "MemoraSync",
+                "ServerTestSupport", "TestSupport", "MemoraSystem", "ImageKit", "MetadataKit", "PhotoVisionCore", "PhotoVision", "MemoraHTTP", "MemoraSync",
                 "MemoraHub", "MemoraServer", "MemoraCore",
             ],
             swiftSettings: strictSwift),

@@ -35,7 +35,7 @@ case "${1:-}" in
   *) echo "usage: $0 [--print-table | --write-table]" >&2; exit 2 ;;
 esac
 
-ours=(MemoraSystem MemoraDatabase MemoraHTTP ImageKit MetadataKit VaultCrypto PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting MemoraSyncTesting MemoraDemo)
+ours=(MemoraSystem MemoraDatabase MemoraHTTP ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting MemoraSyncTesting MemoraDemo)
 c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels CQREncode CFFmpeg)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
@@ -48,12 +48,13 @@ allowed_for() {
     MemoraSync) echo "MemoraSystem MemoraDatabase MemoraHTTP" ;;
     MemoraHub) echo "MemoraSystem MemoraHTTP MemoraSync MetadataKit" ;;
     MemoraServer) echo "MemoraSystem MemoraDatabase MemoraSync MemoraHub ImageKit MetadataKit" ;;
-    PhotoVision) echo "MemoraSystem ImageKit" ;;
-    PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVision" ;;
-    MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MetadataKit VaultCrypto PhotoVision PhotoIndex ImageKit MemoraSync MemoraHub" ;;
+    PhotoVisionCore) echo "MemoraSystem ImageKit" ;;
+    PhotoVision) echo "MemoraSystem ImageKit PhotoVisionCore" ;;
+    PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVisionCore" ;;
+    MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex ImageKit MemoraSync MemoraHub" ;;
     MemoraTesting) echo "MemoraSystem MemoraCore" ;;
     MemoraSyncTesting) echo "MemoraSystem MemoraHTTP MemoraSync MemoraServer PhotoIndex" ;;
-    MemoraDemo) echo "MemoraSystem ImageKit MetadataKit VaultCrypto PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer" ;;
+    MemoraDemo) echo "MemoraSystem ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer" ;;
     *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
   esac
 }

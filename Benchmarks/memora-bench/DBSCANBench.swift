@@ -1,6 +1,7 @@
 import Foundation
 import PhotoIndex
 import PhotoVision
+import PhotoVisionCore
 
 /// Scenario 14: PhotoVision's DBSCAN on 20,000 x 512 half floats (scene embeddings: themes)
 /// against scikit-learn's `DBSCAN(metric="cosine")` on the same file, in the same run, with the

@@ -4,6 +4,7 @@ import MemoraCore
 import MemoraSystem
 import PhotoIndex
 import PhotoVision
+import PhotoVisionCore
 
 /// The description scenarios of memora-bench (`--only describe`):
 /// 21. OCR on the same decoded pixels: our PaddleTextReader against RapidOCR 1.4.4's own Python

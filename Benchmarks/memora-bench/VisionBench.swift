@@ -4,6 +4,7 @@ import ImageKit
 import MemoraCore
 import PhotoIndex
 import PhotoVision
+import PhotoVisionCore
 
 /// The vision scenario of memora-bench (`--only vision`):
 /// 16. indexing with vision on the demo's family album (30 photos of 1600x1200 with a real face in

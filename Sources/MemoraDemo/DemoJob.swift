@@ -4,6 +4,7 @@ import ImageKit
 import MetadataKit
 import PhotoIndex
 public import PhotoVision
+internal import PhotoVisionCore
 import VaultCrypto
 import MemoraCore
 

@@ -1,7 +1,7 @@
 import ImageKit
 internal import MemoraSystem
 import MetadataKit
-public import PhotoVision
+public import PhotoVisionCore
 
 /// What the indexer sees in a photo's pixels (issue 18): faces with their embeddings, and the
 /// scene. Without it (or without the models) the index keeps working as before: faces come from
@@ -26,26 +26,6 @@ public struct IndexVision: Sendable {
         self.text = text
         self.longestSide = longestSide
         self.textLongestSide = textLongestSide
-    }
-
-    /// dlib's faces and MobileNetV2's scenes from the installed models (Docs/Models.md), each model
-    /// run on one thread (the indexer runs one photo per core). Throws what is missing, with the
-    /// command that installs it.
-    ///
-    /// With `readsText`, the text reader too (PP-OCRv4), running `textThreads` threads per model run
-    /// (one photo at a time, as the description does, uses every core). With `thoroughFaces`, dlib's
-    /// CNN face detector looks too (`DlibFaceAnalyzer.Options.cnnLongestSide` 800): the description
-    /// counts people, and it finds turned and dim faces HOG misses, at a second or two a photo.
-    public static func installed(models: VisionModels = .installed, readsText: Bool = false, textThreads: Int = 1,
-                                 thoroughFaces: Bool = false) throws(VisionError) -> IndexVision {
-        DlibFaceAnalyzer.setMatrixThreads(1)
-        var options = PaddleTextReader.Options()
-        options.threads = max(1, textThreads)
-        // A description counts faces: dlib's CNN detector then looks too (at 800 pixels), for the faces HOG misses.
-        let faces = DlibFaceAnalyzer.Options(scanThreads: 1, cnnLongestSide: thoroughFaces ? 800 : 0)
-        return IndexVision(faces: try DlibFaceAnalyzer(models: models, options: faces),
-                           scenes: try ONNXSceneAnalyzer(models: models, threads: 1),
-                           text: readsText ? try PaddleTextReader(models: models, options: options) : nil)
     }
 
     /// The faces of a photo: those found in `image`, each named by the metadata region it overlaps

@@ -1,5 +1,5 @@
 public import Foundation
-public import PhotoVision
+public import PhotoVisionCore
 
 /// A face (or other named region) in a photo, normalised to 0...1 with the origin at the
 /// top left: a region the photo's metadata declares (MWG), or a face found in its pixels

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import MemoraDatabase
-import PhotoVision
+import PhotoVisionCore
 
 /// A record of the photo index: one `Codable` type per table, its snake_case columns named by its
 /// `CodingKeys`, every `Date` stored as an INTEGER of milliseconds since 1970 UTC (MemoraDatabase's

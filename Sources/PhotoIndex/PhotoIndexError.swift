@@ -1,4 +1,4 @@
-public import PhotoVision
+public import PhotoVisionCore
 /// Everything that can go wrong in PhotoIndex: a code a program can switch on (an extensible set
 /// of static values, not a frozen enum), the photo, library folder or index database concerned,
 /// a message a person can act on that names it once, the `errno` of a failed system call or

@@ -1,3 +1,4 @@
+public import PhotoVisionCore
 internal import MemoraSystem
 
 /// The folder the vision models are installed in (`scripts/install-models.sh`, Docs/Models.md):

@@ -5,6 +5,7 @@ import MemoraCore
 import MemoraServer
 import MemoraSystem
 import PhotoVision
+import PhotoVisionCore
 
 /// `memora demo`: generates a sample photo library with the real encoders and runs the main
 /// job on it (MemoraCore's `DemoJob`): inspect every photo, make upright thumbnails, caption

@@ -5,6 +5,7 @@ import MemoraSystem
 import MemoraCore
 import PhotoIndex
 import PhotoVision
+import PhotoVisionCore
 
 /// `memora image`: inspect and convert pictures with ImageKit.
 struct ImageCommand: ParsableCommand {

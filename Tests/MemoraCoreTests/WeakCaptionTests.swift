@@ -4,6 +4,7 @@ import ImageKit
 @testable import PhotoIndex
 import MemoraSystem
 import PhotoVision
+import PhotoVisionCore
 import Testing
 @testable import MemoraCore
 import MemoraTesting

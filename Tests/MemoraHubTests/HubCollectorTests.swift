@@ -7,6 +7,7 @@ import MemoraSync
 import MemoraSystem
 import MetadataKit
 import PhotoVision
+import PhotoVisionCore
 import ServerTestSupport
 import Testing
 import TestSupport

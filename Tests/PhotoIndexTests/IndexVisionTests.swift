@@ -2,6 +2,7 @@ import Foundation
 import ImageKit
 import MemoraSystem
 import PhotoVision
+import PhotoVisionCore
 import Testing
 @testable import PhotoIndex
 
@@ -92,5 +93,14 @@ struct IndexVisionTests {
         #expect(faces.map(\.name) == ["Ana", "Ben", nil])
         #expect(faces.allSatisfy { $0.isDetected })
         #expect(IndexVision.faces(regions: regions, detected: []) == regions)
+    }
+}
+
+extension IndexVision {
+    /// The installed engines, as MemoraCore's `IndexVision.installed` hands them to the index (these
+    /// tests do not import MemoraCore).
+    static func installed(readsText: Bool = false) throws -> IndexVision {
+        let engines = try InstalledVision(readsText: readsText)
+        return IndexVision(faces: engines.faces, scenes: engines.scenes, text: engines.text)
     }
 }

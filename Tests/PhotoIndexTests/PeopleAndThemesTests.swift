@@ -3,6 +3,7 @@ import GRDB
 import ImageKit
 import MemoraSystem
 import PhotoVision
+import PhotoVisionCore
 import Testing
 @testable import PhotoIndex
 

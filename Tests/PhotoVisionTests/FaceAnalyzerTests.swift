@@ -4,6 +4,7 @@ import MemoraSystem
 import Testing
 import TestSupport
 @testable import PhotoVision
+import PhotoVisionCore
 
 /// dlib's pipeline on a real face photo installed by `scripts/install-models.sh`
 /// (fixtures/astronaut.png, NASA, public domain), placed into pictures made here.

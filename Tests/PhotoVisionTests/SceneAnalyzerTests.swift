@@ -4,6 +4,7 @@ import MemoraSystem
 import Testing
 import TestSupport
 @testable import PhotoVision
+import PhotoVisionCore
 
 /// The scene model on real photos installed by `scripts/install-models.sh` (fixtures/), and on
 /// pictures made here.

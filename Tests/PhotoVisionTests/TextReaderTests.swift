@@ -3,6 +3,7 @@ import TestSupport
 import ImageKit
 import Testing
 @testable import PhotoVision
+@testable import PhotoVisionCore
 
 /// Reading text with PP-OCRv4 on ONNX Runtime (the models and the demo photos installed by
 /// `scripts/install-models.sh`), and the geometry and decoding it rests on.

@@ -1,6 +1,6 @@
 package import Foundation
 package import MemoraSync
-package import Testing
+internal import Testing
 
 /// Docs/openapi.json, and a check of a response against it: the route and status must be documented,
 /// and a JSON body must match the documented schema (types, required properties, enums, patterns,

@@ -1,5 +1,6 @@
 import Foundation
 internal import PhotoVision
+internal import PhotoVisionCore
 
 /// The on-device description, written from ``PhotoFacts`` alone: who (names from the metadata, the
 /// rest counted), what (the scene model's subject), where and when (the metadata), and the text in

@@ -2,7 +2,7 @@ import Foundation
 internal import ImageKit
 public import MetadataKit
 public import PhotoIndex
-public import PhotoVision
+public import PhotoVisionCore
 
 /// What Memora knows of a photo without a language model: what it measures in the pixels with its
 /// on-device models (faces, the main subject, the text), and what the photo's own metadata says

@@ -2,6 +2,7 @@ internal import Foundation
 internal import ImageKit
 public import MemoraHub
 public import PhotoVision
+public import PhotoVisionCore
 
 /// The Memory Palace collector's face finder on Linux: PhotoVision's dlib pipeline on the upright
 /// photo (HOG detection, landmarks and, with the embedding model, the 128 floats that suggest people).

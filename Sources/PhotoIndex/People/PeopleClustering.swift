@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import PhotoVision
+import PhotoVisionCore
 
 /// One person of the People picker: a cluster of faces found in the pixels (``PeopleClustering``).
 public struct Person: Sendable, Hashable, Codable {

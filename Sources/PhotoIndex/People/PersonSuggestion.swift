@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import PhotoVision
+import PhotoVisionCore
 
 /// Faces no person has, in a few photos, that look like one person: too few, or too far apart, to
 /// be made a person without asking. Offered for a person to accept (`memora people accept N`).

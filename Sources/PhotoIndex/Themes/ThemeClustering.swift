@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import PhotoVision
+import PhotoVisionCore
 
 /// Groups photos by what they show (the seeds' "beaches, mountains, food"): DBSCAN on the scene
 /// embeddings (cosine distance), each cluster named after the theme most of its photos' labels

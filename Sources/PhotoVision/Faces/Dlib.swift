@@ -1,3 +1,4 @@
+internal import PhotoVisionCore
 import CDlib
 import ImageKit
 

@@ -1,13 +1,7 @@
 import Foundation
 public import ImageKit
+public import PhotoVisionCore
 internal import MemoraSystem
-
-/// Something that finds faces in a photo's pixels (and, where it can, says who looks like whom).
-/// ``DlibFaceAnalyzer`` runs dlib on the CPU; an Apple front end may plug in Vision instead.
-public protocol FaceAnalyzing: Sendable {
-    /// The faces in `image` (upright pixels), most certain first, in normalised coordinates.
-    func faces(in image: Image) throws(VisionError) -> [DetectedFace]
-}
 
 /// dlib's pipeline, as its face recognition example runs it: the HOG frontal face detector
 /// (compiled into dlib, no weights), five landmarks per face

@@ -1,3 +1,4 @@
+internal import PhotoVisionCore
 import CONNXRuntime
 import Foundation
 internal import MemoraSystem

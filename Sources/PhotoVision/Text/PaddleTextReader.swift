@@ -1,4 +1,5 @@
 public import ImageKit
+public import PhotoVisionCore
 internal import MemoraSystem
 
 /// Reads text with PaddleOCR's PP-OCRv4 models (installed by `scripts/install-models.sh` from

@@ -1,3 +1,4 @@
+internal import PhotoVisionCore
 /// A rotated rectangle around a line of text, as four corners in pixels of the image it was found
 /// in: top-left, top-right, bottom-right, bottom-left (the reading direction runs from the first to
 /// the second).

@@ -2,6 +2,7 @@ import Foundation
 internal import MemoraSystem
 public import PhotoIndex
 internal import PhotoVision
+internal import PhotoVisionCore
 
 /// The on-device description: what Memora's own vision models see in the pixels (the number of
 /// faces, the main subject in a person's words, the text in the photo) and what the photo's

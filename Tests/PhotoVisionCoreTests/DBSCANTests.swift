@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import PhotoVision
+@testable import PhotoVisionCore
 
 @Suite("DBSCAN")
 struct DBSCANTests {
