@@ -20,8 +20,8 @@
 //                   MemoraServer (MemoraSync, MemoraHub, ImageKit, MetadataKit; Hummingbird, PostgresNIO)
 //   test support    MemoraTesting (MemoraCore, FlyingFox), MemoraSyncTesting (MemoraServer, MemoraHTTP)
 //   demo            MemoraDemo (not a product: the CLI's and the bench's demo)
-//   front ends      memora (CLI), memora-server, memora-bench, loca-memory-probe and
-//                   metadata-linkage-probe (programs that link one library alone)
+//   front ends      memora (CLI), memora-server, memora-bench, loca-memory-probe,
+//                   metadata-linkage-probe and index-linkage-probe (programs that link one library alone)
 
 import PackageDescription
 
@@ -54,6 +54,7 @@ let package = Package(
         .executable(name: "memora-bench", targets: ["memora-bench"]),
         .executable(name: "loca-memory-probe", targets: ["loca-memory-probe"]),
         .executable(name: "metadata-linkage-probe", targets: ["metadata-linkage-probe"]),
+        .executable(name: "index-linkage-probe", targets: ["index-linkage-probe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -279,6 +280,12 @@ let package = Package(
         .executableTarget(
             name: "metadata-linkage-probe", dependencies: ["MetadataKit"],
             path: "Benchmarks/metadata-linkage-probe",
+            swiftSettings: strictSwift),
+
+        // And its third: one that links PhotoIndex (and so PhotoVisionCore) without the vision engines.
+        .executableTarget(
+            name: "index-linkage-probe", dependencies: ["PhotoIndex"],
+            path: "Benchmarks/index-linkage-probe",
             swiftSettings: strictSwift),
 
         // MARK: Tests (Swift Testing), one target per module.

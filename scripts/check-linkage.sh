@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The package graph's promise, checked on binaries: a program that imports VaultCrypto alone
-# (loca-memory-probe) or MetadataKit alone (metadata-linkage-probe) links none of the server's and
-# the vision models' code: no SwiftNIO, no BoringSSL, no PostgresNIO, no Hummingbird, no dlib, no
+# (loca-memory-probe), MetadataKit alone (metadata-linkage-probe) or PhotoIndex alone
+# (index-linkage-probe) links none of the server's and the vision models' code: no SwiftNIO, no BoringSSL, no PostgresNIO, no Hummingbird, no dlib, no
 # PhotoVision, no MemoraSync, no MemoraCore (and MetadataKit no GRDB or libsodium either). A
 # dependency declared where it is not needed (MemoraDatabase once declared PostgresNIO) drags all of
 # that into every program that encrypts a photo or reads its caption, and this check fails.
@@ -43,4 +43,5 @@ check() {
 
 check loca-memory-probe 11VaultCrypto "${heavy[@]}"
 check metadata-linkage-probe 11MetadataKit "${heavy[@]}" 4GRDB 11VaultCrypto crypto_aead_
+check index-linkage-probe 10PhotoIndex "${heavy[@]}" cdlib_ OrtGetApiBase cblas_ 11VaultCrypto
 exit "$failed"
