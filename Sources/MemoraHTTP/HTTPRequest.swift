@@ -11,7 +11,8 @@ public struct HTTPRequest: Sendable, Hashable {
     public var headers: [String: String]
     /// The body; ignored for `GET` and `HEAD`.
     public var body: Data
-    /// How long the transport waits for the next bytes of the answer; nil for the transport's own timeout.
+    /// How long the transport waits for the next bytes of the answer; nil for the transport's own
+    /// timeout (``URLSessionTransport`` holds a request to a shorter one than its own).
     public var timeout: Duration?
 
     /// A request.

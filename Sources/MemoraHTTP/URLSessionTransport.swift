@@ -11,8 +11,10 @@ public final class URLSessionTransport: HTTPTransport {
     private let exchanges: Exchanges
     private let timeout: Duration
 
-    /// A transport that waits `timeout` for the next bytes of an answer (a request's own
-    /// ``HTTPRequest/timeout`` wins) and refuses answers larger than `maximumResponseBytes`.
+    /// A transport that waits `timeout` for the next bytes of an answer and refuses answers larger
+    /// than `maximumResponseBytes`. A request's own shorter ``HTTPRequest/timeout`` wins (a watchdog
+    /// holds it to it); a longer one is kept on Apple platforms, while URLSession on Linux stops at
+    /// the transport's: make the transport's timeout the longest its requests need.
     public init(timeout: Duration = .seconds(60), maximumResponseBytes: Int = 64 << 20) {
         self.timeout = timeout
         let exchanges = Exchanges(limit: maximumResponseBytes)

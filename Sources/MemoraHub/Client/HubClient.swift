@@ -21,15 +21,16 @@ public struct HubClient: Sendable {
     private let transport: any HTTPTransport
 
     /// A client with a device token the hub gave (``pair(_:deviceID:platform:credentials:transport:)`` saves it);
-    /// every request goes through `transport`.
-    public init(base: URL, token: String, transport: any HTTPTransport = URLSessionTransport()) {
+    /// every request goes through `transport` (its timeout the longest an upload waits: 300 s by
+    /// default; JSON requests wait 60 s).
+    public init(base: URL, token: String, transport: any HTTPTransport = URLSessionTransport(timeout: .seconds(300))) {
         self.base = base
         self.token = token
         self.transport = transport
     }
 
     /// The client of the hub this device paired with, from its saved credentials.
-    public init(credentials file: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport()) throws(HubError) {
+    public init(credentials file: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport(timeout: .seconds(300))) throws(HubError) {
         let saved: SyncCredentials?
         do { saved = try file.load() } catch { throw .file(path: file.path, reason: error.description) }
         guard let saved, let token = saved.token else { throw .notPaired }
@@ -40,7 +41,7 @@ public struct HubClient: Sendable {
     /// in `credentials` (0600). The device keeps its id across pairings, unless the hub gives it a new
     /// one (a device whose token still works has that id); the id the hub answers is the one saved.
     public static func pair(_ config: ServerConfig, deviceID: String? = nil, platform: String = "linux",
-                            credentials file: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport()) async throws(HubError) -> HubClient {
+                            credentials file: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport(timeout: .seconds(300))) async throws(HubError) -> HubClient {
         let known = try? file.load()
         let device = deviceID ?? known?.deviceID ?? SyncCredentials.newDeviceID()
         let body = PairRequest(pairingToken: config.authToken, deviceId: device, platform: platform)
@@ -240,7 +241,7 @@ public struct HubClient: Sendable {
             headers["Content-Type"] = "application/json"
             do { data = try JSONEncoder().encode(body) } catch { throw .malformedResponse("cannot encode the request: \(error)") }
         }
-        return try await send(transport, HTTPRequest(method: method, url: url, headers: headers, body: data))
+        return try await send(transport, HTTPRequest(method: method, url: url, headers: headers, body: data, timeout: .seconds(60)))
     }
 
     /// Sends `request`; no answer is a ``HubError`` (``HubError/http(_:)``).
