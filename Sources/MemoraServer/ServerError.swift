@@ -2,7 +2,7 @@ public import MemoraSync
 
 /// What goes wrong in the server: a code a program can switch on (an extensible set of static
 /// values, not a frozen enum), the HTTP status it answers with, and the message. Each error becomes
-/// one ``APIError`` on the wire, whose code is ``Code/wireCode`` (snake_case, as Docs/openapi.json
+/// one `APIError` on the wire, whose code is ``Code/wireCode`` (snake_case, as Docs/openapi.json
 /// lists them: the wire does not change with the Swift type).
 ///
 /// Match on ``code`` (`error.code == .notFound`); build errors with the static functions, named

@@ -4,7 +4,7 @@ internal import MemoraSystem
 /// The folder the vision models are installed in (`scripts/install-models.sh`, Docs/Models.md):
 /// `$MEMORA_MODELS` when set, else `$XDG_DATA_HOME/memora/models` (`~/.local/share/memora/models`).
 /// Each model is looked up by its path inside the folder; a missing one is a
-/// ``VisionError/Code/modelMissing`` error that names the script, never a crash.
+/// `VisionError/Code/modelMissing` error that names the script, never a crash.
 public struct VisionModels: Sendable, Hashable {
     /// The models folder.
     public var folder: String
@@ -52,7 +52,7 @@ public struct VisionModels: Sendable, Hashable {
         folder + "/" + file.rawValue
     }
 
-    /// The path of `file`, or ``VisionError/Code/modelMissing`` when it is not installed.
+    /// The path of `file`, or `VisionError/Code/modelMissing` when it is not installed.
     public func require(_ file: File) throws(VisionError) -> String {
         let path = path(of: file)
         guard FileSystem.statusIfPresent(of: path)?.kind == .regular else { throw .modelMissing(file.rawValue, folder: folder) }

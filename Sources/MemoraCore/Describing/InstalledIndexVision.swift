@@ -3,7 +3,7 @@ public import PhotoVision
 public import PhotoVisionCore
 
 extension IndexVision {
-    /// The index's vision from the installed models (``InstalledVision``): dlib's faces and
+    /// The index's vision from the installed models (`InstalledVision`): dlib's faces and
     /// MobileNetV2's scenes, each on one thread; with `readsText` PP-OCRv4's text reader on
     /// `textThreads`; with `thoroughFaces` dlib's CNN detector too. PhotoIndex itself builds on
     /// PhotoVisionCore alone; the engines come from here. Throws what is missing, with the command

@@ -3,7 +3,7 @@ import CDlib
 import ImageKit
 
 /// The one wrapper of the dlib shim (`CDlib`): each C object in a Swift class that releases it,
-/// each failed call a ``VisionError``. Only this file imports the C module. Thread rules (from the
+/// each failed call a `VisionError`. Only this file imports the C module. Thread rules (from the
 /// shim): a detector and an encoder are used by one thread at a time; a shape predictor is shared.
 enum Dlib {
     /// The shim's version of dlib ("19.24.0").

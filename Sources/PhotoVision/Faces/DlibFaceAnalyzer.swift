@@ -72,8 +72,8 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, Sendable {
     }
 
     /// Loads the models from `models` (the landmark model always; the embedding network when
-    /// ``Options/computesEmbeddings``), failing with ``VisionError/Code/modelMissing`` or
-    /// ``VisionError/Code/modelUnreadable`` before any photo is looked at.
+    /// ``Options/computesEmbeddings``), failing with `VisionError/Code/modelMissing` or
+    /// `VisionError/Code/modelUnreadable` before any photo is looked at.
     public init(models: VisionModels = .installed, options: Options = Options()) throws(VisionError) {
         guard options.longestSide >= 64 else { throw .invalidArgument("the longest side must be at least 64 pixels, not \(options.longestSide)") }
         guard (0...Dlib.maximumThreads).contains(options.scanThreads) else {

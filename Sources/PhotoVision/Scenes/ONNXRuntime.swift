@@ -5,7 +5,7 @@ internal import MemoraSystem
 
 /// The one wrapper of ONNX Runtime's C API (`CONNXRuntime`, our own declarations): the library
 /// is loaded at run time from the models folder, its environment made once per process, and
-/// every status turned into a ``VisionError`` (its message kept, the status released). Only this
+/// every status turned into a `VisionError` (its message kept, the status released). Only this
 /// file imports the C module.
 final class ONNXRuntime: @unchecked Sendable {
     /// One runtime per library path: ONNX Runtime allows a single environment per process.

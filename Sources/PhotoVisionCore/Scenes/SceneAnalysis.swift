@@ -41,7 +41,7 @@ public struct SceneAnalysis: Sendable, Hashable, Codable {
     }
 }
 
-/// Something that sees what a photo shows. ``ONNXSceneAnalyzer`` runs MobileNetV2 with ONNX
+/// Something that sees what a photo shows. `ONNXSceneAnalyzer` (PhotoVision) runs MobileNetV2 with ONNX
 /// Runtime; an Apple front end may plug in Vision's scene classification instead.
 public protocol SceneAnalyzing: Sendable {
     /// The scene analysis of `image` (upright RGB or RGBA pixels of any size).
