@@ -174,7 +174,7 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The server did not answer within `seconds`.
     public static func timedOut(endpoint: String, seconds: Double) -> MemoraError {
-        MemoraError(.timedOut, "\(endpoint) did not answer within \(Int(seconds)) s", endpoint: endpoint, isRetryable: true)
+        MemoraError(.timedOut, "\(endpoint) did not answer within \(seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)) s", endpoint: endpoint, isRetryable: true)
     }
 
     /// Too many requests (HTTP 429): retry after `retryAfter` seconds when the server said.

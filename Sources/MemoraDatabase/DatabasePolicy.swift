@@ -28,7 +28,7 @@ package enum DatabasePolicy {
     /// and migrates it. `tighteningFolder` also makes an existing folder 0700 (a folder Memora owns).
     package static func openPool(at path: String, migrator: DatabaseMigrator, tighteningFolder: Bool = false) throws -> DatabasePool {
         try FileSystem.preparePrivateDatabase(path, tighteningFolder: tighteningFolder)
-        try refuseNewer(path, migrator: migrator)
+        try refuseNewer(path, migrator: migrator)  // before the pool switches the file to WAL
         let pool = try DatabasePool(path: path, configuration: configuration)
         try migrate(pool, with: migrator, path: path)
         return pool
@@ -38,7 +38,8 @@ package enum DatabasePolicy {
     /// that could keep deleted rows until a checkpoint; the vault catalogue's choice), and migrates it.
     package static func openQueue(at path: String, migrator: DatabaseMigrator) throws -> DatabaseQueue {
         try FileSystem.preparePrivateDatabase(path)
-        try refuseNewer(path, migrator: migrator)
+        // Opening a queue writes nothing, and its connection rolls back a journal a crash left
+        // (a read-only look first could not, and would refuse the database for good).
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         try migrate(queue, with: migrator, path: path)
         return queue
@@ -49,15 +50,23 @@ package enum DatabasePolicy {
         try migrator.migrate(writer)
     }
 
-    /// Refuses a database a newer Memora migrated further before anything opens it to write (a pool
-    /// would switch it to WAL first, changing its header).
+    /// Refuses a database a newer Memora migrated further before a pool opens it to write (the pool
+    /// would switch it to WAL first, changing its header). Best effort: when a read-only look cannot
+    /// read it (a journal a crash left needs a writer to roll it back), the check after opening,
+    /// on the pool itself, still refuses it.
     private static func refuseNewer(_ path: String, migrator: DatabaseMigrator) throws {
         guard let status = FileSystem.statusIfPresent(of: path), status.size > 0 else { return }
         var readOnly = configuration  // with the busy timeout: a running writer may hold a lock
         readOnly.readonly = true
-        let look = try DatabaseQueue(path: path, configuration: readOnly)
-        defer { try? look.close() }
-        if try look.read({ db in try migrator.hasBeenSuperseded(db) }) { throw DatabaseTooNew(path: path) }
+        let superseded: Bool
+        do {
+            let look = try DatabaseQueue(path: path, configuration: readOnly)
+            defer { try? look.close() }
+            superseded = try look.read { db in try migrator.hasBeenSuperseded(db) }
+        } catch {
+            return
+        }
+        if superseded { throw DatabaseTooNew(path: path) }
     }
 }
 

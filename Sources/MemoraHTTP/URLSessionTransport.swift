@@ -125,16 +125,16 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflow = running.withLock { running -> Bool in
-            guard var exchange = running[dataTask.taskIdentifier], !exchange.tooLarge else { return false }
-            exchange.heard()
+            let id = dataTask.taskIdentifier
+            guard let exchange = running[id], !exchange.tooLarge else { return false }
+            running[id]?.heard()
             if exchange.body.count + data.count > limit {
-                exchange.tooLarge = true
-                exchange.body = Data()
-            } else {
-                exchange.body.append(data)
+                running[id]?.tooLarge = true
+                running[id]?.body = Data()
+                return true
             }
-            running[dataTask.taskIdentifier] = exchange
-            return exchange.tooLarge
+            running[id]?.body.append(data)  // in place: a copy of the exchange would copy the body
+            return false
         }
         if overflow { dataTask.cancel() }
     }

@@ -119,7 +119,7 @@ public struct HubError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No answer came from the hub: it could not be reached, timed out, or the request was cancelled.
     public static func http(_ error: HTTPError) -> HubError {
         switch error.code {
-        case .malformedResponse: return .malformedResponse(error.reason)
+        case .malformedResponse, .responseTooLarge: return .malformedResponse(error.reason)
         case .cancelled: return HubError(.connectionFailed, "\(error.endpoint): the request was cancelled")
         default: return .connectionFailed(host: error.endpoint, reason: error.reason)
         }

@@ -37,7 +37,7 @@ public struct ServerConfiguration: Sendable {
 
     /// The addresses of reverse proxies in front of the server (Caddy, nginx on this machine: usually
     /// `127.0.0.1`). A request from one of them is taken to come from the address its `X-Forwarded-For`
-    /// names (the last one no trusted proxy added), for the rate limits and the logs; from any other
+    /// names (the last one no trusted proxy added), for the per-address rate limit; from any other
     /// peer the header is ignored, so a client cannot pick its own address. Empty by default.
     public var trustedProxies: [String] = []
     /// The names the dashboard may be reached by, besides this machine's addresses, `localhost` and its

@@ -105,7 +105,7 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// No answer came from the server: it could not be reached, timed out, or the request was cancelled.
     public static func http(_ error: HTTPError) -> SyncError {
-        if error.code == .malformedResponse { return .malformedResponse(error.reason) }
+        if error.code == .malformedResponse || error.code == .responseTooLarge { return .malformedResponse(error.reason) }
         var failure = SyncError.connectionFailed(server: error.endpoint, reason: error.reason)
         failure.isRetryable = error.isRetryable
         return failure

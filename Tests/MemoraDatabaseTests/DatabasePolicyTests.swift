@@ -54,4 +54,28 @@ struct DatabasePolicyTests {
         // The same migrations open it.
         _ = try DatabasePolicy.openPool(at: path, migrator: newer)
     }
+
+    @Test("a database a crash left with a hot journal opens (the journal rolled back), for a queue and a pool", arguments: [false, true])
+    func hotJournal(pool: Bool) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/people.sqlite", crashed = folder + "/crashed.sqlite"
+        let queue = try DatabasePolicy.openQueue(at: path, migrator: Self.migrator)
+        try queue.write { db in try db.execute(sql: "INSERT INTO person (id, name) VALUES (1, 'Ana')") }
+        // A write transaction that spills pages into the file, copied with its journal mid-way: what
+        // a process killed there leaves behind.
+        try queue.inDatabase { db in
+            try db.execute(sql: "PRAGMA cache_size = 2")
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            for row in 2...400 {
+                try db.execute(sql: "INSERT INTO person (id, name) VALUES (?, ?)", arguments: [row, String(repeating: "x", count: 500)])
+            }
+            try FileManager.default.copyItem(atPath: path, toPath: crashed)
+            try FileManager.default.copyItem(atPath: path + "-journal", toPath: crashed + "-journal")
+            try db.execute(sql: "ROLLBACK")
+        }
+        let reopened: any DatabaseWriter = pool ? try DatabasePolicy.openPool(at: crashed, migrator: Self.migrator)
+            : try DatabasePolicy.openQueue(at: crashed, migrator: Self.migrator)
+        #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person") } == 1)
+    }
 }

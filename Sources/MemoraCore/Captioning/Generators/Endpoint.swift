@@ -28,7 +28,7 @@ extension HTTPTransport {
         do {
             return try await send(request)
         } catch where error.code == .timedOut {
-            let seconds = request.timeout.map { Double($0.components.seconds) } ?? 60
+            let seconds = request.timeout.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 60
             throw .timedOut(endpoint: error.endpoint, seconds: seconds)
         } catch where error.code == .malformedResponse {
             throw .malformedResponse(provider: error.endpoint, reason: error.reason)

@@ -25,15 +25,18 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
     public let timeout: TimeInterval
     let transport: any HTTPTransport
 
-    /// Creates a generator for `model`.
+    /// Creates a generator for `model`. `transport` nil: a
+    /// `URLSessionTransport` that waits `timeout`.
     public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, apiKey: APIKey?, profile: PreparationProfile = .cloud,
-                timeout: TimeInterval = 60, transport: any HTTPTransport = URLSessionTransport()) {
+                timeout: TimeInterval = 60, transport: (any HTTPTransport)? = nil) {
         self.endpoint = endpoint
         self.model = model
         self.apiKey = apiKey
         self.profile = profile
         self.timeout = timeout
-        self.transport = transport
+        // Its own transport waits as long as a caption may take (URLSession on Linux stops at the
+        // transport's timeout, whatever the request asks).
+        self.transport = transport ?? URLSessionTransport(timeout: .milliseconds(Int64((max(timeout, 1) * 1000).rounded())))
     }
 
     public var modelInfo: ModelInfo {

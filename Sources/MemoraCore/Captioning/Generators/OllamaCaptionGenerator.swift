@@ -22,14 +22,17 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
     public let timeout: TimeInterval
     let transport: any HTTPTransport
 
-    /// Creates a generator for `model` on the Ollama server at `endpoint`.
+    /// Creates a generator for `model` on the Ollama server at `endpoint`. `transport` nil: a
+    /// `URLSessionTransport` that waits `timeout`.
     public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, profile: PreparationProfile = .onDevice,
-                timeout: TimeInterval = 120, transport: any HTTPTransport = URLSessionTransport()) {
+                timeout: TimeInterval = 120, transport: (any HTTPTransport)? = nil) {
         self.endpoint = endpoint
         self.model = model
         self.profile = profile
         self.timeout = timeout
-        self.transport = transport
+        // Its own transport waits as long as a caption may take (URLSession on Linux stops at the
+        // transport's timeout, whatever the request asks).
+        self.transport = transport ?? URLSessionTransport(timeout: .milliseconds(Int64((max(timeout, 1) * 1000).rounded())))
     }
 
     public var modelInfo: ModelInfo {
