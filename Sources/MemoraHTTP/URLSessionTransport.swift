@@ -125,15 +125,17 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflow = running.withLock { running -> Bool in
+            // Fields only, never a copy of the exchange: a copy would share the body, and appending
+            // would then copy it whole.
             let id = dataTask.taskIdentifier
-            guard let exchange = running[id], !exchange.tooLarge else { return false }
+            guard let tooLarge = running[id]?.tooLarge, !tooLarge, let received = running[id]?.body.count else { return false }
             running[id]?.heard()
-            if exchange.body.count + data.count > limit {
+            if received + data.count > limit {
                 running[id]?.tooLarge = true
                 running[id]?.body = Data()
                 return true
             }
-            running[id]?.body.append(data)  // in place: a copy of the exchange would copy the body
+            running[id]?.body.append(data)
             return false
         }
         if overflow { dataTask.cancel() }
