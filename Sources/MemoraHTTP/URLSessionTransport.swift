@@ -60,10 +60,7 @@ public final class URLSessionTransport: HTTPTransport {
         return try result.get()
     }
 
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let parts = duration.components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
-    }
+    static func seconds(_ duration: Duration) -> TimeInterval { duration / .seconds(1) }
 }
 
 /// The session's delegate: follows each task's progress, collects its answer and ends it.

@@ -12,12 +12,15 @@ enum Endpoint {
     /// A JSON POST request.
     static func post(_ url: URL, body: [String: Any], headers: [String: String] = [:], timeout: TimeInterval) -> HTTPRequest {
         HTTPRequest(method: "POST", url: url, headers: headers.merging(["Content-Type": "application/json"]) { mine, _ in mine },
-                    body: ProviderReply.json(body), timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+                    body: ProviderReply.json(body), timeout: duration(timeout))
     }
+
+    /// A generator's timeout in seconds as a `Duration`, to the millisecond.
+    static func duration(_ seconds: TimeInterval) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
 
     /// A GET request.
     static func get(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval) -> HTTPRequest {
-        HTTPRequest(method: "GET", url: url, headers: headers, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+        HTTPRequest(method: "GET", url: url, headers: headers, timeout: duration(timeout))
     }
 }
 
@@ -28,7 +31,7 @@ extension HTTPTransport {
         do {
             return try await send(request)
         } catch where error.code == .timedOut {
-            let seconds = request.timeout.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 60
+            let seconds = request.timeout.map { $0 / .seconds(1) } ?? 60
             throw .timedOut(endpoint: error.endpoint, seconds: seconds)
         } catch where error.code == .malformedResponse {
             throw .malformedResponse(provider: error.endpoint, reason: error.reason)

@@ -32,7 +32,7 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
         self.timeout = timeout
         // Its own transport waits as long as a caption may take (URLSession on Linux stops at the
         // transport's timeout, whatever the request asks).
-        self.transport = transport ?? URLSessionTransport(timeout: .milliseconds(Int64((max(timeout, 1) * 1000).rounded())))
+        self.transport = transport ?? URLSessionTransport(timeout: Endpoint.duration(max(timeout, 1)))
     }
 
     public var modelInfo: ModelInfo {
