@@ -193,7 +193,7 @@ let package = Package(
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync", "MemoraHub",
+                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -227,7 +227,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode"),
 
         // The Memory Palace collector's library (Docs/Hub.md): the hub's wire types and HubClient.
-        .target(name: "MemoraHub", dependencies: ["MemoraSystem", "MemoraHTTP", "MemoraSync", "MetadataKit"], swiftSettings: strictSwift),
+        .target(name: "MemoraHub", dependencies: ["MemoraSystem", "MemoraHTTP", "MemoraSync", "ImageKit", "MetadataKit", "PhotoVisionCore"], swiftSettings: strictSwift),
 
         .target(
             name: "MemoraServer",
@@ -339,7 +339,7 @@ let package = Package(
             name: "MemoraHubTests",
             dependencies: [
                 "ServerTestSupport", "TestSupport", "MemoraSystem", "ImageKit", "MetadataKit", "PhotoVisionCore", "PhotoVision", "MemoraHTTP", "MemoraSync",
-                "MemoraHub", "MemoraServer", "MemoraCore",
+                "MemoraHub", "MemoraServer",
             ],
             swiftSettings: strictSwift),
         // End to end: runs the built `memora` on generated photos and checks exit codes, stdout, stderr and JSON.

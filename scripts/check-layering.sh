@@ -46,12 +46,12 @@ allowed_for() {
     MemoraHTTP) echo "MemoraSystem" ;;
     VaultCrypto) echo "MemoraSystem MemoraDatabase" ;;
     MemoraSync) echo "MemoraSystem MemoraDatabase MemoraHTTP" ;;
-    MemoraHub) echo "MemoraSystem MemoraHTTP MemoraSync MetadataKit" ;;
+    MemoraHub) echo "MemoraSystem MemoraHTTP MemoraSync ImageKit MetadataKit PhotoVisionCore" ;;
     MemoraServer) echo "MemoraSystem MemoraDatabase MemoraSync MemoraHub ImageKit MetadataKit" ;;
     PhotoVisionCore) echo "MemoraSystem ImageKit" ;;
     PhotoVision) echo "MemoraSystem ImageKit PhotoVisionCore" ;;
     PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVisionCore" ;;
-    MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex ImageKit MemoraSync MemoraHub" ;;
+    MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex ImageKit MemoraSync" ;;
     MemoraTesting) echo "MemoraSystem MemoraCore" ;;
     MemoraSyncTesting) echo "MemoraSystem MemoraHTTP MemoraSync MemoraServer PhotoIndex" ;;
     MemoraDemo) echo "MemoraSystem ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer" ;;

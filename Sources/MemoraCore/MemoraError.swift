@@ -1,6 +1,7 @@
 public import MetadataKit
 public import VaultCrypto
-public import MemoraSync
+public import MemoraHTTP
+internal import MemoraSync
 import Foundation
 
 /// Everything that can go wrong in MemoraCore (captioning, the job, the caption database, vault imports,
@@ -95,12 +96,8 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The vault refused the photo or could not store it (VaultCrypto's error).
         public static let vaultFailed = Code(rawValue: "vault-failed")
 
-        // Sync
+        // Saved places
 
-        /// Syncing with a Memora server failed (MemoraSync's error); unpushed changes stay queued.
-        public static let syncFailed = Code(rawValue: "sync-failed")
-        /// Sync is waiting for an unmetered network (`wifi_only`).
-        public static let waitingForNetwork = Code(rawValue: "waiting-for-network")
         /// No saved place has that name or id (`memora places list`).
         public static let placeNotFound = Code(rawValue: "place-not-found")
         /// Several saved places have that name: give the place's id.
@@ -167,14 +164,25 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
         MemoraError(.imageUnreadable, "\(path): the photo could not be prepared for captioning: \(reason)", path: path)
     }
 
-    /// The server could not be reached (refused, DNS, TLS).
-    public static func connectionFailed(endpoint: String, reason: String) -> MemoraError {
-        MemoraError(.connectionFailed, "\(endpoint) could not be reached: \(reason)", endpoint: endpoint, isRetryable: true)
-    }
-
-    /// The server did not answer within `seconds`.
-    public static func timedOut(endpoint: String, seconds: Double) -> MemoraError {
-        MemoraError(.timedOut, "\(endpoint) did not answer within \(seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)) s", endpoint: endpoint, isRetryable: true)
+    /// MemoraHTTP's error: no answer came from a model server. The code is the transport's
+    /// (``Code/connectionFailed``, ``Code/timedOut``, ``Code/cancelled``; an answer too large or not
+    /// HTTP is ``Code/malformedResponse``), the endpoint redacted, retryable as the transport says;
+    /// `timeout` is the request's, for the message.
+    public static func http(_ error: HTTPError, timeout: Duration?) -> MemoraError {
+        let endpoint = error.endpoint
+        switch error.code {
+        case .timedOut:
+            let seconds = (timeout ?? .seconds(60)) / .seconds(1)
+            let said = seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+            return MemoraError(.timedOut, "\(endpoint) did not answer within \(said) s", endpoint: endpoint, isRetryable: true)
+        case .cancelled:
+            return MemoraError(.cancelled, "the request to \(endpoint) was cancelled before a caption was produced", endpoint: endpoint)
+        case .malformedResponse, .responseTooLarge:
+            return MemoraError(.malformedResponse, "\(endpoint) sent a reply Memora cannot read: \(error.reason)", endpoint: endpoint)
+        default:
+            return MemoraError(.connectionFailed, "\(endpoint) could not be reached: \(error.reason)", endpoint: endpoint,
+                               isRetryable: error.isRetryable)
+        }
     }
 
     /// Too many requests (HTTP 429): retry after `retryAfter` seconds when the server said.
@@ -323,7 +331,7 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
         MemoraError(.vaultFailed, error.message, path: error.path, systemCode: error.systemCode, isRetryable: error.isRetryable)
     }
 
-    // MARK: Sync
+    // MARK: Saved places
 
     /// No saved place is called `name` (nor has it as its id).
     public static func placeNotFound(_ name: String) -> MemoraError {
@@ -335,9 +343,9 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
         MemoraError(.placeAmbiguous, "\(ids.count) saved places are called \(name): give one of their ids (\(ids.joined(separator: ", ")))")
     }
 
-    /// MemoraSync's error, with its message; retryable when the server could not be reached or was busy.
-    public static func sync(_ error: SyncError) -> MemoraError {
-        MemoraError(.syncFailed, error.message, retryAfter: error.retryAfter.map(Double.init), isRetryable: error.isRetryable)
+    /// The sync replica that keeps the saved places failed (MemoraSync's error, with its message).
+    static func places(_ error: SyncError) -> MemoraError {
+        MemoraError(.queryFailed, "the saved places could not be read or written: \(error.message)", isRetryable: error.isRetryable)
     }
 
     // MARK: Secrets

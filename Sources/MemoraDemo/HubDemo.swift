@@ -1,8 +1,9 @@
 internal import Foundation
-public import MemoraHub
+internal import MemoraHub
 internal import MemoraSync
 internal import MemoraServer
 internal import MemoraSystem
+public import PhotoVisionCore
 
 /// The Memory Palace part of `make demo`: a hub on loopback (SQLite in `folder/hub`), a device paired
 /// from the QR code's JSON, two people, a photo memory whose face the device found and tagged, a voice
@@ -20,8 +21,8 @@ public enum HubDemo {
         public var screenshotNote: String?
     }
 
-    /// Runs the demo in `folder` (replaced), with `photo` as the photo memory and `faceFinder` looking for its faces.
-    public static func run(folder: String, photo: String, faceFinder: (any PhotoFaceFinder)?) async throws -> Report {
+    /// Runs the demo in `folder` (replaced), with `photo` as the photo memory and `faceAnalyzer` looking for its faces.
+    public static func run(folder: String, photo: String, faceAnalyzer: (any FaceAnalyzing)?) async throws -> Report {
         try? FileManager.default.removeItem(atPath: folder)
         let data = try await ServerData.open(folder + "/hub")
         var configuration = ServerConfiguration(joinCode: data.joinCode)
@@ -38,7 +39,7 @@ public enum HubDemo {
         let qr = String(decoding: try encoder.encode(code), as: UTF8.self)
         let hub = try await HubClient.pair(try ServerConfig(qrText: qr), credentials: SyncCredentialFile(path: folder + "/device/hub.json"))
         steps.append("paired a device from the QR code's JSON (a single-use token, now spent)")
-        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceFinder: faceFinder)
+        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: faceAnalyzer)
         let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")
         let rui = try await hub.addPerson(name: "Rui", relationship: "grandfather")
         steps.append("added Ana (daughter) and Rui (grandfather)")

@@ -37,6 +37,8 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let database = Code(rawValue: "database")
         /// A record given to the replica is not valid for its collection (``SyncError/problems``).
         public static let invalidRecord = Code(rawValue: "invalid-record")
+        /// The device is set to sync on an unmetered network only (`wifi_only`) and is not on one; retryable.
+        public static let waitingForNetwork = Code(rawValue: "waiting-for-network")
     }
 
     /// What kind of failure it is.
@@ -114,6 +116,12 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server's answer is not the protocol's.
     public static func malformedResponse(_ reason: String) -> SyncError {
         SyncError(.malformedResponse, "the server's answer is not Memora's sync protocol: \(reason)")
+    }
+
+    /// Sync waits for an unmetered network: the device is on `network` ("cellular") and set to sync on Wi-Fi or Ethernet only.
+    public static func waitingForNetwork(_ network: String) -> SyncError {
+        SyncError(.waitingForNetwork, "wifi_only is set and this device is on \(network): sync waits for Wi-Fi or Ethernet (or run it with --any-network)",
+                  isRetryable: true)
     }
 
     /// The local sync database failed.

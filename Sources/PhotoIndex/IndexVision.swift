@@ -88,7 +88,7 @@ extension IndexVision {
            let extra = try? MetadataReader.read(contentsOf: sidecar) {
             metadata = metadata.map { PhotoAnalyzer.merge($0, sidecar: extra) } ?? extra
         }
-        let regions = MetadataFaceDetector().faces(regions: metadata?.regions ?? [], thumbnail: image)
+        let regions = FaceBox.faces(declaredBy: metadata?.regions ?? [])
         // With a text reader (the description's case, one photo at a time) the faces are found on one
         // core while the scene is seen and the text read on the others: dlib runs on one thread, and
         // its CNN's second look takes about as long as the text. The indexer, one photo per core, runs

@@ -1,30 +1,11 @@
 import Foundation
 internal import MemoraSystem
-public import ImageKit
-public import MetadataKit
-
-/// Finds faces in a photo. ``MetadataFaceDetector`` reads the MWG face regions already in
-/// the metadata; a pixel-based detector can conform later.
-public protocol FaceDetector: Sendable {
-    /// Face boxes for a photo, given the regions its metadata declares and a small upright thumbnail.
-    func faces(regions: [FaceRegion], thumbnail: Image) -> [FaceBox]
-}
-
-/// The faces the photo's metadata declares: MWG regions of type `Face` (or without a type).
-public struct MetadataFaceDetector: FaceDetector {
-    /// Creates the detector.
-    public init() {}
-
-    public func faces(regions: [FaceRegion], thumbnail: Image) -> [FaceBox] {
-        regions.filter { ($0.type ?? "Face").caseInsensitiveCompare("Face") == .orderedSame }
-            .map { FaceBox(name: $0.name, x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
-    }
-}
+internal import ImageKit
+internal import MetadataKit
 
 /// Reads one photo into an ``IndexedPhoto``: hash, metadata (and its sidecar's), a 256-px
 /// thumbnail for the quality score and the perceptual hash.
 struct PhotoAnalyzer: Sendable {
-    let faceDetector: any FaceDetector
     /// Faces and scenes from the pixels, when the models are there.
     var vision: IndexVision?
     static let thumbnailSize = 256
@@ -80,7 +61,7 @@ struct PhotoAnalyzer: Sendable {
             photo.height = info.uprightHeight
             photo.orientation = info.orientation.rawValue
             let thumbnail = try ImageDecoder.thumbnail(bytes, source: asset.path, maxPixelSize: Self.thumbnailSize, options: DecodingOptions(applyOrientation: true))
-            photo.faces = faceDetector.faces(regions: metadata?.regions ?? [], thumbnail: thumbnail)
+            photo.faces = FaceBox.faces(declaredBy: metadata?.regions ?? [])
             if let vision {
                 // One larger decode for the models (larger still for the text reader, and scaled down for
                 // the others); a model that fails leaves the photo as metadata describes it.

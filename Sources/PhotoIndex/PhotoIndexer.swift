@@ -41,11 +41,11 @@ public struct PhotoIndexer: Sendable {
 
     /// An indexer writing into `database`.
     /// With `vision`, faces and the scene are also found in each new or changed photo's pixels
-    /// (``IndexVision``); without it, faces come from the photos' metadata only.
-    public init(database: PhotoIndexDatabase, faceDetector: any FaceDetector = MetadataFaceDetector(), vision: IndexVision? = nil,
+    /// (``IndexVision``); without it, faces are the MWG face regions the photos' metadata declares.
+    public init(database: PhotoIndexDatabase, vision: IndexVision? = nil,
                 concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.database = database
-        self.analyzer = PhotoAnalyzer(faceDetector: faceDetector, vision: vision)
+        self.analyzer = PhotoAnalyzer(vision: vision)
         self.concurrency = max(1, concurrency)
     }
 

@@ -82,7 +82,7 @@ struct DemoCommand: AsyncParsableCommand {
         // The Memory Palace hub: the astronaut photo the models script installs (a real face), else the album's first photo.
         let astronaut = VisionModels.installed.folder + "/fixtures/astronaut.png"
         let photo = FileManager.default.fileExists(atPath: astronaut) ? astronaut : report.library + "/family/" + ((try? FileManager.default.contentsOfDirectory(atPath: report.library + "/family"))?.sorted().first { $0.hasSuffix(".jpg") } ?? "")
-        let palace = try await HubDemo.run(folder: output + "/hub", photo: photo, faceFinder: try? VisionFaceFinder())
+        let palace = try await HubDemo.run(folder: output + "/hub", photo: photo, faceAnalyzer: try? DlibFaceAnalyzer())
         print("Memory Palace: a hub on \(palace.hub) (SQLite in \(output)/hub/hub) and a collector device:")
         for step in palace.steps { print("  \(step)") }
         print("  dashboard: " + (palace.screenshot.map { "screenshot \($0)" } ?? (palace.screenshotNote ?? "no screenshot")))

@@ -4,6 +4,7 @@ import MemoraCore
 import MemoraHub
 import MemoraSync
 import MemoraSystem
+import PhotoVision
 
 /// `memora hub`: the Memory Palace collector: pair with a family hub, add memories, manage people.
 struct HubCommand: AsyncParsableCommand {
@@ -19,7 +20,7 @@ struct HubCommand: AsyncParsableCommand {
         func client() throws -> HubClient { try HubClient(credentials: file) }
         /// The collector: faces found on this device (when the vision models are installed), the outbox.
         func collector() throws -> MemoryCollector {
-            MemoryCollector(hub: try client(), folder: ApplicationFolders().data + "/hub-collector", faceFinder: try? VisionFaceFinder())
+            MemoryCollector(hub: try client(), folder: ApplicationFolders().data + "/hub-collector", faceAnalyzer: try? DlibFaceAnalyzer())
         }
     }
 
@@ -93,7 +94,7 @@ struct HubCommand: AsyncParsableCommand {
                                       people: ids.isEmpty ? nil : ids)
             let outcome: MemoryCollector.Outcome
             if kind == .photo, let file {
-                if collector.faceFinder == nil && !json { print("(no vision models: faces are not looked for; scripts/install-models.sh installs them)") }
+                if collector.faceAnalyzer == nil && !json { print("(no vision models: faces are not looked for; scripts/install-models.sh installs them)") }
                 outcome = try await collector.addPhoto(file, metadata: upload, tags: faceTags, acceptSuggestions: !noSuggestions, keepLocation: keepLocation)
             } else {
                 outcome = try await collector.add(upload, file: file)

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import MemoraCore
+import MemoraHTTP
 import TestSupport
 
 /// MemoraCore's one error type: codes a program can match, messages that name the path once
@@ -66,5 +67,18 @@ struct MemoraErrorTests {
             #expect(error.message.components(separatedBy: missing).count == 2, "the path once: \(error)")
         }
         #expect(MemoraError.Code(rawValue: "rate-limited") == .rateLimited && MemoraError.Code.locked.description == "locked")
+    }
+
+    @Test("a transport failure keeps MemoraHTTP's code: cancelled is not a retryable connection failure, a too-large answer is malformed, a timeout says its seconds")
+    func transportFailures() {
+        let endpoint = "http://127.0.0.1:11434/api/chat"
+        let cancelled = MemoraError.http(HTTPError(.cancelled, endpoint: endpoint, reason: "the request was cancelled"), timeout: nil)
+        #expect(cancelled.code == .cancelled && !cancelled.isRetryable && cancelled.endpoint == endpoint)
+        let large = MemoraError.http(HTTPError(.responseTooLarge, endpoint: endpoint, reason: "the answer is larger than 64 bytes"), timeout: nil)
+        #expect(large.code == .malformedResponse && !large.isRetryable && large.message.contains("larger than 64 bytes"))
+        let slow = MemoraError.http(HTTPError(.timedOut, endpoint: endpoint, reason: "no answer", isRetryable: true), timeout: .milliseconds(2500))
+        #expect(slow.code == .timedOut && slow.isRetryable && slow.message == "\(endpoint) did not answer within 2.5 s")
+        let refused = MemoraError.http(HTTPError(.connectionFailed, endpoint: endpoint, reason: "Connection refused", isRetryable: true), timeout: nil)
+        #expect(refused.code == .connectionFailed && refused.isRetryable && refused.message.contains("Connection refused"))
     }
 }

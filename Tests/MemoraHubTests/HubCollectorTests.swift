@@ -1,6 +1,5 @@
 import Foundation
 import ImageKit
-import MemoraCore
 import MemoraHub
 import MemoraServer
 import MemoraSync
@@ -32,7 +31,7 @@ struct HubCollectorTests {
         let server = try await TestServer(folder: folder + "/server")
         defer { Task { await server.stop() } }
         let hub = try await server.pairedClient(folder)
-        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceFinder: try VisionFaceFinder())
+        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: try DlibFaceAnalyzer())
         let ana = try await hub.addPerson(name: "Ana")
         let first = folder + "/first.jpg", second = folder + "/second.jpg"
         try Self.facePhoto(first, size: 512)
@@ -41,7 +40,7 @@ struct HubCollectorTests {
 
         // Prepared: the face found (no suggestion yet), a copy without the GPS position; the photo itself untouched.
         let prepared = try collector.prepare(photo: first)
-        #expect(prepared.faces.count >= 1 && prepared.faces[0].suggestedPerson == nil && prepared.faces[0].embedding?.count == 128)
+        #expect(prepared.faces.count >= 1 && prepared.suggestions[0] == nil && prepared.faces[0].embedding?.count == 128)
         #expect(prepared.locationRemoved && prepared.file != first)
         #expect(try MetadataReader.scan(contentsOf: prepared.file).gps == nil)
         collector.discard(prepared)
@@ -61,7 +60,7 @@ struct HubCollectorTests {
         let next = try collector.prepare(photo: second, keepLocation: true)
         defer { collector.discard(next) }
         #expect(!next.locationRemoved && next.file == second)
-        #expect(next.faces.first?.suggestedPerson == ana.id)
+        #expect(next.suggestions[0] == ana.id)
         guard case .uploaded(let kept, _) = try await collector.addPhoto(second, metadata: MemoryUpload(kind: .photo, title: "Later"), keepLocation: true) else {
             Issue.record("the second photo was not uploaded")
             return
@@ -78,9 +77,9 @@ struct HubCollectorTests {
         let folder = try temporaryFolder("hub-collector-devices")
         let server = try await TestServer(folder: folder + "/server")
         defer { Task { await server.stop() } }
-        let finder = try VisionFaceFinder()
-        let phone = MemoryCollector(hub: try await server.pairedClient(folder + "/phone"), folder: folder + "/phone", faceFinder: finder)
-        let laptop = MemoryCollector(hub: try await server.pairedClient(folder + "/laptop"), folder: folder + "/laptop", faceFinder: finder)
+        let finder = try DlibFaceAnalyzer()
+        let phone = MemoryCollector(hub: try await server.pairedClient(folder + "/phone"), folder: folder + "/phone", faceAnalyzer: finder)
+        let laptop = MemoryCollector(hub: try await server.pairedClient(folder + "/laptop"), folder: folder + "/laptop", faceAnalyzer: finder)
         let ana = try await phone.hub.addPerson(name: "Ana")
         let first = folder + "/first.jpg", second = folder + "/second.jpg"
         try Self.facePhoto(first, size: 512)
@@ -92,11 +91,11 @@ struct HubCollectorTests {
         #expect(tagged.faces.first?.personId == ana.id)
 
         // The laptop has tagged nothing: no suggestion from its own faces, Ana's from the hub's.
-        #expect(try laptop.prepare(photo: second, keepLocation: true).faces.first?.suggestedPerson == nil)
+        #expect(try laptop.prepare(photo: second, keepLocation: true).suggestions[0] == nil)
         try await laptop.refreshKnownFaces()
         let prepared = try laptop.prepare(photo: second)
         defer { laptop.discard(prepared) }
-        #expect(prepared.faces.first?.suggestedPerson == ana.id)
+        #expect(prepared.suggestions[0] == ana.id)
         let mode = try FileManager.default.attributesOfItem(atPath: laptop.knownFaces.sharedPath)[.posixPermissions] as? Int
         #expect(mode == 0o600 && !FileManager.default.fileExists(atPath: laptop.knownFaces.path))
         guard case .uploaded(let suggested, true) = try await laptop.addPhoto(second, metadata: MemoryUpload(kind: .photo, title: "Later")) else {
@@ -109,7 +108,7 @@ struct HubCollectorTests {
         try await phone.hub.removePerson(id: ana.id)
         #expect(try await laptop.hub.knownFaces().isEmpty)
         try await laptop.refreshKnownFaces()
-        #expect(try laptop.prepare(photo: first, keepLocation: true).faces.first?.suggestedPerson == nil)
+        #expect(try laptop.prepare(photo: first, keepLocation: true).suggestions[0] == nil)
     }
 
     @Test("offline: memories made while the hub is away wait in the outbox, in order, and go when it is back; sending one twice makes one memory")
@@ -118,7 +117,7 @@ struct HubCollectorTests {
         let server = try await TestServer(folder: folder + "/server")
         defer { Task { await server.stop() } }
         let hub = try await server.pairedClient(folder)
-        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceFinder: nil)
+        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: nil)
         let voice = folder + "/note.wav"
         try mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=330:duration=1", "-c:a", "pcm_s16le")
         await server.stop()

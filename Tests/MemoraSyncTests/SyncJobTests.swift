@@ -38,7 +38,12 @@ struct SyncJobTests {
         #expect(try first.syncReplica.pending().first?.fields["charging_only"] == .bool(true))
         // wifi_only holds sync back on a metered network, and the change stays queued.
         try first.setPreference("wifi_only", to: "true")
-        await #expect(throws: MemoraError.self) { try await jobA.run(server: server.url) }
+        do {
+            _ = try await jobA.run(server: server.url)
+            Issue.record("sync ran on a metered network with wifi_only set")
+        } catch {
+            #expect(error.code == .waitingForNetwork && error.isRetryable && error.message.contains("cellular"))
+        }
         #expect(try first.syncReplica.pendingCount() == 2)
         let pushed = try await jobA.run(server: server.url, ignoringNetwork: true)
         #expect(pushed.pushed == 2)
@@ -54,7 +59,7 @@ struct SyncJobTests {
             _ = try await jobB.run(server: server.url, joinCode: "wrong")
             Issue.record("a wrong join code was accepted")
         } catch {
-            #expect(error.code == .syncFailed)
+            #expect(error.code == .unauthorized)
             #expect(error.message.contains("join code"))
         }
         #expect(FileManager.default.fileExists(atPath: folder + "/b.json") == false)

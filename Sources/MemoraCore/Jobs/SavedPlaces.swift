@@ -38,7 +38,7 @@ public struct SavedPlaces: Sendable {
     /// Every place, by name.
     public func all() throws(MemoraError) -> [SavedPlace] {
         let records: [String: [String: JSONValue]]
-        do { records = try database.syncReplica.records(in: SyncSchema.places) } catch { throw .sync(error) }
+        do { records = try database.syncReplica.records(in: SyncSchema.places) } catch { throw .places(error) }
         return records.compactMap { Self.place($0.value) }.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
     }
 
@@ -60,7 +60,7 @@ public struct SavedPlaces: Sendable {
             let words = error.problems.map { "\($0.field.split(separator: ".").last.map(String.init) ?? $0.field) \($0.message)" }
             throw MemoraError(.invalidPlace, "the place cannot be saved: " + words.joined(separator: "; "))
         } catch {
-            throw .sync(error)
+            throw .places(error)
         }
         guard let place = Self.place(fields) else { throw MemoraError(.invalidPlace, "the place cannot be saved") }
         return place
@@ -88,7 +88,7 @@ public struct SavedPlaces: Sendable {
     @discardableResult
     public func remove(_ nameOrID: String) throws(MemoraError) -> SavedPlace {
         guard let place = try place(named: nameOrID) else { throw .placeNotFound(nameOrID) }
-        do { _ = try database.syncReplica.delete(SyncSchema.places, key: ["id": .string(place.id)]) } catch { throw .sync(error) }
+        do { _ = try database.syncReplica.delete(SyncSchema.places, key: ["id": .string(place.id)]) } catch { throw .places(error) }
         return place
     }
 

@@ -32,12 +32,13 @@ public struct SyncJob: Sendable {
 
     /// Syncs with `server`; `joinCode` registers a device that has not joined it. With `wifi_only`
     /// set, waits for an unmetered network unless `ignoringNetwork`.
-    public func run(server: URL, joinCode: String? = nil, ignoringNetwork: Bool = false) async throws(MemoraError) -> SyncReport {
-        let preferences = try database.preferences()
+    public func run(server: URL, joinCode: String? = nil, ignoringNetwork: Bool = false) async throws(SyncError) -> SyncReport {
+        let preferences: CaptionPreferences
+        do { preferences = try database.preferences() } catch { throw .database(error.message) }
         if preferences.wifiOnly && !ignoringNetwork {
             let network = await monitor.currentConditions().network
             if !network.isUnmetered {
-                throw MemoraError(.waitingForNetwork, "wifi_only is set and this device is on \(network.rawValue): sync waits for Wi-Fi or Ethernet (or run it with --any-network)", isRetryable: true)
+                throw .waitingForNetwork(network.rawValue)
             }
         }
         let replica = database.syncReplica
@@ -56,11 +57,10 @@ public struct SyncJob: Sendable {
             try adoptPreferences(from: replica, device: report.deviceID)
             return report
         } catch let error as SyncError {
-            throw .sync(error)
-        } catch let error as MemoraError {
             throw error
         } catch {
-            throw MemoraError(.syncFailed, "\(error)")
+            // The caption database's writes (GRDB) around the client's sync.
+            throw .database(MemoraError.reason(of: error))
         }
     }
 

@@ -1,6 +1,8 @@
 internal import Foundation
+internal import ImageKit
 internal import MemoraSystem
 internal import MetadataKit
+public import PhotoVisionCore
 
 /// The collector's pipeline (the seed's upload flows): a photo's faces are found on the device and
 /// suggested as people from the faces the user tagged before; its location is stripped unless the user
@@ -14,23 +16,30 @@ public struct MemoryCollector: Sendable {
     public let knownFaces: KnownFaces
     /// Memories waiting for the hub.
     public let outbox: MemoryOutbox
-    /// Finds faces on photos; nil: photos go without faces unless the user gives them.
-    public let faceFinder: (any PhotoFaceFinder)?
+    /// Finds faces on photos (PhotoVision's `DlibFaceAnalyzer` on Linux, Vision in an Apple front end),
+    /// with embeddings when it makes them; nil: photos go without faces unless the user gives them.
+    public let faceAnalyzer: (any FaceAnalyzing)?
+
+    /// The longest side, in pixels, a photo is decoded at to look for its faces.
+    public static let faceSearchSize = 1600
 
     /// A collector keeping its state (known faces, outbox) in `folder`.
-    public init(hub: HubClient, folder: String, faceFinder: (any PhotoFaceFinder)?) {
+    public init(hub: HubClient, folder: String, faceAnalyzer: (any FaceAnalyzing)?) {
         self.hub = hub
         knownFaces = KnownFaces(path: folder + "/known-faces.json")
         outbox = MemoryOutbox(folder: folder + "/outbox")
-        self.faceFinder = faceFinder
+        self.faceAnalyzer = faceAnalyzer
     }
 
     /// A photo ready to upload.
     public struct PreparedPhoto: Sendable {
         /// The file to upload: a copy without the location, or the photo itself.
         public var file: String
-        /// The faces found, with suggested people.
-        public var faces: [FoundFace]
+        /// The faces found on the upright photo, most certain first, their boxes inside the photo.
+        public var faces: [DetectedFace]
+        /// Who the faces probably show (a face's index in ``faces`` to a person): the person whose
+        /// tagged faces look closest, for faces that have an embedding and resemble someone.
+        public var suggestions: [Int: Int64]
         /// Whether a GPS position was removed from the copy.
         public var locationRemoved: Bool
     }
@@ -39,13 +48,22 @@ public struct MemoryCollector: Sendable {
     /// GPS position (the photo itself is never changed). Call ``discard(_:)`` when done.
     public func prepare(photo path: String, keepLocation: Bool = false) throws(HubError) -> PreparedPhoto {
         guard FileSystem.exists(path) else { throw .file(path: path, reason: "no such photo") }
-        var faces: [FoundFace] = []
-        if let faceFinder {
-            do { faces = try faceFinder.faces(inPhotoAt: path) } catch { throw .file(path: path, reason: "cannot look for faces: \(error)") }
-            for (index, person) in knownFaces.suggestions(for: faces.map(\.embedding)).enumerated() { faces[index].suggestedPerson = person }
+        var faces: [DetectedFace] = []
+        var suggestions: [Int: Int64] = [:]
+        if let faceAnalyzer {
+            do {
+                let image = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: Self.faceSearchSize,
+                                                       options: DecodingOptions(applyOrientation: true))
+                faces = try faceAnalyzer.faces(in: image).compactMap(\.clampedToPhoto)
+            } catch {
+                throw .file(path: path, reason: "cannot look for faces: \(error)")
+            }
+            for (index, person) in knownFaces.suggestions(for: faces.map(\.embedding)).enumerated() {
+                if let person { suggestions[index] = person }
+            }
         }
         let hasLocation = (try? MetadataReader.scan(contentsOf: path))?.gps != nil
-        guard hasLocation, !keepLocation else { return PreparedPhoto(file: path, faces: faces, locationRemoved: false) }
+        guard hasLocation, !keepLocation else { return PreparedPhoto(file: path, faces: faces, suggestions: suggestions, locationRemoved: false) }
         let copy = NSTemporaryDirectory() + "memora-collector-\(UUID().uuidString)-" + SystemPath.fileName(of: path)
         do {
             try FileManager.default.copyItem(atPath: path, toPath: copy)
@@ -54,7 +72,7 @@ public struct MemoryCollector: Sendable {
             try? FileManager.default.removeItem(atPath: copy)
             throw .file(path: path, reason: "cannot remove its location before upload: \(error)")
         }
-        return PreparedPhoto(file: copy, faces: faces, locationRemoved: true)
+        return PreparedPhoto(file: copy, faces: faces, suggestions: suggestions, locationRemoved: true)
     }
 
     /// Removes a prepared photo's copy, if it made one.
@@ -87,11 +105,9 @@ public struct MemoryCollector: Sendable {
         if !keepLocation { (upload.latitude, upload.longitude) = (nil, nil) }
         var remembered: [(person: Int64, embedding: [Float])] = []
         let faces = prepared.faces.enumerated().map { index, face in
-            var box = face.box
-            box.personId = tags[index] ?? (acceptSuggestions ? face.suggestedPerson : nil)
-            box.embedding = face.embedding
-            if let person = box.personId, let embedding = face.embedding { remembered.append((person, embedding)) }
-            return box
+            let person = tags[index] ?? (acceptSuggestions ? prepared.suggestions[index] : nil)
+            if let person, let embedding = face.embedding { remembered.append((person, embedding)) }
+            return FaceTag(x: face.x, y: face.y, width: face.width, height: face.height, personId: person, embedding: face.embedding)
         }
         upload.faces = (upload.faces ?? []) + faces
         let outcome = try await send(upload, file: prepared.file, contentType: nil)

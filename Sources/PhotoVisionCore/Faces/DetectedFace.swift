@@ -48,6 +48,17 @@ public struct DetectedFace: Sendable, Hashable, Codable {
         max(0, min(1, x + width) - max(0, x)) * max(0, min(1, y + height) - max(0, y))
     }
 
+    /// The face with its box cut to the photo (a detector's box may reach a little outside it);
+    /// nil when nothing of it is inside.
+    public var clampedToPhoto: DetectedFace? {
+        let left = min(max(x, 0), 1), top = min(max(y, 0), 1)
+        let right = min(max(x + width, 0), 1), bottom = min(max(y + height, 0), 1)
+        guard right > left, bottom > top else { return nil }
+        var face = self
+        (face.x, face.y, face.width, face.height) = (left, top, right - left, bottom - top)
+        return face
+    }
+
     /// The intersection over union of this box and a box given by its edges (normalised).
     public func overlap(x otherX: Double, y otherY: Double, width otherWidth: Double, height otherHeight: Double) -> Double {
         let left = max(x, otherX), top = max(y, otherY)

@@ -26,17 +26,12 @@ enum Endpoint {
 
 extension HTTPTransport {
     /// Sends a generator's request; a failure to get an answer becomes MemoraCore's error
-    /// (``MemoraError/timedOut(endpoint:seconds:)`` or ``MemoraError/connectionFailed(endpoint:reason:)``).
+    /// with the transport's code (``MemoraError/http(_:timeout:)``).
     func exchange(_ request: HTTPRequest) async throws(MemoraError) -> HTTPResponse {
         do {
             return try await send(request)
-        } catch where error.code == .timedOut {
-            let seconds = request.timeout.map { $0 / .seconds(1) } ?? 60
-            throw .timedOut(endpoint: error.endpoint, seconds: seconds)
-        } catch where error.code == .malformedResponse {
-            throw .malformedResponse(provider: error.endpoint, reason: error.reason)
         } catch {
-            throw .connectionFailed(endpoint: error.endpoint, reason: error.reason)
+            throw .http(error, timeout: request.timeout)
         }
     }
 }
