@@ -7,7 +7,7 @@ public import MemoraHub
 /// and, while a server runs on it, `listening` (where it listens) and `running.lock`.
 public struct ServerData: Sendable {
     /// The store: SQLite in the folder, or PostgreSQL.
-    public let store: any SyncStore
+    public let store: SyncStore
     /// Where the store is, for people: the SQLite file, or the PostgreSQL host and database.
     public let storeDescription: String
     /// The uploaded objects.
@@ -39,15 +39,9 @@ public struct ServerData: Sendable {
         let code = try secret(folder + "/join-code", bytes: 15)
         let dashboardKey = try secret(folder + "/dashboard-key", bytes: 24)
         let objects = try ObjectStore(folder: folder + "/objects")
-        if let database {
-            let store = try await PostgresSyncStore.connect(url: database)
-            let place = URLComponents(string: database).map { "PostgreSQL \($0.host ?? "?")\($0.port.map { ":\($0)" } ?? "")\($0.path)" } ?? "PostgreSQL"
-            return ServerData(store: store, storeDescription: place, objects: objects, joinCode: code,
-                              hub: try await HubStore.open(store), hubMedia: try HubMedia(folder: folder + "/hub"), dashboardKey: dashboardKey, folder: folder)
-        }
-        let store = try SQLiteSyncStore(path: folder + "/memora-server.sqlite")
-        return ServerData(store: store, storeDescription: "SQLite: \(store.path)", objects: objects, joinCode: code,
-                          hub: try await HubStore.open(store), hubMedia: try HubMedia(folder: folder + "/hub"), dashboardKey: dashboardKey, folder: folder)
+        let store = if let database { try await SyncStore.postgres(url: database) } else { try await SyncStore.sqlite(path: folder + "/memora-server.sqlite") }
+        return ServerData(store: store, storeDescription: store.location, objects: objects, joinCode: code,
+                          hub: try await HubStore.open(store.database), hubMedia: try HubMedia(folder: folder + "/hub"), dashboardKey: dashboardKey, folder: folder)
     }
 }
 

@@ -10,7 +10,7 @@ internal import MemoraSystem
 /// The Memora sync server: its routes (Docs/Sync.md, Docs/openapi.json) over a ``SyncStore``.
 ///
 /// ```swift
-/// let store = try SQLiteSyncStore(path: folder + "/memora-server.sqlite")
+/// let store = try await SyncStore.sqlite(path: folder + "/memora-server.sqlite")
 /// let server = SyncServer(configuration: ServerConfiguration(joinCode: code), store: store, objects: objects)
 /// try await server.run { port in print("listening on \(port)") }
 /// ```
@@ -19,14 +19,14 @@ public struct SyncServer: Sendable {
     public static let version = PackageVersion.string
 
     let configuration: ServerConfiguration
-    let store: any SyncStore
+    let store: SyncStore
     let objects: ObjectStore
     let hub: (store: HubStore, media: HubMedia, dashboardKey: String)?
     /// The server folder, where a running server records where it listens.
     let dataFolder: String?
 
     /// Creates a sync server over `store`, keeping uploaded objects in `objects` (no hub routes).
-    public init(configuration: ServerConfiguration, store: any SyncStore, objects: ObjectStore) {
+    public init(configuration: ServerConfiguration, store: SyncStore, objects: ObjectStore) {
         self.configuration = configuration
         self.store = store
         self.objects = objects

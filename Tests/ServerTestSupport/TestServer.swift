@@ -93,7 +93,7 @@ package final class TestServer: Sendable {
     }
 
     /// The store, opened beside the running server.
-    package func store() async throws -> any SyncStore {
+    package func store() async throws -> SyncStore {
         try await ServerData.open(folder, database: database).store
     }
 }

@@ -11,7 +11,7 @@ internal import MetadataKit
 /// The Memory Palace hub's routes (Docs/Hub.md): pairing by QR code, people, memories and face tags.
 struct HubRoutes: Sendable {
     let configuration: ServerConfiguration
-    let store: any SyncStore
+    let store: SyncStore
     let hub: HubStore
     let media: HubMedia
     let sessions = SessionLocks()

@@ -4,15 +4,15 @@ internal import MemoraHub
 internal import MemoraSystem
 internal import MemoraSync
 
-/// The Memory Palace hub's tables (Docs/Hub.md) on either store, through ``SQLBatchRunner``: pairing
+/// The Memory Palace hub's tables (Docs/Hub.md) on either store, through ``SQLDatabase``: pairing
 /// tokens, people, memories, the people in each memory and the faces on its photo. Every change is one
 /// batch, one transaction.
 struct HubStore: Sendable {
-    let runner: any SQLBatchRunner
+    let database: any SQLDatabase
 
     /// Creates the tables when missing (on PostgreSQL under an advisory lock, so servers starting together do not race).
-    static func open(_ runner: any SQLBatchRunner) async throws(ServerError) -> HubStore {
-        let postgres = runner.dialect == .postgres
+    static func open(_ database: any SQLDatabase) async throws(ServerError) -> HubStore {
+        let postgres = database.dialect == .postgres
         let id = postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY"
         let real = postgres ? "DOUBLE PRECISION" : "REAL"
         var statements = postgres ? [SQLStatement("SELECT pg_advisory_xact_lock(724562020)")] : []
@@ -43,22 +43,22 @@ struct HubStore: Sendable {
                 content_type TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
             """,
         ].map { SQLStatement($0) }
-        _ = try await runner.run(statements)
+        _ = try await database.run(statements)
         // v2: durations of videos and voice notes.
         if postgres {
-            _ = try await runner.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
+            _ = try await database.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
                                       SQLStatement("ALTER TABLE hub_memories ADD COLUMN IF NOT EXISTS duration_ms BIGINT")])
-        } else if try await runner.rows("SELECT COUNT(*) FROM pragma_table_info('hub_memories') WHERE name = 'duration_ms'").first?[0].integer == 0 {
-            _ = try await runner.run([SQLStatement("ALTER TABLE hub_memories ADD COLUMN duration_ms BIGINT")])
+        } else if try await database.rows("SELECT COUNT(*) FROM pragma_table_info('hub_memories') WHERE name = 'duration_ms'").first?[0].integer == 0 {
+            _ = try await database.run([SQLStatement("ALTER TABLE hub_memories ADD COLUMN duration_ms BIGINT")])
         }
         // v3: the embeddings of faces (for suggestions on every device).
         if postgres {
-            _ = try await runner.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
+            _ = try await database.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
                                       SQLStatement("ALTER TABLE hub_faces ADD COLUMN IF NOT EXISTS embedding TEXT")])
-        } else if try await runner.rows("SELECT COUNT(*) FROM pragma_table_info('hub_faces') WHERE name = 'embedding'").first?[0].integer == 0 {
-            _ = try await runner.run([SQLStatement("ALTER TABLE hub_faces ADD COLUMN embedding TEXT")])
+        } else if try await database.rows("SELECT COUNT(*) FROM pragma_table_info('hub_faces') WHERE name = 'embedding'").first?[0].integer == 0 {
+            _ = try await database.run([SQLStatement("ALTER TABLE hub_faces ADD COLUMN embedding TEXT")])
         }
-        return HubStore(runner: runner)
+        return HubStore(database: database)
     }
 
     // MARK: Pairing
@@ -75,7 +75,7 @@ struct HubStore: Sendable {
 
     /// Records a pairing token (by its hash) that works once, until `expiresAt`.
     func addPairingToken(hash: String, expiresAt: Int64, now: Int64) async throws(ServerError) {
-        _ = try await runner.run([
+        _ = try await database.run([
             SQLStatement("DELETE FROM hub_pairing WHERE expires_at < ?", [.integer(now - 24 * 3600 * 1000)]),
             SQLStatement("INSERT INTO hub_pairing (token_hash, expires_at, created_at) VALUES (?, ?, ?)", [.text(hash), .integer(expiresAt), .integer(now)]),
         ])
@@ -83,20 +83,20 @@ struct HubStore: Sendable {
 
     /// Uses up the pairing token with this hash: true when it existed, was unused and had not expired.
     func usePairingToken(hash: String, now: Int64) async throws(ServerError) -> Bool {
-        !(try await runner.rows("UPDATE hub_pairing SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING token_hash",
+        !(try await database.rows("UPDATE hub_pairing SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING token_hash",
                                 [.integer(now), .text(hash), .integer(now)])).isEmpty
     }
 
     /// Makes a pairing token that ``usePairingToken(hash:now:)`` marked used at `now` usable again: the
     /// pairing it was for failed (a revoked device), so the code is not spent for nothing.
     func releasePairingToken(hash: String, usedAt now: Int64) async throws(ServerError) {
-        _ = try await runner.run([SQLStatement("UPDATE hub_pairing SET used_at = NULL WHERE token_hash = ? AND used_at = ?", [.text(hash), .integer(now)])])
+        _ = try await database.run([SQLStatement("UPDATE hub_pairing SET used_at = NULL WHERE token_hash = ? AND used_at = ?", [.text(hash), .integer(now)])])
     }
 
     /// The SHA-256 of every memory's media and every person's avatar: the files the hub keeps.
     func referencedFiles() async throws(ServerError) -> (media: Set<String>, avatars: Set<String>) {
-        let media = try await runner.rows("SELECT sha256 FROM hub_memories", []).compactMap { $0[0].text }
-        let avatars = try await runner.rows("SELECT avatar_sha256 FROM hub_people WHERE avatar_sha256 IS NOT NULL", []).compactMap { $0[0].text }
+        let media = try await database.rows("SELECT sha256 FROM hub_memories", []).compactMap { $0[0].text }
+        let avatars = try await database.rows("SELECT avatar_sha256 FROM hub_people WHERE avatar_sha256 IS NOT NULL", []).compactMap { $0[0].text }
         return (Set(media), Set(avatars))
     }
 
@@ -113,7 +113,7 @@ struct HubStore: Sendable {
     }
 
     func addUploadSession(_ session: UploadSession, now: Int64) async throws(ServerError) {
-        _ = try await runner.run([SQLStatement(
+        _ = try await database.run([SQLStatement(
             "INSERT INTO hub_uploads (id, device, size, sha256, content_type, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [.text(session.id), .text(session.device), .integer(session.size), .text(session.sha256), .text(session.contentType), .integer(now),
              .integer(session.expiresAt)])])
@@ -121,7 +121,7 @@ struct HubStore: Sendable {
 
     /// The device's unexpired session with this id.
     func uploadSession(id: String, device: String, now: Int64) async throws(ServerError) -> UploadSession? {
-        try await runner.rows("SELECT id, device, size, sha256, content_type, expires_at FROM hub_uploads WHERE id = ? AND device = ? AND expires_at > ?",
+        try await database.rows("SELECT id, device, size, sha256, content_type, expires_at FROM hub_uploads WHERE id = ? AND device = ? AND expires_at > ?",
                               [.text(id), .text(device), .integer(now)]).first.map { row in
             UploadSession(id: row[0].text ?? "", device: row[1].text ?? "", size: row[2].integer ?? 0, sha256: row[3].text ?? "",
                           contentType: row[4].text ?? "", expiresAt: row[5].integer ?? 0)
@@ -130,12 +130,12 @@ struct HubStore: Sendable {
 
     /// Ends a session (used or abandoned).
     func removeUploadSession(id: String) async throws(ServerError) {
-        _ = try await runner.run([SQLStatement("DELETE FROM hub_uploads WHERE id = ?", [.text(id)])])
+        _ = try await database.run([SQLStatement("DELETE FROM hub_uploads WHERE id = ?", [.text(id)])])
     }
 
     /// Removes the sessions that expired before `now`; returns their ids (their files go too).
     func removeExpiredUploadSessions(now: Int64) async throws(ServerError) -> [String] {
-        try await runner.rows("DELETE FROM hub_uploads WHERE expires_at <= ? RETURNING id", [.integer(now)]).compactMap { $0[0].text }
+        try await database.rows("DELETE FROM hub_uploads WHERE expires_at <= ? RETURNING id", [.integer(now)]).compactMap { $0[0].text }
     }
 
     // MARK: People
@@ -154,18 +154,18 @@ struct HubStore: Sendable {
 
     /// Every person, by name.
     func people() async throws(ServerError) -> [HubPerson] {
-        try await runner.rows("SELECT \(Self.personColumns) FROM hub_people p ORDER BY p.name_key").map(Self.person)
+        try await database.rows("SELECT \(Self.personColumns) FROM hub_people p ORDER BY p.name_key").map(Self.person)
     }
 
     /// The person with this id.
     func person(id: Int64) async throws(ServerError) -> HubPerson? {
-        try await runner.rows("SELECT \(Self.personColumns) FROM hub_people p WHERE p.id = ?", [.integer(id)]).first.map(Self.person)
+        try await database.rows("SELECT \(Self.personColumns) FROM hub_people p WHERE p.id = ?", [.integer(id)]).first.map(Self.person)
     }
 
     /// Adds a person; when the name is taken, nothing changes and the person who has it comes back with `created` false.
     func addPerson(name: String, relationship: String?, device: String, now: Int64) async throws(ServerError) -> (person: HubPerson, created: Bool) {
         let key = NameKey.of(name)
-        let results = try await runner.run([
+        let results = try await database.run([
             SQLStatement("""
                 INSERT INTO hub_people (name, name_key, relationship, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (name_key) DO NOTHING RETURNING id
@@ -180,7 +180,7 @@ struct HubStore: Sendable {
     /// with the new name as `conflict` when it is taken.
     func updatePerson(id: Int64, name: String, relationship: String?, now: Int64) async throws(ServerError) -> (person: HubPerson?, conflict: HubPerson?) {
         let key = NameKey.of(name)
-        let results = try await runner.run([
+        let results = try await database.run([
             SQLStatement("""
                 UPDATE hub_people SET name = ?, name_key = ?, relationship = ?, updated_at = ?
                 WHERE id = ? AND NOT EXISTS (SELECT 1 FROM hub_people o WHERE o.name_key = ? AND o.id <> ?) RETURNING id
@@ -194,7 +194,7 @@ struct HubStore: Sendable {
 
     /// Removes a person: their links to memories go, their faces stay untagged. False when there was none.
     func removePerson(id: Int64) async throws(ServerError) -> Bool {
-        let results = try await runner.run([
+        let results = try await database.run([
             SQLStatement("DELETE FROM hub_memory_people WHERE person_id = ?", [.integer(id)]),
             SQLStatement("UPDATE hub_faces SET person_id = NULL WHERE person_id = ?", [.integer(id)]),
             SQLStatement("DELETE FROM hub_people WHERE id = ? RETURNING id", [.integer(id)]),
@@ -204,20 +204,20 @@ struct HubStore: Sendable {
 
     /// Sets (or, with nil, clears) a person's avatar; false when there is no such person.
     func setAvatar(person id: Int64, sha256: String?, now: Int64) async throws(ServerError) -> Bool {
-        !(try await runner.rows("UPDATE hub_people SET avatar_sha256 = ?, updated_at = ? WHERE id = ? RETURNING id",
+        !(try await database.rows("UPDATE hub_people SET avatar_sha256 = ?, updated_at = ? WHERE id = ? RETURNING id",
                                 [SQLValue(sha256), .integer(now), .integer(id)])).isEmpty
     }
 
     /// A person's avatar, if they have one.
     func avatar(person id: Int64) async throws(ServerError) -> String? {
-        try await runner.rows("SELECT avatar_sha256 FROM hub_people WHERE id = ?", [.integer(id)]).first?[0].text
+        try await database.rows("SELECT avatar_sha256 FROM hub_people WHERE id = ?", [.integer(id)]).first?[0].text
     }
 
     /// Which of these ids are people on the hub.
     func existingPeople(_ ids: Set<Int64>) async throws(ServerError) -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let rows = try await runner.rows("SELECT id FROM hub_people WHERE id IN (\(marks))", ids.map { .integer($0) })
+        let rows = try await database.rows("SELECT id FROM hub_people WHERE id IN (\(marks))", ids.map { .integer($0) })
         return Set(rows.compactMap { $0[0].integer })
     }
 
@@ -254,9 +254,9 @@ struct HubStore: Sendable {
         // People and faces are merged into the memory, new or not: the same upload sent again changes
         // nothing, and another device's upload of the same bytes adds what it knows.
         let target = (sql: "(SELECT id FROM hub_memories WHERE sha256 = ?)", value: SQLValue.text(memory.sha256))
-        if runner.dialect == .postgres { statements.append(Self.memoryLock(target)) }
+        if database.dialect == .postgres { statements.append(Self.memoryLock(target)) }
         statements += mergeStatements(into: target, people: upload.people ?? [], faces: upload.faces ?? [], device: memory.device, now: now)
-        let results = try await runner.run(statements)
+        let results = try await database.run(statements)
         guard let id = results[1].first?[0].integer else { throw .storage("the memory was not stored") }
         return (id, !results[0].isEmpty)
     }
@@ -290,26 +290,26 @@ struct HubStore: Sendable {
         if let to = filter.to { conditions.append("m.taken_at <= ?"); values.append(.integer(to)) }
         if let before = filter.before { conditions.append("m.id < ?"); values.append(.integer(before)) }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let rows = try await runner.rows("SELECT \(Self.memoryColumns) FROM hub_memories m \(whereClause) ORDER BY m.id DESC LIMIT \(filter.limit + 1)", values)
+        let rows = try await database.rows("SELECT \(Self.memoryColumns) FROM hub_memories m \(whereClause) ORDER BY m.id DESC LIMIT \(filter.limit + 1)", values)
         let page = Array(rows.prefix(filter.limit))
         return (try await withPeopleAndFaces(page), rows.count > filter.limit)
     }
 
     /// The memory with this id.
     func memory(id: Int64) async throws(ServerError) -> HubMemory? {
-        try await withPeopleAndFaces(try await runner.rows("SELECT \(Self.memoryColumns) FROM hub_memories m WHERE m.id = ?", [.integer(id)])).first
+        try await withPeopleAndFaces(try await database.rows("SELECT \(Self.memoryColumns) FROM hub_memories m WHERE m.id = ?", [.integer(id)])).first
     }
 
     /// The memory with these bytes.
     func memory(sha256: String) async throws(ServerError) -> HubMemory? {
-        try await withPeopleAndFaces(try await runner.rows("SELECT \(Self.memoryColumns) FROM hub_memories m WHERE m.sha256 = ?", [.text(sha256)])).first
+        try await withPeopleAndFaces(try await database.rows("SELECT \(Self.memoryColumns) FROM hub_memories m WHERE m.sha256 = ?", [.text(sha256)])).first
     }
 
     private func withPeopleAndFaces(_ rows: [[SQLValue]]) async throws(ServerError) -> [HubMemory] {
         guard !rows.isEmpty else { return [] }
         let ids = rows.compactMap { $0[0].integer }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let results = try await runner.run([
+        let results = try await database.run([
             SQLStatement("SELECT memory_id, person_id FROM hub_memory_people WHERE memory_id IN (\(marks)) ORDER BY person_id", ids.map { .integer($0) }),
             SQLStatement("SELECT memory_id, id, x, y, width, height, person_id FROM hub_faces WHERE memory_id IN (\(marks)) ORDER BY id", ids.map { .integer($0) }),
         ])
@@ -334,7 +334,7 @@ struct HubStore: Sendable {
 
     /// Removes a memory with its people and faces; returns its SHA-256 (its files go too), nil when there was none.
     func removeMemory(id: Int64) async throws(ServerError) -> String? {
-        let results = try await runner.run([
+        let results = try await database.run([
             SQLStatement("DELETE FROM hub_memory_people WHERE memory_id = ?", [.integer(id)]),
             SQLStatement("DELETE FROM hub_faces WHERE memory_id = ?", [.integer(id)]),
             SQLStatement("DELETE FROM hub_memories WHERE id = ? RETURNING sha256", [.integer(id)]),
@@ -344,7 +344,7 @@ struct HubStore: Sendable {
 
     /// Tags (or, with nil, untags) face `faceID` of memory `memoryID`: false when there is no such face.
     func tagFace(memoryID: Int64, faceID: Int64, person: Int64?, device: String, now: Int64) async throws(ServerError) -> Bool {
-        !(try await runner.rows("UPDATE hub_faces SET person_id = ?, updated_by = ?, updated_at = ? WHERE id = ? AND memory_id = ? RETURNING id",
+        !(try await database.rows("UPDATE hub_faces SET person_id = ?, updated_by = ?, updated_at = ? WHERE id = ? AND memory_id = ? RETURNING id",
                                 [SQLValue(person), .text(device), .integer(now), .integer(faceID), .integer(memoryID)])).isEmpty
     }
 
@@ -353,9 +353,9 @@ struct HubStore: Sendable {
     func merge(into memoryID: Int64, people: [Int64], faces: [FaceTag], device: String, now: Int64) async throws(ServerError) -> Bool {
         var statements = [SQLStatement("SELECT id FROM hub_memories WHERE id = ?", [.integer(memoryID)])]
         let target = (sql: "?", value: SQLValue.integer(memoryID))
-        if runner.dialect == .postgres { statements.append(Self.memoryLock(target)) }
+        if database.dialect == .postgres { statements.append(Self.memoryLock(target)) }
         statements += mergeStatements(into: target, people: people, faces: faces, device: device, now: now)
-        return !(try await runner.run(statements))[0].isEmpty
+        return !(try await database.run(statements))[0].isEmpty
     }
 
     /// PostgreSQL's lock of one memory until the transaction ends: merges into it take turns (two
@@ -378,7 +378,7 @@ struct HubStore: Sendable {
                 WHERE m.id = \(target.sql) AND p.id = ? ON CONFLICT DO NOTHING
                 """, [target.value, .integer(person)]))
         }
-        let (least, greatest) = runner.dialect == .postgres ? ("LEAST", "GREATEST") : ("MIN", "MAX")
+        let (least, greatest) = database.dialect == .postgres ? ("LEAST", "GREATEST") : ("MIN", "MAX")
         for face in faces {
             // The area the face's box shares with row f's, and the condition IoU >= 0.5 (3 x shared >= both areas).
             let shared = """
@@ -416,7 +416,7 @@ struct HubStore: Sendable {
     /// The latest tagged faces that have an embedding, at most ``KnownFaceList/perPerson`` a person and
     /// `limit` in all.
     func knownFaces(limit: Int) async throws(ServerError) -> [KnownFace] {
-        try await runner.rows("""
+        try await database.rows("""
             SELECT person_id, embedding FROM (
                 SELECT person_id, embedding, ROW_NUMBER() OVER (PARTITION BY person_id ORDER BY updated_at DESC, id DESC) AS n
                 FROM hub_faces WHERE person_id IS NOT NULL AND embedding IS NOT NULL) AS ranked
@@ -468,7 +468,7 @@ extension ServerData {
                                                    [.integer(ids[(index / 10) % ids.count]), .text(hash)]))
                 }
             }
-            _ = try await hub.runner.run(statements)
+            _ = try await hub.database.run(statements)
         }
     }
 }

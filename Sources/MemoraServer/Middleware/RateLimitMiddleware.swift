@@ -18,7 +18,7 @@ struct IPRateLimitMiddleware: RouterMiddleware {
 /// expired; then the rate limit per device. `401` otherwise, on every route behind it.
 struct DeviceAuthMiddleware: RouterMiddleware {
     typealias Context = ServerContext
-    let store: any SyncStore
+    let store: SyncStore
     let limiter: TokenBucketLimiter
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {

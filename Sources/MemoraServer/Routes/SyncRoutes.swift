@@ -7,7 +7,7 @@ internal import MemoraSync
 /// store once and answers JSON.
 struct SyncRoutes: Sendable {
     let configuration: ServerConfiguration
-    let store: any SyncStore
+    let store: SyncStore
     let objects: ObjectStore
 
     static let platforms = ["linux", "ios", "android", "macos"]
