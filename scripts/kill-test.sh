@@ -107,3 +107,56 @@ print('ok' if ok else 'bad: %d entries, current %r' % (len(entries), report['cur
 done
 echo "queue kill test: $QUEUE_ROUNDS rounds over $n photos, killed with these completed:$killed_at; $queue_failures problems"
 [ "$queue_failures" -eq 0 ]
+
+# The kill test of `memora vault add --remove-originals`: killed with SIGKILL at random moments,
+# then run again to the end. At every moment each photo must be either still in place, byte for
+# byte, or in the vault, decrypting to exactly its bytes (the original is removed only after its
+# encrypted copy was written, synced, read back and verified).
+MOVE_ROUNDS=${MOVE_ROUNDS:-6}
+move_failures=0
+removed_total=0
+kept_total=0
+mkdir -p "$work/unique"
+n=0
+for source in "$work"/originals/*; do
+  cp "$source" "$work/unique/photo-$n.${source##*.}"
+  printf 'unique %d' "$n" >> "$work/unique/photo-$n.${source##*.}"  # after the image's end: still a photo, its own content
+  n=$((n + 1))
+done
+check_moved() {  # $1: round, $2: when
+  local listing
+  listing=$("$MEMORA" vault list --vault "$work/vault" --key-file "$work/vault.key" --json 2>/dev/null || echo '[]')
+  for original in "$work"/unique/*; do
+    local name; name=$(basename "$original")
+    if [ -e "$work/move/$name" ]; then
+      if cmp -s "$work/move/$name" "$original"; then kept_total=$((kept_total + 1)); continue; fi
+      echo "move kill test: $name was changed in place ($2, round $1)" >&2; move_failures=$((move_failures + 1)); continue
+    fi
+    local id
+    id=$(printf '%s' "$listing" | python3 -c "import json,sys; print(next((p['id'] for p in json.load(sys.stdin) if p['filename'] == sys.argv[1]), ''))" "$name")
+    rm -f "$work/exported"
+    if [ -n "$id" ] && "$MEMORA" vault export --vault "$work/vault" --key-file "$work/vault.key" "$id" --output "$work/exported" >/dev/null 2>&1 \
+       && cmp -s "$work/exported" "$original"; then
+      removed_total=$((removed_total + 1))
+      continue
+    fi
+    echo "move kill test: $name is neither in place nor in the vault ($2, round $1)" >&2
+    move_failures=$((move_failures + 1))
+  done
+}
+for round in $(seq 1 "$MOVE_ROUNDS"); do
+  rm -rf "$work/move" "$work/vault" "$work/vault.key" && cp -r "$work/unique" "$work/move"
+  "$MEMORA" vault init --vault "$work/vault" --key-file "$work/vault.key" >/dev/null 2>&1
+  "$MEMORA" vault add --remove-originals --yes --vault "$work/vault" --key-file "$work/vault.key" "$work"/move/* >/dev/null 2>&1 &
+  mover=$!
+  sleep "0.$(( RANDOM % 60 ))"
+  kill -9 "$mover" 2>/dev/null || true
+  wait "$mover" 2>/dev/null || true
+  check_moved "$round" "after the kill"
+  if compgen -G "$work/move/*" >/dev/null; then
+    "$MEMORA" vault add --remove-originals --yes --vault "$work/vault" --key-file "$work/vault.key" "$work"/move/* >/dev/null 2>&1 || true
+  fi
+  check_moved "$round" "after a second run"
+done
+echo "move kill test: $MOVE_ROUNDS rounds over $n photos: $removed_total times in the vault only (verified), $kept_total times still in place; $move_failures problems"
+[ "$move_failures" -eq 0 ]

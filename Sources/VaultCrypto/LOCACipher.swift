@@ -1,4 +1,5 @@
 public import Foundation
+internal import MemoraSystem
 
 /// Encrypts and decrypts LOCA version 1 files (Docs/LOCA-format.md).
 ///
@@ -130,11 +131,30 @@ public struct LOCACipher: Sendable {
         guard LOCAHeader.fits(size: reader.size, chunkExponent: chunkExponent) else {
             throw .fileTooLarge(source: inputPath, size: reader.size)
         }
+        try encrypt(size: reader.size, read: reader.read, to: outputPath, key: key, timestamp: timestamp, progress: progress) { () throws(VaultCryptoError) in
+            guard try FileReader(path: inputPath).size == reader.size else {
+                throw .readFailed(path: inputPath, reason: "the file changed size while it was being encrypted")
+            }
+        }
+    }
+
+    /// The plaintext bytes one batch of chunks holds (what `read` is asked for at a time, but the last).
+    static func batchBytes(chunkExponent: UInt8) -> Int {
+        let chunkSize = 1 << Int(chunkExponent)
+        return max(1, (1 << 20) / chunkSize) * chunkSize
+    }
+
+    /// Encrypts `size` plaintext bytes, which `read` gives in order (a buffer to fill and its offset;
+    /// one batch of ``batchBytes(chunkExponent:)`` at a time), into a new LOCA file at `outputPath`
+    /// (mode 0600, put in place when complete and `check` passes): memory use is two batches whatever the size.
+    func encrypt(size: UInt64, read: (UnsafeMutableRawBufferPointer, UInt64) throws(VaultCryptoError) -> Void, to outputPath: String,
+                 key: SecretKey, timestamp: Date, progress: ((UInt64, UInt64) throws(VaultCryptoError) -> Void)?,
+                 check: () throws(VaultCryptoError) -> Void = {}) throws(VaultCryptoError) {
         let nonce = SecureRandom.bytes(count: 12)
         let keys = Self.fileKeys(key, nonce: nonce)
         let header = LOCAHeader(
             algorithm: algorithm, chunkExponent: chunkExponent, nonce: nonce,
-            originalSize: reader.size, timestamp: Self.seconds(timestamp), keyCommitment: keys.commitment)
+            originalSize: size, timestamp: Self.seconds(timestamp), keyCommitment: keys.commitment)
         let headerBytes = header.bytes
         let writer = try VaultFileWriter(path: outputPath, mode: 0o600, expectedSize: header.fileSize)
         try writer.write(headerBytes)
@@ -148,7 +168,7 @@ public struct LOCACipher: Sendable {
             let plainLength = Int(header.plaintextOffset(ofChunk: chunks.upperBound) - header.plaintextOffset(ofChunk: first))
             let sealedLength = plainLength + chunks.count * LOCAHeader.tagByteCount
             try withMutableBytes(&plain) { buffer throws(VaultCryptoError) in
-                try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<plainLength]), at: header.plaintextOffset(ofChunk: first))
+                try read(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<plainLength]), header.plaintextOffset(ofChunk: first))
             }
             plain.withUnsafeBytes { source in
                 sealed.withUnsafeMutableBytes { target in
@@ -162,11 +182,9 @@ public struct LOCACipher: Sendable {
                 try writer.write(UnsafeRawBufferPointer(rebasing: raw[0..<sealedLength]))
             }
             first = chunks.upperBound
-            try progress?(header.plaintextOffset(ofChunk: first), reader.size)
+            try progress?(header.plaintextOffset(ofChunk: first), size)
         }
-        guard try FileReader(path: inputPath).size == reader.size else {
-            throw .readFailed(path: inputPath, reason: "the file changed size while it was being encrypted")
-        }
+        try check()
         try writer.commit()
     }
 
@@ -209,6 +227,18 @@ public struct LOCACipher: Sendable {
             output.append(contentsOf: UnsafeRawBufferPointer(rebasing: plaintext[from..<to]))
         }
         return output
+    }
+
+    /// Verifies every chunk of the LOCA file at `path` and returns the SHA-256 of its plaintext,
+    /// keeping no more than one batch of it in memory (wiped).
+    public static func plaintextDigest(ofFileAt path: String, key: SecretKey) throws(VaultCryptoError) -> [UInt8] {
+        let reader = try FileReader(path: path)
+        let header = try readHeader(reader, key: key)
+        var digest = SHA256Digest()
+        try forEachChunk(reader, header: header, key: key, in: 0..<header.chunkCount) { _, plaintext throws(VaultCryptoError) in
+            digest.update(plaintext)
+        }
+        return digest.finalize()
     }
 
     /// Verifies every chunk of the LOCA file at `path` without keeping any plaintext.
@@ -308,7 +338,7 @@ public struct LOCACipher: Sendable {
 
     /// Chunks handled per read or write: about 1 MiB, so memory stays small and syscalls few.
     private static func batchSize(_ header: LOCAHeader) -> Int {
-        max(1, (1 << 20) / header.chunkSize)
+        batchBytes(chunkExponent: header.chunkExponent) / header.chunkSize
     }
 
     /// Seals `chunks`: `plaintext` holds their plaintexts back to back, `sealed`

@@ -243,6 +243,41 @@ public final class Vault: Sendable {
         }
     }
 
+    /// Captures a photo from a stream of chunks (a camera's output, a pipe, a download) without its
+    /// plaintext ever touching the disk: the chunks are encrypted as they arrive into a spool under a
+    /// key held only in memory, and once the stream ends (its size and content hash known) the spool
+    /// is encrypted into the photo's LOCA file and wiped. Memory holds about 3 MiB whatever the size.
+    /// A photo whose content the vault holds already is not added again (``VaultAddition/wasAlreadyStored``).
+    /// A failing stream (its error becomes `readFailed`), a cancelled task (`cancelled`) or any other
+    /// failure leaves the vault as it was. `originalFilename` names the photo in the catalogue and in messages.
+    @discardableResult
+    public func add<Chunks: AsyncSequence>(chunks: Chunks, originalFilename: String, details: VaultPhotoDetails) async throws(VaultCryptoError)
+        -> VaultAddition where Chunks.Element == [UInt8] {
+        let spoolPath = try file(VaultLayout.spoolPath(id: UUID().uuidString.lowercased()))
+        try Self.makeFolder(SystemPath.folder(of: spoolPath))
+        let spool = try PhotoSpool(path: spoolPath, cipher: cipher)
+        defer { spool.remove() }
+        do {
+            for try await chunk in chunks {
+                if Task.isCancelled { throw VaultCryptoError.cancelled(path: originalFilename) }
+                try spool.append(chunk)
+                guard LOCAHeader.fits(size: spool.size, chunkExponent: cipher.chunkExponent) else {
+                    throw VaultCryptoError.fileTooLarge(source: originalFilename, size: spool.size)
+                }
+            }
+        } catch let error as VaultCryptoError {
+            throw error
+        } catch {
+            throw .readFailed(path: originalFilename, reason: "the photo's stream failed: \(error)")
+        }
+        let digest = try spool.finish()
+        let size = spool.size
+        return try add(originalFilename: originalFilename, originalSize: size, contentHash: authenticator.contentHash(ofDigest: digest),
+                       details: details) { photoKey, destination throws(VaultCryptoError) in
+            try cipher.encrypt(size: size, read: spool.read, to: destination, key: photoKey, timestamp: Date(), progress: nil)
+        }
+    }
+
     /// The steps every add shares: the duplicate check, a new id and key, the encrypted file
     /// (written by `encrypt`), the thumbnail, then the record in one transaction.
     private func add(
@@ -370,6 +405,14 @@ public final class Vault: Sendable {
         try checkOutput(path, replacingExisting: replacingExisting)
         let (photo, key) = try photoAndKey(id)
         try LOCACipher.decryptFile(at: file(photo.relativePath), to: path, key: key, replacingExisting: replacingExisting, progress: blockDone)
+    }
+
+    /// Reads photo `id`'s encrypted file back from the disk, verifies every chunk and returns the
+    /// SHA-256 of its plaintext (memory holds one batch of it): what a caller compares with the
+    /// original's own hash before removing it (`memora vault add --remove-originals`).
+    public func plaintextDigest(of id: String) throws(VaultCryptoError) -> [UInt8] {
+        let (photo, key) = try photoAndKey(id)
+        return try LOCACipher.plaintextDigest(ofFileAt: file(photo.relativePath), key: key)
     }
 
     /// Refuses an output `path` that lies inside the vault folder once symbolic links are resolved

@@ -35,6 +35,13 @@ enum VaultLayout {
 
     /// The relative path of photo `id`'s thumbnail.
     static func thumbnailPath(id: String) -> String { "Thumbnails/" + id + ".thumb" }
+    /// Where a photo captured from a stream waits, encrypted, until its size is known
+    /// (`Thumbnails/.{id}.spool.memora-XXXXXX`, a temporary file name: removed when a crash left it).
+    static func spoolPath(id: String) -> String {
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let suffix = String(SecureRandom.bytes(count: 6).map { letters[Int($0) % letters.count] })
+        return "Thumbnails/." + id + ".spool.memora-" + suffix
+    }
 
     /// The id in an encrypted file's name (`{id}.encrypted`), or nil when it is not one.
     static func photoID(inFileName name: String) -> String? {
@@ -50,13 +57,14 @@ enum VaultLayout {
 
     /// Whether `name` is the temporary file of a vault file that an interrupted add left:
     /// `.{id}.encrypted.memora-XXXXXX` or `.{id}.thumb.memora-XXXXXX` (the system layer's atomic
-    /// write), or the same with `.tmp-XXXXXX` (versions before it); `X` is a letter or digit.
+    /// write), or the same with `.tmp-XXXXXX` (versions before it), or a capture's encrypted spool
+    /// `.{uuid}.spool.memora-XXXXXX`; `X` is a letter or digit.
     static func isTemporaryFileName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard bytes.first == UInt8(ascii: "."), bytes.count > 1 + 36 + 7 else { return false }
         guard isPhotoID(String(decoding: bytes[1..<37], as: UTF8.self)) else { return false }
         let rest = String(decoding: bytes[37...], as: UTF8.self)
-        for kind in [".encrypted.", ".thumb."] {
+        for kind in [".encrypted.", ".thumb.", ".spool."] {
             for marker in ["memora-", "tmp-"] where rest.hasPrefix(kind + marker) {
                 let suffix = rest.utf8.dropFirst(kind.utf8.count + marker.utf8.count)
                 return suffix.count == 6 && suffix.allSatisfy { isDecimalDigit($0) || isLetter($0) }

@@ -17,12 +17,10 @@ struct FileArguments: ParsableArguments {
     @Argument(help: "Photos or folders; - reads one path per line from standard input.")
     var paths: [String] = []
 
-    func validate() throws {
-        guard !paths.isEmpty else { throw ValidationError("name at least one photo or folder, or - to read paths from standard input") }
-    }
-
-    /// The files, in the order given (a folder's sorted), each once.
+    /// The files, in the order given (a folder's sorted), each once. (No paths is a usage error here,
+    /// not in `validate()`: `vault add --stdin NAME` takes none.)
     func files() throws -> [String] {
+        guard !paths.isEmpty else { throw ValidationError("name at least one photo or folder, or - to read paths from standard input") }
         var result: [String] = []
         var seen: Set<String> = []
         func add(_ path: String) { if seen.insert(path).inserted { result.append(path) } }

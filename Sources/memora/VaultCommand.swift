@@ -228,15 +228,40 @@ struct VaultCommand: ParsableCommand {
         }
     }
 
-    struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Encrypt photos into the vault (the originals are left as they are).")
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Encrypt photos into the vault (the originals are left as they are unless --remove-originals).",
+            discussion: """
+                --stdin NAME captures one photo from standard input (a camera tool's output, curl, another program's \
+                pipe) under NAME: it is encrypted as it arrives and never written to the disk in plain text. \
+                --remove-originals removes each original only after its encrypted copy is written, synced, read back, \
+                decrypted and compared by hash; it asks first (--yes in scripts). Removing a file unlinks it: on an SSD \
+                or a copy-on-write file system (btrfs, ZFS, APFS) its old blocks may survive until reused, so it is not \
+                a secure wipe; full-disk encryption is what protects them.
+                """)
         @OptionGroup var options: VaultOptions
         @OptionGroup var input: FileArguments
+        @Option(name: .customLong("stdin"), help: ArgumentHelp("Capture one photo from standard input under this file name, without a plain-text copy on the disk.", valueName: "name"))
+        var stdinName: String?
         @Option(help: "A tag to attach (repeatable).") var tag: [String] = []
         @Flag(help: "Remove the location (EXIF GPS, XMP and IPTC location fields) from the encrypted copy, in memory; the original file is left as it is.")
         var stripLocation = false
+        @Flag(help: "Remove each original once its encrypted copy is verified (asks first).") var removeOriginals = false
+        @Flag(help: "Answer yes to the question --remove-originals asks (for scripts).") var yes = false
         @Flag(help: "Print the added records as JSON.") var json = false
         @OptionGroup var output: WriteOutputOptions
+
+        func validate() throws {
+            if let stdinName {
+                guard input.paths.isEmpty else { throw ValidationError("--stdin captures one photo from standard input: name no files with it") }
+                guard !stdinName.isEmpty, !stdinName.contains("/"), stdinName != ".", stdinName != ".." else {
+                    throw ValidationError("--stdin needs a file name for the photo (photo.jpg), not a path")
+                }
+                guard !removeOriginals else { throw ValidationError("--remove-originals removes files; --stdin reads none") }
+                guard !output.dryRun else { throw ValidationError("--dry-run cannot capture: standard input is read once") }
+            }
+            if removeOriginals && !output.dryRun { try Confirmation.requireTerminal(unless: yes, "--remove-originals") }
+        }
 
         /// One file of a dry run: whether the vault holds its content already.
         struct Planned: Encodable {
@@ -244,10 +269,12 @@ struct VaultCommand: ParsableCommand {
             var alreadyStoredAs: String?
         }
 
-        func run() throws {
+        func run() async throws {
+            if let stdinName { return try await capture(stdinName) }
             let files = try input.files()
             let vault = try options.open()
             if output.dryRun { return try dryRun(files, vault) }
+            if removeOriginals { return try move(files, vault) }
             let progress = ProgressReporter(title: "vault add", total: files.count, silent: output.quiet || json)
             let results = VaultImport(stripsLocation: stripLocation, tags: tag).add(files, to: vault) { completed, file in
                 progress.update(completed: completed, item: file)
@@ -270,6 +297,55 @@ struct VaultCommand: ParsableCommand {
             try ExitStatus.check(failed: failures, done: added.count)
         }
 
+        /// `--stdin NAME`: one photo from standard input, encrypted as it arrives.
+        private func capture(_ name: String) async throws {
+            let vault = try options.open()
+            let addition = try await VaultImport(stripsLocation: stripLocation, tags: tag).add(chunks: InputChunks(), name: name, to: vault)
+            if json {
+                try printJSON([PhotoSummary(addition.photo, alreadyStored: addition.wasAlreadyStored)])
+            } else {
+                output.say(VaultCommand.line(addition))
+            }
+        }
+
+        /// `--remove-originals`: each file added, verified, then removed (after one question).
+        private func move(_ files: [String], _ vault: Vault) throws {
+            try Confirmation.confirm(
+                "Encrypt \(files.count) photo\(files.count == 1 ? "" : "s") into the vault and remove each original once its encrypted copy is verified? "
+                    + "Removal is not a secure wipe on an SSD or a copy-on-write file system.",
+                unless: yes, command: "vault add")
+            let progress = ProgressReporter(title: "vault add", total: files.count, silent: output.quiet || json)
+            let results = VaultImport(stripsLocation: stripLocation, tags: tag).move(files, into: vault) { completed, file in
+                progress.update(completed: completed, item: file)
+            }
+            var moved: [VaultImport.Move] = []
+            var failures = 0
+            for result in results {
+                switch result {
+                case .success(let move): moved.append(move)
+                case .failure(let error):
+                    failures += 1
+                    StandardError.write("error: \(error)\n")
+                }
+            }
+            let removed = moved.filter(\.removed).count
+            if json {
+                try printJSON(moved.map { move in
+                    var summary = PhotoSummary(move.addition.photo, alreadyStored: move.addition.wasAlreadyStored)
+                    summary.originalRemoved = move.removed
+                    summary.originalKept = move.keptBecause
+                    return summary
+                })
+            } else {
+                for move in moved {
+                    output.say(VaultCommand.line(move.addition) + (move.removed ? "  (original removed)" : "  (original kept: \(move.keptBecause ?? "not verified"))"))
+                }
+                output.say("removed \(removed) of \(files.count) original\(files.count == 1 ? "" : "s")"
+                           + (removed > 0 ? " (unlinked: on an SSD or a copy-on-write file system the old blocks may survive until reused)" : ""))
+            }
+            try ExitStatus.check(failed: failures, done: moved.count)
+        }
+
         /// `--dry-run`: each file read (and stripped in memory with --strip-location) and looked up.
         private func dryRun(_ files: [String], _ vault: Vault) throws {
             let importer = VaultImport(stripsLocation: stripLocation, tags: tag)
@@ -288,7 +364,7 @@ struct VaultCommand: ParsableCommand {
             } else {
                 for item in planned {
                     output.say(item.alreadyStoredAs.map { "\(item.path): already in the vault as \($0); would not be added again" }
-                               ?? "\(item.path): would be encrypted into the vault\(stripLocation ? " without its location" : "")")
+                               ?? "\(item.path): would be encrypted into the vault\(stripLocation ? " without its location" : "")\(removeOriginals ? ", and the original removed once its copy is verified" : "")")
                 }
             }
             try ExitStatus.check(failed: failures, done: planned.count)
@@ -449,6 +525,9 @@ struct VaultCommand: ParsableCommand {
         var favorite, hidden, thumbnail: Bool
         /// Set by `add`: whether the vault already held this content.
         var alreadyStored: Bool?
+        /// Set by `add --remove-originals`: whether the original was removed, and why it was kept when not.
+        var originalRemoved: Bool?
+        var originalKept: String?
 
         init(_ photo: VaultPhoto, alreadyStored: Bool? = nil) {
             self.alreadyStored = alreadyStored

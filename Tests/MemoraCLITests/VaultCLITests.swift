@@ -136,3 +136,98 @@ struct VaultCLITests {
         #expect(list.status == 1 && list.out.contains(id) && !list.out.contains(secondID) && list.err.contains("tampered record") && list.err.contains(secondID), "\(list)")
     }
 }
+
+/// `memora vault add --stdin`: a photo piped in is encrypted as it arrives.
+@Suite("memora vault add --stdin, watched")
+struct VaultCaptureCLITests {
+    /// 32 bytes that begin every 64 KiB of the piped plaintext: any file holding plaintext shows one.
+    static let marker = Array("MEMORA-PLAINTEXT-MARKER-7f3a9c2e".utf8)
+
+    /// Pipes `megabytes` MiB through a FIFO into `memora vault add --stdin` while another thread
+    /// watches the vault and temporary folders; returns the child's outcome, the SHA-256 of what was
+    /// piped, every file seen, and the files in which the marker was seen.
+    static func capture(_ cli: CLI, vault: String, key: String, megabytes: Int, name: String)
+        throws -> (outcome: ChildProcess.Outcome, digest: [UInt8], seen: Set<String>, leaks: Set<String>) {
+        let fifo = cli.folder + "/camera-\(name).fifo", temporary = cli.folder + "/tmp"
+        try FileSystem.makeFolder(temporary)
+        #expect(try ChildProcess.run("/usr/bin/mkfifo", [fifo]).status == 0)
+        let digest = Locked<[UInt8]>([])
+        let writer = Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            var hash = SHA256Digest()
+            for index in 0..<megabytes {
+                var chunk = [UInt8](repeating: 0, count: 1 << 20)
+                for offset in stride(from: 0, to: chunk.count, by: 1 << 16) {
+                    chunk.replaceSubrange(offset..<offset + marker.count, with: marker)
+                    for position in offset + marker.count..<offset + (1 << 16) { chunk[position] = UInt8(truncatingIfNeeded: position &* 7 &+ index) }
+                }
+                hash.update(chunk)
+                handle.write(Data(chunk))
+            }
+            handle.closeFile()
+            let result = hash.finalize()
+            digest.withLock { $0 = result }
+        }
+        let done = Locked(false), seen = Locked(Set<String>()), leaks = Locked(Set<String>())
+        let watcher = Thread {
+            while !done.withLock({ $0 }) {
+                for root in [vault, temporary] {
+                    // Hidden files too: temporary files are named `.NAME.memora-XXXXXX`.
+                    for relative in FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? [] {
+                        let path = root + "/" + relative
+                        guard FileSystem.statusIfPresent(of: path, followingLinks: false)?.kind == .regular else { continue }
+                        seen.withLock { _ = $0.insert(path) }
+                        guard let handle = try? SystemFile(path), let size = try? handle.size() else { continue }
+                        for start in [Int64(0), max(0, size - (1 << 20))] {
+                            let bytes = (try? handle.read(1 << 20, at: start)) ?? []
+                            if bytes.count >= marker.count, (0...(bytes.count - marker.count)).contains(where: { bytes[$0] == marker[0] && Array(bytes[$0..<$0 + marker.count]) == marker }) {
+                                leaks.withLock { _ = $0.insert(path) }
+                            }
+                        }
+                    }
+                }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        writer.start()
+        watcher.start()
+        defer { done.withLock { $0 = true } }
+        let outcome = try ChildProcess.run(
+            cli.executable, ["vault", "add", "--vault", vault, "--key-file", key, "--stdin", name],
+            environment: ["XDG_CONFIG_HOME": cli.folder + "/config", "XDG_DATA_HOME": cli.folder + "/data", "TMPDIR": temporary],
+            inputPath: fifo, outputPath: cli.folder + "/.stdout", errorPath: cli.folder + "/.stderr")
+        done.withLock { $0 = true }
+        while writer.isExecuting || watcher.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+        return (outcome, digest.withLock { $0 }, seen.withLock { $0 }, leaks.withLock { $0 })
+    }
+
+    @Test("200 MiB piped in: no file but the vault's encrypted ones ever appears, none holds plaintext, memory stays flat, the photo exports whole")
+    func pipedCapture() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let vault = cli.folder + "/vault", key = cli.folder + "/vault.key"
+        #expect(try cli.run("vault", "init", "--vault", vault, "--key-file", key).status == 0)
+        let small = try Self.capture(cli, vault: vault, key: key, megabytes: 48, name: "small.raw")
+        let large = try Self.capture(cli, vault: vault, key: key, megabytes: 200, name: "large.raw")
+        #expect(small.outcome.status == 0 && large.outcome.status == 0, "\((try? SystemFile(cli.folder + "/.stderr").readAll()).map { String(decoding: $0, as: UTF8.self) } ?? "")")
+        #expect(large.leaks.isEmpty && small.leaks.isEmpty, "plaintext seen in \(large.leaks.union(small.leaks))")
+        let allowed = { (path: String) -> Bool in
+            let name = SystemPath.fileName(of: path)
+            return path.hasPrefix(vault + "/") && (name.hasPrefix("vault.sqlite") || name == "vault.lock" || name.hasSuffix(".encrypted")
+                || name.contains(".encrypted.memora-") || name.contains(".spool.memora-"))
+        }
+        #expect(large.seen.union(small.seen).filter { !allowed($0) }.isEmpty, "unexpected files: \(large.seen.union(small.seen).filter { !allowed($0) })")
+        #expect(large.seen.contains { $0.contains(".spool.memora-") }, "the watcher saw the spool (it watched while the photo arrived)")
+        // Flat: four times the photo, not four times the memory (both are larger than the 32 MiB kept in memory).
+        let growth = large.outcome.peakResidentBytes - small.outcome.peakResidentBytes
+        #expect(growth < 16 << 20, "peak \(small.outcome.peakResidentBytes >> 20) MiB for 48 MiB, \(large.outcome.peakResidentBytes >> 20) MiB for 200 MiB")
+        #expect(large.outcome.peakResidentBytes < 160 << 20, "peak \(large.outcome.peakResidentBytes >> 20) MiB")
+        // The photo comes back whole.
+        let listing = try cli.run("vault", "list", "--vault", vault, "--key-file", key, "--json")
+        let photos = try JSONSerialization.jsonObject(with: Data(listing.out.utf8)) as? [[String: Any]] ?? []
+        let id = try #require(photos.first { $0["filename"] as? String == "large.raw" }?["id"] as? String)
+        #expect(try cli.run("vault", "export", "--vault", vault, "--key-file", key, id, "--output", cli.folder + "/large.out").status == 0)
+        #expect(try SHA256Digest.hash(contentsOf: cli.folder + "/large.out") == large.digest)
+        try? FileSystem.remove(cli.folder + "/large.out")
+    }
+}

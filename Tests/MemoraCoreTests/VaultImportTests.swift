@@ -51,4 +51,64 @@ struct VaultImportTests {
         #expect((try? results[1].get())?.photo.originalFilename == "a.jpg")
         #expect(try vault.photos().count == 1)
     }
+
+    /// `bytes` as chunks of `size`.
+    static func chunks(_ bytes: [UInt8], size: Int) -> AsyncThrowingStream<[UInt8], any Error> {
+        AsyncThrowingStream { continuation in
+            for start in stride(from: 0, to: bytes.count, by: size) { continuation.yield(Array(bytes[start..<min(bytes.count, start + size)])) }
+            continuation.finish()
+        }
+    }
+
+    @Test("a capture that fits in memory goes in like a file (size, date, thumbnail; location removed when asked); a larger one streams without a thumbnail, and refuses a location strip it cannot do")
+    func capture() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try makeCameraJPEG(in: folder, name: "camera.jpg", width: 640, height: 480))))
+        let vault = try Vault.create(at: folder + "/vault", keyStore: InMemoryKeyStore())
+
+        let stripped = try await VaultImport(stripsLocation: true).add(chunks: Self.chunks(bytes, size: 1000), name: "cam.jpg", to: vault).photo
+        #expect(stripped.format == "jpeg" && stripped.width == 640 && stripped.takenAt != nil && stripped.hasThumbnail && stripped.originalFilename == "cam.jpg")
+        #expect(try MetadataReader.read(try vault.contents(of: stripped.id), source: "stored").gps == nil)
+
+        let small = VaultImport(captureMemoryLimit: 4096)
+        let streamed = try await small.add(chunks: Self.chunks(bytes, size: 1000), name: "big.jpg", to: vault).photo
+        #expect(streamed.format == "jpeg" && streamed.width == 640 && streamed.takenAt != nil && !streamed.hasThumbnail)
+        #expect(try vault.contents(of: streamed.id) == bytes)
+
+        let count = try vault.photos().count
+        do {
+            _ = try await VaultImport(stripsLocation: true, captureMemoryLimit: 4096).add(chunks: Self.chunks(bytes, size: 1000), name: "big.jpg", to: vault)
+            Issue.record("a location strip of a streamed photo was accepted")
+        } catch {
+            #expect(error.code == .invalidConfiguration && error.message.contains("nothing was stored"), "\(error)")
+        }
+        #expect(try vault.photos().count == count)
+    }
+
+    @Test("moving originals: each removed only once its encrypted copy reads back as stored; a duplicate and a failure keep theirs")
+    func moveOriginals() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try makeCameraJPEG(in: folder, name: "a.jpg", width: 320, height: 240)
+        let firstBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: first)))
+        let second = try makeCameraJPEG(in: folder, name: "b.jpg", width: 200, height: 100)
+        let vault = try Vault.create(at: folder + "/vault", keyStore: InMemoryKeyStore())
+        let copy = folder + "/copy-of-a.jpg"
+        try Data(firstBytes).write(to: URL(fileURLWithPath: copy))
+        _ = try VaultImport().add(copy, to: vault)  // the vault holds a's content already, from another file
+
+        let results = VaultImport(stripsLocation: true).move([first, folder + "/missing.jpg", second], into: vault)
+        // a.jpg: its stripped copy is new content, stored and verified, so the original goes.
+        let movedA = try results[0].get()
+        #expect(movedA.removed && !FileManager.default.fileExists(atPath: first))
+        #expect(try MetadataReader.read(try vault.contents(of: movedA.addition.photo.id), source: "stored").gps == nil)
+        #expect((try? results[1].get()) == nil)
+        #expect(try results[2].get().removed && !FileManager.default.fileExists(atPath: second))
+
+        // Without the strip, the copy's content is already in the vault: the file is kept, with why.
+        let kept = try VaultImport().move([copy], into: vault)[0].get()
+        #expect(!kept.removed && kept.addition.wasAlreadyStored && kept.keptBecause?.contains("held this content already") == true)
+        #expect(FileManager.default.fileExists(atPath: copy))
+    }
 }
