@@ -192,14 +192,20 @@ public struct HubClient: Sendable {
         var failures = 0
         while status.offset < status.size {
             let count = Int(min(Int64(pieceSize), status.size - status.offset))
-            let piece: [UInt8]
-            do { piece = try source.readExactly(count, at: status.offset) } catch { throw .file(path: file, reason: "cannot be read: \(error)") }
+            // Read straight into the request's body: one piece in memory, not a piece and its copy.
+            var piece = Data(count: count)
+            let offset = status.offset
+            let failure: SystemError? = piece.withUnsafeMutableBytes { buffer in
+                do throws(SystemError) { try source.readExactly(into: buffer, at: offset) } catch { return error }
+                return nil
+            }
+            if let failure { throw .file(path: file, reason: "cannot be read: \(failure)") }
             let url = base.appendingPathComponent("api/uploads/\(status.id)")
             let response: HTTPResponse
             do {
                 response = try await transport.send(HTTPRequest(method: "PATCH", url: url, headers: [
                     "Authorization": "Bearer \(token)", "Upload-Offset": String(status.offset), "Content-Type": "application/offset+octet-stream",
-                ], body: Data(piece), timeout: .seconds(300)))
+                ], body: piece, timeout: .seconds(300)))
             } catch {
                 failures += 1
                 guard error.code == .connectionFailed || error.code == .timedOut, failures <= retries else { throw .http(error) }

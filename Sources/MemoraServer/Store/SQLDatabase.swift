@@ -98,6 +98,11 @@ protocol SQLDatabase: Sendable {
     /// Runs one statement on its own (its own transaction), without the cost of an explicit one;
     /// `readOnly` lets SQLite run it beside the writer.
     func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [[SQLValue]]
+
+    /// Runs `statements` in one transaction and returns each one's rows: a batch whose later
+    /// statements refer to earlier rows by their unique keys (the hub's changes). SQLite runs a
+    /// batch in one go on the writer's thread, without handing each statement over.
+    func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[[SQLValue]]]
 }
 
 extension SQLDatabase {
@@ -106,8 +111,7 @@ extension SQLDatabase {
         try await transaction(snapshot: false, body)
     }
 
-    /// Runs `statements` in one transaction and returns each one's rows: a batch whose later
-    /// statements refer to earlier rows by their unique keys (the hub's changes).
+    /// A batch as a transaction of its statements in turn (PostgreSQL's way).
     func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[[SQLValue]]] {
         try await transaction { (transaction) async throws(ServerError) in
             var results: [[[SQLValue]]] = []

@@ -65,6 +65,16 @@ final class SQLiteDatabase: SQLDatabase {
 
     private struct RolledBack: Error {}
 
+    func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[[SQLValue]]] {
+        do {
+            return try await pool.write { db in try statements.map { statement in try Self.run(statement, in: db) } }
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            throw .storage(DatabaseFailure(error).reason)
+        }
+    }
+
     func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [[SQLValue]] {
         do {
             let work: @Sendable (Database) throws -> [[SQLValue]] = { db in try Self.run(statement, in: db) }
