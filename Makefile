@@ -39,6 +39,7 @@ test: deps lint models
 
 lint:
 	@scripts/check-layering.sh
+	@scripts/check-pins.sh
 
 ## Benchmarks against peers measured in the same run (release build; installs Pillow with pip if missing).
 bench: deps
@@ -62,7 +63,7 @@ install: release
 ## DocC documentation of the library products, as static sites under docs/<product>/.
 docs:
 	@mkdir -p docs
-	@for target in MemoraHTTP ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer; do \
+	@for target in MemoraHTTP MemoraPinning ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer; do \
 		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
 			--disable-indexing --transform-for-static-hosting --hosting-base-path $$target --output-path docs/$$target || exit 1; \
 	done

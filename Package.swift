@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "PhotoVisionCore", targets: ["PhotoVisionCore"]),
         .library(name: "PhotoVision", targets: ["PhotoVision"]),
         .library(name: "PhotoIndex", targets: ["PhotoIndex"]),
+        .library(name: "MemoraPinning", targets: ["MemoraPinning"]),
         .library(name: "MemoraCore", targets: ["MemoraCore"]),
         .library(name: "MemoraSync", targets: ["MemoraSync"]),
         .library(name: "MemoraHub", targets: ["MemoraHub"]),
@@ -69,6 +70,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         // memora-server's PostgreSQL store.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Pinned TLS for the cloud caption endpoints (MemoraPinning): URLSession on Linux cannot pin.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `make docs` (DocC): a command plugin only; nothing of it is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -190,10 +194,20 @@ let package = Package(
                 "MemoraSystem", "MemoraDatabase", "MetadataKit", "ImageKit", "PhotoVisionCore", "CFreeType", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
+        // Certificate pinning for the cloud caption endpoints: MemoraHTTP's transport over
+        // AsyncHTTPClient and swift-nio-ssl for pinned hosts, with the roots Memora ships.
+        .target(
+            name: "MemoraPinning",
+            dependencies: [
+                "MemoraSystem", "MemoraHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift),
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync",
+                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MemoraPinning", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -257,7 +271,7 @@ let package = Package(
         .executableTarget(
             name: "memora",
             dependencies: [
-                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer",
+                "MemoraSystem", "ImageKit", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "MemoraPinning", "MemoraCore", "MemoraSync", "MemoraHub", "MemoraServer",
                 "MemoraDemo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift),
@@ -303,6 +317,13 @@ let package = Package(
         .testTarget(name: "ImageKitTests", dependencies: ["TestSupport", "ImageKit"], swiftSettings: strictSwift),
         .testTarget(name: "MetadataKitTests", dependencies: ["TestSupport", "MetadataKit", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "VaultCryptoTests", dependencies: ["TestSupport", "VaultCrypto", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
+        .testTarget(
+            name: "MemoraPinningTests",
+            dependencies: [
+                "TestSupport", "MemoraPinning", "MemoraHTTP", .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
+            ],
+            swiftSettings: strictSwift),
         .testTarget(name: "PhotoVisionCoreTests", dependencies: ["PhotoVisionCore"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "PhotoVisionCore", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "PhotoVisionCore", "ImageKit", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),

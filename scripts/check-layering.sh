@@ -35,7 +35,7 @@ case "${1:-}" in
   *) echo "usage: $0 [--print-table | --write-table]" >&2; exit 2 ;;
 esac
 
-ours=(MemoraSystem MemoraDatabase MemoraHTTP ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting MemoraSyncTesting MemoraDemo)
+ours=(MemoraSystem MemoraDatabase MemoraHTTP MemoraPinning ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting MemoraSyncTesting MemoraDemo)
 c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels CQREncode CFFmpeg)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
 
@@ -44,6 +44,7 @@ allowed_for() {
     MemoraSystem) echo "" ;;
     MemoraDatabase|ImageKit|MetadataKit) echo "MemoraSystem" ;;
     MemoraHTTP) echo "MemoraSystem" ;;
+    MemoraPinning) echo "MemoraSystem MemoraHTTP" ;;
     VaultCrypto) echo "MemoraSystem MemoraDatabase" ;;
     MemoraSync) echo "MemoraSystem MemoraDatabase MemoraHTTP" ;;
     MemoraHub) echo "MemoraSystem MemoraHTTP MemoraSync ImageKit MetadataKit PhotoVisionCore" ;;
@@ -51,7 +52,7 @@ allowed_for() {
     PhotoVisionCore) echo "MemoraSystem ImageKit" ;;
     PhotoVision) echo "MemoraSystem ImageKit PhotoVisionCore" ;;
     PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVisionCore" ;;
-    MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex ImageKit MemoraSync" ;;
+    MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MemoraPinning MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex ImageKit MemoraSync" ;;
     MemoraTesting) echo "MemoraSystem MemoraCore" ;;
     MemoraSyncTesting) echo "MemoraSystem MemoraHTTP MemoraSync MemoraServer PhotoIndex" ;;
     MemoraDemo) echo "MemoraSystem ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer" ;;

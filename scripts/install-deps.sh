@@ -38,6 +38,8 @@ packages=(
   ffmpeg              # the hub's tests and bench make their video and voice fixtures with it
   chromium            # the dashboard's test loads it in a real browser (scripts/dashboard-check.py) and make demo screenshots it
   chromium-driver     # Selenium drives Chromium through it (scripts/dashboard-check.py)
+  openssl             # scripts/check-pins.sh: the pinned roots' fingerprints
+  ca-certificates     # scripts/check-pins.sh compares the pinned roots with Debian's
 )
 if [ "${1:-}" = "--oracle" ]; then
   packages+=(exiv2)

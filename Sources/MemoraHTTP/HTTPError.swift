@@ -24,6 +24,9 @@ public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let responseTooLarge = Code(rawValue: "response-too-large")
         /// What came back is not an HTTP answer.
         public static let malformedResponse = Code(rawValue: "malformed-response")
+        /// The server's certificate chain does not end at a root its host is pinned to, or names
+        /// another host (a pinned transport's refusal; not retryable: the same chain comes back).
+        public static let untrustedCertificate = Code(rawValue: "untrusted-certificate")
     }
 
     /// What kind of failure it is.

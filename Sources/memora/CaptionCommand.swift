@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 public import MemoraCore
+import MemoraPinning
 import MetadataKit
 import MemoraSystem
 
@@ -42,17 +43,25 @@ struct ModelOptions: ParsableArguments {
     @Option(help: "When no model can caption a photo: none (write nothing; the default) or basic (Memora's basic description, measured rather than written by a model, and marked as such in the photo so that a real caption replaces it later).")
     var fallback: CaptionConfiguration.Fallback = .none
 
+    @Option(help: ArgumentHelp("The root certificates the cloud endpoint's chain must end at, instead of the ones Memora ships (a PEM file), or none to turn pinning off (Docs/Captioning.md).", valueName: "file|none"))
+    var pins: String?
+
     func validate() throws {
         if let endpoint {
             do { _ = try CaptionConfiguration.endpoint(parsing: endpoint) } catch { throw ValidationError(error.message) }
+        }
+        if let pins, pins != "none" {
+            do { _ = try TrustPins.roots(inPEMFile: pins) } catch { throw ValidationError(error.message) }
         }
     }
 
     /// The library's configuration for these flags.
     var configuration: CaptionConfiguration {
         get throws {
-            CaptionConfiguration(mode: mode, endpoint: try endpoint.map(CaptionConfiguration.endpoint(parsing:)), model: model,
-                                 localServer: localServer, secretsPath: secrets, fallback: fallback)
+            var configuration = CaptionConfiguration(mode: mode, endpoint: try endpoint.map(CaptionConfiguration.endpoint(parsing:)), model: model,
+                                                     localServer: localServer, secretsPath: secrets, fallback: fallback)
+            if let pins { configuration.pin(to: pins == "none" ? nil : try TrustPins.roots(inPEMFile: pins)) }
+            return configuration
         }
     }
 }

@@ -35,7 +35,7 @@ struct ReadmeExamplesTests {
         defer { cli.remove() }
         let home = cli.folder + "/home"
         // The photos the examples name, made by the real encoders (a GPS position in each JPEG).
-        for (index, name) in ["photos/a.jpg", "photos/b.jpg", "IMG_0001.jpg", "Pictures/2024/c.jpg"].enumerated() {
+        for (index, name) in ["photos/a.jpg", "photos/b.jpg", "IMG_0001.jpg", "Pictures/2024/c.jpg", "DCIM/d.jpg"].enumerated() {
             _ = try cli.photo("home/" + name, seed: UInt64(index + 1))
         }
         for name in ["IMG_0001.heic", "IMG_0002.heic", "IMG_0003.heic"] {

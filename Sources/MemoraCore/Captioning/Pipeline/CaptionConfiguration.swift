@@ -1,4 +1,5 @@
 public import Foundation
+public import MemoraPinning
 internal import MemoraSystem
 import MetadataKit
 
@@ -29,6 +30,9 @@ public struct CaptionConfiguration: Sendable, Hashable {
     public var environment: [String: String]
     /// What happens when no model can caption a photo.
     public var fallback: Fallback
+    /// The root certificates the cloud endpoints' chains must end at (`TrustPins.cloud` by default;
+    /// `memora caption --pins FILE|none` changes them for the chosen endpoint).
+    public var pins: TrustPins
 
     /// What happens when no model can caption a photo.
     public enum Fallback: String, Sendable, Hashable, CaseIterable {
@@ -43,7 +47,7 @@ public struct CaptionConfiguration: Sendable, Hashable {
     /// A configuration; by default the preference's mode with the default servers and models.
     public init(mode: CaptionMode? = nil, endpoint: URL? = nil, model: String? = nil, localServer: LocalServer = .ollama,
                 secretsPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-                fallback: Fallback = .none) {
+                fallback: Fallback = .none, pins: TrustPins = .cloud) {
         self.mode = mode
         self.endpoint = endpoint
         self.model = model
@@ -51,6 +55,14 @@ public struct CaptionConfiguration: Sendable, Hashable {
         self.secretsPath = secretsPath
         self.environment = environment
         self.fallback = fallback
+        self.pins = pins
+    }
+
+    /// `memora caption --pins FILE|none`: the cloud endpoints (and ``endpoint``, when set) pinned to
+    /// `roots` instead of the shipped ones; nil: nothing pinned (a custom server, a corporate proxy
+    /// that re-signs traffic).
+    public mutating func pin(to roots: [PinnedRoot]?) {
+        pins = roots.map { TrustPins.cloud.replacingRoots(with: $0, alsoFor: endpoint?.host) } ?? .none
     }
 
     /// Checks an endpoint a person typed: an http(s) URL with a host.
@@ -81,7 +93,7 @@ public struct CaptionConfiguration: Sendable, Hashable {
         let local: any CaptionGenerator
         switch localServer {
         case .ollama: local = OllamaCaptionGenerator(endpoint: localEndpoint, model: localModel)
-        case .openai: local = OpenAICaptionGenerator(endpoint: localEndpoint, model: localModel, apiKey: try store.secret(.openAIAPIKey))
+        case .openai: local = OpenAICaptionGenerator(endpoint: localEndpoint, model: localModel, apiKey: try store.secret(.openAIAPIKey), pins: pins)
         }
         var gemini: (any CaptionGenerator)?
         var gpt: (any CaptionGenerator)?
@@ -89,10 +101,10 @@ public struct CaptionConfiguration: Sendable, Hashable {
         case .onDevice: break
         case .gemini:
             gemini = GeminiCaptionGenerator(endpoint: endpoint ?? GeminiCaptionGenerator.defaultEndpoint,
-                                            model: model ?? GeminiCaptionGenerator.defaultModel, apiKey: try store.secret(.geminiAPIKey))
+                                            model: model ?? GeminiCaptionGenerator.defaultModel, apiKey: try store.secret(.geminiAPIKey), pins: pins)
         case .gpt:
             gpt = OpenAICaptionGenerator(endpoint: endpoint ?? OpenAICaptionGenerator.defaultEndpoint,
-                                         model: model ?? OpenAICaptionGenerator.defaultModel, apiKey: try store.secret(.openAIAPIKey))
+                                         model: model ?? OpenAICaptionGenerator.defaultModel, apiKey: try store.secret(.openAIAPIKey), pins: pins)
         }
         return ModelSelector(mode: mode, local: [local], gemini: gemini, gpt: gpt, basic: fallback == .basic ? BasicDescriptionGenerator() : nil)
     }

@@ -1,0 +1,58 @@
+/// Test certificates, made once with openssl (scripts/check-pins.sh's neighbour recipe in
+/// Docs/Captioning.md): a test root, another root, and a leaf for localhost,
+/// generativelanguage.googleapis.com and api.openai.com signed by the test root (no IP address:
+/// swift-nio-ssl accepts a certificate for the address it connected to, whatever the host name), valid
+/// until 2126. The leaf's private key is for these tests only.
+enum TestCertificates {
+    static let root = """
+-----BEGIN CERTIFICATE-----
+MIIBnjCCAUOgAwIBAgIUBQEsnUQBdU8vHadBO2G/iEWEg8swCgYIKoZIzj0EAwIw
+GzEZMBcGA1UEAwwQTWVtb3JhIFRlc3QgUm9vdDAgFw0yNjExMjcxNDQwNTFaGA8y
+MTI2MTEwMzE0NDA1MVowGzEZMBcGA1UEAwwQTWVtb3JhIFRlc3QgUm9vdDBZMBMG
+ByqGSM49AgEGCCqGSM49AwEHA0IABPW2B5VgnD70yA58DL/UOgdgnMlqwiCRwjXx
+aY1eYWcWHVu38mr7UFCXZFZ1j1P7+kijRPtn115IfOAS8ttr6U+jYzBhMB0GA1Ud
+DgQWBBQlvqqxEOWx3LPqU5YXEeS3oOLx5jAfBgNVHSMEGDAWgBQlvqqxEOWx3LPq
+U5YXEeS3oOLx5jAPBgNVHRMBAf8EBTADAQH/MA4GA1UdDwEB/wQEAwIBBjAKBggq
+hkjOPQQDAgNJADBGAiEA9D5QHIXODTOiWUok2Zwy2u29nNq1Q17Se96foLH7dugC
+IQCRLcU/CpcrK1hN5HdW9u4DLS5gaLw40bbJrwRqAVlr5w==
+-----END CERTIFICATE-----
+"""
+
+    static let otherRoot = """
+-----BEGIN CERTIFICATE-----
+MIIBqjCCAU+gAwIBAgIUaT3t+Nnemp8zcM9X08+4MHmnx70wCgYIKoZIzj0EAwIw
+ITEfMB0GA1UEAwwWTWVtb3JhIE90aGVyIFRlc3QgUm9vdDAgFw0yNjExMjcxNDQw
+NTFaGA8yMTI2MTEwMzE0NDA1MVowITEfMB0GA1UEAwwWTWVtb3JhIE90aGVyIFRl
+c3QgUm9vdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABNWYgTDER3/rlCWmA+KG
+KU6qlGLxE0IuHTMPoBXlEsEn5uLPvmtVxl7rqWRxP+b2PALDPeoL8n95WQJ1b03f
+EQyjYzBhMB0GA1UdDgQWBBRFk3YjvJKtahu5UwwW1p2M5TXW2zAfBgNVHSMEGDAW
+gBRFk3YjvJKtahu5UwwW1p2M5TXW2zAPBgNVHRMBAf8EBTADAQH/MA4GA1UdDwEB
+/wQEAwIBBjAKBggqhkjOPQQDAgNJADBGAiEAjGdcnyFBm5N/tmStpsxpcBx2GopG
+23lvRyUfRLRrw1UCIQCIwEaJdjFi+Vp8ymUdC5Vetyn6MIhnyr61ZxRZGWx3uA==
+-----END CERTIFICATE-----
+"""
+
+    static let leaf = """
+-----BEGIN CERTIFICATE-----
+MIIB8zCCAZmgAwIBAgIURG7miN973WTNnwlhso2rsDnkvegwCgYIKoZIzj0EAwIw
+GzEZMBcGA1UEAwwQTWVtb3JhIFRlc3QgUm9vdDAgFw0yNjExMjcxNDQ0MTRaGA8y
+MTI2MTEwMzE0NDQxNFowFDESMBAGA1UEAwwJbG9jYWxob3N0MFkwEwYHKoZIzj0C
+AQYIKoZIzj0DAQcDQgAELwJQmBS36bmoI/PBjqi8UW6x7k10eTlLdH4YuOw6CfT/
+nQBWcGkj8QaVEZ0csj0al+RXQeSkbxkKmt8Fr5rMkKOBvzCBvDBHBgNVHREEQDA+
+gglsb2NhbGhvc3SCIWdlbmVyYXRpdmVsYW5ndWFnZS5nb29nbGVhcGlzLmNvbYIO
+YXBpLm9wZW5haS5jb20wDAYDVR0TAQH/BAIwADAOBgNVHQ8BAf8EBAMCB4AwEwYD
+VR0lBAwwCgYIKwYBBQUHAwEwHQYDVR0OBBYEFKOCJe3wgF3SHxXvYuWKwl2ugT80
+MB8GA1UdIwQYMBaAFCW+qrEQ5bHcs+pTlhcR5Leg4vHmMAoGCCqGSM49BAMCA0gA
+MEUCICOgIuSkaLTA/gH2OsmfH0acUPbqDtU7q5EX5gUIw3ilAiEA+bhVkQBPlrog
+OFaf22nHN9fEq936sQyuIa8KAnjQ4sA=
+-----END CERTIFICATE-----
+"""
+
+    static let leafKey = """
+-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZdY24EQvrs4sYJoZ
+rUQJJjlJRhru8qXPQ68NlEts+p+hRANCAAQvAlCYFLfpuagj88GOqLxRbrHuTXR5
+OUt0fhi47DoJ9P+dAFZwaSPxBpURnRyyPRqX5FdB5KRvGQqa3wWvmsyQ
+-----END PRIVATE KEY-----
+"""
+}
