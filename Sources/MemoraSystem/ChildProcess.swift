@@ -14,7 +14,10 @@ package enum ChildProcess {
     package struct Outcome: Sendable, Hashable {
         /// The exit status, or 128 + the signal that ended it.
         package var status: Int32
-        /// The peak resident memory, in bytes (`ru_maxrss` from `wait4`).
+        /// The peak resident memory, in bytes (`ru_maxrss` from `wait4`). On Linux it is at least this
+        /// process's own resident memory when it spawned the child (the kernel keeps the larger of
+        /// the child's and the memory it had before its `exec`, which `posix_spawn` shares with us):
+        /// measure from a small process, or read the child's `VmHWM` while it runs.
         package var peakResidentBytes: Int64
     }
 
