@@ -322,6 +322,7 @@ let package = Package(
             dependencies: [
                 "TestSupport", "MemoraPinning", "MemoraHTTP", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift),
         .testTarget(name: "PhotoVisionCoreTests", dependencies: ["PhotoVisionCore"], swiftSettings: strictSwift),

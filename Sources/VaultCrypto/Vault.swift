@@ -253,6 +253,15 @@ public final class Vault: Sendable {
     @discardableResult
     public func add<Chunks: AsyncSequence>(chunks: Chunks, originalFilename: String, details: VaultPhotoDetails) async throws(VaultCryptoError)
         -> VaultAddition where Chunks.Element == [UInt8] {
+        // The vault lock, shared, while the photo arrives: an `open()` elsewhere (which removes
+        // temporary files under the exclusive lock) waits instead of taking the spool for a leftover.
+        try await lock.withLock(.shared) { () async throws(VaultCryptoError) -> VaultAddition in
+            try await spoolAndAdd(chunks, originalFilename: originalFilename, details: details)
+        }
+    }
+
+    private func spoolAndAdd<Chunks: AsyncSequence>(_ chunks: Chunks, originalFilename: String, details: VaultPhotoDetails) async throws(VaultCryptoError)
+        -> VaultAddition where Chunks.Element == [UInt8] {
         let spoolPath = try file(VaultLayout.spoolPath(id: UUID().uuidString.lowercased()))
         try Self.makeFolder(SystemPath.folder(of: spoolPath))
         let spool = try PhotoSpool(path: spoolPath, cipher: cipher)

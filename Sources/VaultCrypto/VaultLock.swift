@@ -20,4 +20,17 @@ struct VaultLock {
         defer { lock.unlock() }
         return try body()
     }
+
+    /// ``withLock(_:_:)`` for a body that waits (a capture reading its stream): the lock is held
+    /// across its suspensions (an `flock` belongs to the open file, not to a thread).
+    func withLock<Result>(_ mode: Mode, _ body: () async throws(VaultCryptoError) -> Result) async throws(VaultCryptoError) -> Result {
+        let lock: FileLock
+        do {
+            lock = try FileLock(path, mode == .shared ? .shared : .exclusive)
+        } catch {
+            throw .writeFailed(path: path, cause: error, reason: "cannot lock the vault: \(error.reason)")
+        }
+        defer { lock.unlock() }
+        return try await body()
+    }
 }

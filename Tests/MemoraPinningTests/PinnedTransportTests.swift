@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import HummingbirdTLS
 import MemoraHTTP
 @testable import MemoraPinning
@@ -12,6 +13,12 @@ import TestSupport
 @Suite("Pinned endpoints")
 struct PinnedTransportTests {
     static let gemini = "generativelanguage.googleapis.com"
+    /// The server's logger: its shutdown when the test cancels it is not news.
+    static let quiet: Logger = {
+        var logger = Logger(label: "memora-tests.tls-server")
+        logger.logLevel = .critical
+        return logger
+    }()
 
     /// Runs a TLS server on 127.0.0.1 with the test leaf for the length of `body`, which gets its port.
     static func withServer<T: Sendable>(_ body: @Sendable (Int) async throws -> T) async throws -> T {
@@ -27,7 +34,8 @@ struct PinnedTransportTests {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = Application(router: router, server: try .tls(.http1(), tlsConfiguration: tls),
                               configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) })
+                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
+                              logger: Self.quiet)
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         defer { server.cancel() }
         var iterator = ports.makeAsyncIterator()

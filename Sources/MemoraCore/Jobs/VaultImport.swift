@@ -160,12 +160,13 @@ public struct VaultImport: Sendable {
         }
         let readBack: [UInt8]
         do { readBack = try vault.plaintextDigest(of: addition.photo.id) } catch { throw .vault(error) }
-        guard readBack == (stored ?? before) else {
-            throw .io(path: path, reason: "its encrypted copy (photo \(addition.photo.id)) does not read back as what was stored; the original was kept. Run `memora vault verify`")
-        }
+        // The original first: a file that changed while it was added is kept, whatever the vault holds.
         guard try Self.digest(of: path) == before else {
             move.keptBecause = "it changed while it was being added; the vault holds it as it was read"
             return move
+        }
+        guard readBack == (stored ?? before) else {
+            throw .io(path: path, reason: "its encrypted copy (photo \(addition.photo.id)) does not read back as what was stored; the original was kept. Run `memora vault verify`")
         }
         do { try FileSystem.remove(path) } catch {
             throw .io(path: path, reason: "its encrypted copy is verified (photo \(addition.photo.id)) but the original cannot be removed: \(error.reason)",

@@ -91,7 +91,9 @@ protocol SQLDatabase: Sendable {
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
     /// `snapshot` transaction only reads, and sees one consistent state of the database (SQLite's
-    /// read transaction in WAL mode, PostgreSQL's `REPEATABLE READ READ ONLY`).
+    /// read transaction in WAL mode, PostgreSQL's `REPEATABLE READ READ ONLY`). The body uses its
+    /// transaction only: another call on the database from inside it waits for SQLite's one writer,
+    /// which the body holds.
     func transaction<T: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any SQLTransaction) async throws(ServerError) -> T)
         async throws(ServerError) -> T
 
