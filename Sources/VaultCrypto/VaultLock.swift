@@ -11,12 +11,7 @@ struct VaultLock {
 
     /// Runs `body` while holding the lock in `mode` (waiting for it if needed).
     func withLock<Result>(_ mode: Mode, _ body: () throws(VaultCryptoError) -> Result) throws(VaultCryptoError) -> Result {
-        let lock: FileLock
-        do {
-            lock = try FileLock(path, mode == .shared ? .shared : .exclusive)
-        } catch {
-            throw .writeFailed(path: path, cause: error, reason: "cannot lock the vault: \(error.reason)")
-        }
+        let lock = try acquire(mode)
         defer { lock.unlock() }
         return try body()
     }
@@ -24,13 +19,17 @@ struct VaultLock {
     /// ``withLock(_:_:)`` for a body that waits (a capture reading its stream): the lock is held
     /// across its suspensions (an `flock` belongs to the open file, not to a thread).
     func withLock<Result>(_ mode: Mode, _ body: () async throws(VaultCryptoError) -> Result) async throws(VaultCryptoError) -> Result {
-        let lock: FileLock
+        let lock = try acquire(mode)
+        defer { lock.unlock() }
+        return try await body()
+    }
+
+    /// The lock in `mode`, once it is free.
+    private func acquire(_ mode: Mode) throws(VaultCryptoError) -> FileLock {
         do {
-            lock = try FileLock(path, mode == .shared ? .shared : .exclusive)
+            return try FileLock(path, mode == .shared ? .shared : .exclusive)
         } catch {
             throw .writeFailed(path: path, cause: error, reason: "cannot lock the vault: \(error.reason)")
         }
-        defer { lock.unlock() }
-        return try await body()
     }
 }
