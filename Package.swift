@@ -213,8 +213,9 @@ let package = Package(
             swiftSettings: strictSwift),
 
         // Test support for users of MemoraCore: loopback model servers speaking the
-        // Ollama, OpenAI and Gemini wire formats, a manual clock, a controllable monitor. No server,
-        // no NIO: an app's tests that fake a model server link only what captioning needs.
+        // Ollama, OpenAI and Gemini wire formats, a manual clock, a controllable monitor. No server:
+        // an app's tests that fake a model server link only what captioning needs (NIO only
+        // through MemoraCore's pinned cloud transport).
         .target(
             name: "MemoraTesting",
             dependencies: [
