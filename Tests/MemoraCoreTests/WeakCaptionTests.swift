@@ -111,29 +111,49 @@ struct WeakCaptionTests {
         #expect(basic.model.provider == .basicDescription && basic.altText != basic.description)
     }
 
-    @Test("the on-device description: names from the metadata and the rest counted, the subject, place and month, the text quoted; an alt text of its own within 125 characters")
+    /// The words the composer's tests check text against (the installed lists are tested in PhotoVisionCoreTests).
+    static let legibility = TextLegibility(words: WordList(words: ["praia", "da", "luz", "gelados", "dish", "number", "with", "a", "long", "name", "region",
+                                                                   "based", "segmentation", "let", "us", "first", "determine", "markers"]))
+
+    @Test("the on-device description: names from the metadata and the rest counted, the subject, place and month, the text quoted; an alt text of its own within 125 characters; the extended description adds and never repeats")
     func onDeviceDescription() throws {
         let dog = SceneSubject(noun: "dog", probability: 0.9)
         var facts = PhotoFacts(names: ["Ana"], faceCount: 3, subject: dog, place: "Porto, Portugal", monthAndYear: "July 2019", colors: ["blue", "tan"])
         facts.text = [TextLine(text: "Praia da Luz", confidence: 0.97, x: 0.1, y: 0.1, width: 0.5, height: 0.1),
                       TextLine(text: "xq", confidence: 0.99, x: 0.1, y: 0.3, width: 0.1, height: 0.05),   // too short to quote
-                      TextLine(text: "Gelados", confidence: 0.6, x: 0.1, y: 0.5, width: 0.3, height: 0.05)]  // not sure enough
-        var (caption, altText, extended) = DescriptionComposer.compose(facts)
+                      TextLine(text: "Gelados", confidence: 0.6, weakestCharacter: 0.3, x: 0.1, y: 0.5, width: 0.3, height: 0.05)]  // not sure enough
+        var (caption, altText, extended) = DescriptionComposer.compose(facts, legibility: Self.legibility)
         #expect(caption == "Ana and two other people with a dog in Porto, Portugal, July 2019. Text in the photo reads \"Praia da Luz\".")
         #expect(altText == "Ana and two other people with a dog in Porto, Portugal. Text in the photo reads \"Praia da Luz\".")
-        #expect(extended == caption + " Three faces in all. Mostly blue and tan.")
+        #expect(extended == "Taken July 2019. Three faces in all. Mostly blue and tan.", "only what the alt text leaves out")
         // Nobody named: counted, never named; no subject: no guess.
         facts = PhotoFacts(faceCount: 2, colors: ["red"])
-        (caption, altText, _) = DescriptionComposer.compose(facts)
+        (caption, altText, _) = DescriptionComposer.compose(facts, legibility: Self.legibility)
         #expect(caption == "Two people." && altText == "Two people.")
         facts = PhotoFacts(subject: SceneSubject(noun: "hay", probability: 0.8, isMassNoun: true))
-        #expect(DescriptionComposer.compose(facts).caption == "Hay.")
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "Hay.")
+        // Nothing recognised: the light and colours in a reader's words, never the program talking about itself.
         facts = PhotoFacts(isDark: true, colors: ["blue"])
-        #expect(DescriptionComposer.compose(facts).caption == "A scene Memora's models do not recognise, dark, mostly blue.")
+        let unknown = DescriptionComposer.compose(facts, legibility: Self.legibility)
+        #expect(unknown.caption == "A dark picture in blue." && unknown.altText == unknown.caption && unknown.extended == nil)
+        facts = PhotoFacts(colors: ["grey", "white"], kind: .blackAndWhite)
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "A black-and-white picture.")
+        facts = PhotoFacts(subject: SceneSubject(noun: "dog", probability: 0.9), kind: .blackAndWhite)
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "A dog, in black and white.")
+        // Where, when the scene model is sure of a place.
+        facts.kind = nil
+        facts.setting = "by the sea"
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "A dog by the sea.")
+        facts = PhotoFacts(faceCount: 2, place: "Porto, Portugal")
+        facts.setting = "in a bookshop"
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "Two people in a bookshop in Porto, Portugal.")
+        facts = PhotoFacts(colors: ["green"])
+        facts.setting = "in the mountains"
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "A scene in the mountains.")
         // Many lines: the alt text keeps the most prominent that fit 125 characters, the extended description all of them.
         facts = PhotoFacts(subject: SceneSubject(noun: "menu", probability: 0.9))
         facts.text = (1...8).map { TextLine(text: "Dish number \($0) with a long name", confidence: 0.9, x: 0, y: Double($0) / 10, width: 0.5, height: $0 == 1 ? 0.09 : 0.04) }
-        (caption, altText, extended) = DescriptionComposer.compose(facts)
+        (caption, altText, extended) = DescriptionComposer.compose(facts, legibility: Self.legibility)
         #expect(altText.count <= DescriptionComposer.altTextTarget)
         #expect(altText.hasPrefix("A menu. Text in the photo reads \"Dish number 1 with a long name\""), "\(altText)")
         #expect(!altText.contains("Dish number 2"), "fine print (under half the tallest line) stays out of the alt text")
@@ -141,14 +161,32 @@ struct WeakCaptionTests {
         var page = PhotoFacts(colors: ["white"])
         page.text = [TextLine(text: "Region-based segmentation", confidence: 0.99, x: 0, y: 0.1, width: 0.7, height: 0.1),
                      TextLine(text: "Let us first determine markers", confidence: 0.95, x: 0, y: 0.3, width: 0.9, height: 0.09)]
-        let described = DescriptionComposer.compose(page)
+        let described = DescriptionComposer.compose(page, legibility: Self.legibility)
         #expect(described.caption == "Text: \"Region-based segmentation\" and \"Let us first determine markers\".")
         #expect(described.altText == described.caption)
+        #expect(described.extended == "Mostly white.")
+        // A page: said as such, its text quoted after.
+        page.kind = .printedPage
+        #expect(DescriptionComposer.compose(page, legibility: Self.legibility).caption
+                == "A printed page. Text in the photo reads \"Region-based segmentation\" and \"Let us first determine markers\".")
+        page = PhotoFacts(colors: ["white"], kind: .handwrittenPage)
+        #expect(DescriptionComposer.compose(page, legibility: Self.legibility).caption == "A handwritten page.")
         #expect(caption.components(separatedBy: "Dish number").count - 1 == 5)
-        #expect(extended.map { $0.components(separatedBy: "Dish number").count - 1 } == 5 + 8)
+        // The extended description quotes the lines the alt text left out, and none it holds.
+        let inAlt = altText.components(separatedBy: "Dish number").count - 1
+        #expect(extended.map { $0.components(separatedBy: "Dish number").count - 1 } == 8 - inAlt)
+        // Misread and partly legible lines: never in the caption or the alt text; the partly legible marked in the extended description.
+        var sign = PhotoFacts(subject: SceneSubject(noun: "sign", probability: 0.9))
+        sign.text = [TextLine(text: "Praia da Luz", confidence: 0.97, weakestCharacter: 0.9, x: 0, y: 0, width: 0.5, height: 0.1),
+                     TextLine(text: "Gelados Miek", confidence: 0.9, weakestCharacter: 0.6, x: 0, y: 0.2, width: 0.5, height: 0.1),
+                     TextLine(text: "PIc TURESf", confidence: 0.95, weakestCharacter: 0.9, x: 0, y: 0.4, width: 0.5, height: 0.1)]
+        let signed = DescriptionComposer.compose(sign, legibility: Self.legibility)
+        #expect(signed.caption == "A sign. Text in the photo reads \"Praia da Luz\".")
+        #expect(!signed.altText.contains("Miek") && !signed.altText.contains("PIc"))
+        #expect(signed.extended == "Partly legible: \"Gelados Miek\".")
         // Never over 250 characters, whatever the metadata holds.
         facts = PhotoFacts(names: [String(repeating: "Maximiliana ", count: 40)], faceCount: 1)
-        #expect(DescriptionComposer.compose(facts).altText.count <= DescriptionComposer.altTextLimit)
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).altText.count <= DescriptionComposer.altTextLimit)
         for text in [caption, altText, extended ?? ""] {
             #expect(!text.lowercased().contains("photo of") && !text.lowercased().contains("image of") && !text.contains("\n") && !text.contains("**"))
             #expect(text.last.map { ".!?…\"".contains($0) } == true)

@@ -70,21 +70,34 @@ struct TextReaderTests {
         #expect(bounds.minX < 120 && bounds.maxX > 180 && bounds.minY < 20 && bounds.maxY > 30, "pushed out (unclipped)")
     }
 
-    @Test("CTC: the best class each step, repeats merged, blanks dropped, confidence the mean of the kept steps")
+    @Test("CTC: the best class each step, repeats merged, blanks dropped; the confidence the mean of the characters, each at its surest step, and the least sure character kept apart")
     func ctc() {
         let characters = ["", "a", "b", " "]
-        // Steps: a a blank a b b blank -> "aab".
+        // Steps: a a blank a b b blank -> "aab"; the b is held over two steps, 0.6 then 0.7.
         let best = [1, 1, 0, 1, 2, 2, 0]
+        let sure: [Float] = [0.9, 0.95, 0.9, 0.8, 0.6, 0.7, 0.9]
         var probabilities: [Float] = []
         for (step, index) in best.enumerated() {
             var row = [Float](repeating: 0.05, count: 4)
-            row[index] = step == 4 ? 0.6 : 0.9
+            row[index] = sure[step]
             probabilities += row
         }
-        let (text, confidence) = CTCDecoder.decode(probabilities, offset: 0, steps: best.count, characters: characters)
-        #expect(text == "aab")
-        #expect(abs(confidence - (0.9 + 0.9 + 0.6) / 3) < 1e-6)
-        #expect(CTCDecoder.decode([0.9, 0.1, 0, 0], offset: 0, steps: 1, characters: characters) == ("", 0))
+        let read = CTCDecoder.decode(probabilities, offset: 0, steps: best.count, characters: characters)
+        #expect(read.text == "aab")
+        #expect(abs(read.confidence - (0.95 + 0.8 + 0.7) / 3) < 1e-6)
+        #expect(abs(read.weakest - 0.7) < 1e-6, "one unsure character shows though the mean is high")
+        let empty = CTCDecoder.decode([0.9, 0.1, 0, 0], offset: 0, steps: 1, characters: characters)
+        #expect(empty.text == "" && empty.confidence == 0 && empty.weakest == 0)
+        // The better of two readings is the one whose least sure character is surer.
+        #expect(Reading(text: "Stewart", confidence: 0.9, weakest: 0.85).isBetter(than: Reading(text: "Stewant", confidence: 0.95, weakest: 0.4)))
+        #expect(!Reading(text: "Stewant", confidence: 0.95, weakest: 0.4).isBetter(than: Reading(text: "Stewart", confidence: 0.9, weakest: 0.85)))
+    }
+
+    @Test("a quad pushed out by a share of its thickness along its own sides")
+    func expandedQuad() {
+        let quad = TextQuad(corners: [SIMD2(10, 10), SIMD2(110, 10), SIMD2(110, 30), SIMD2(10, 30)])
+        let wider = quad.expanded(by: 0.25)
+        #expect(wider.corners == [SIMD2(5, 5), SIMD2(115, 5), SIMD2(115, 35), SIMD2(5, 35)])
     }
 
     private func temporaryModelsFolder() throws -> String {

@@ -62,6 +62,26 @@ enum ColorNames {
             .prefix(limit).map(\.key)
     }
 
+    /// The share of paper pixels (light, with little colour: white or light grey) and the share of
+    /// coloured ones (any hue a person would name) in `image`.
+    static func paperAndColour(in image: Image) -> (paper: Double, coloured: Double) {
+        var paper = 0, coloured = 0
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let pixel = image.pixel(x: x, y: y)
+                let maximum = max(pixel.red, pixel.green, pixel.blue), minimum = min(pixel.red, pixel.green, pixel.blue)
+                let chroma = Double(maximum - minimum) / 255, value = Double(maximum) / 255
+                if chroma < 0.12 {
+                    if value >= 0.6 { paper += 1 }
+                } else if value >= 0.15 {
+                    coloured += 1
+                }
+            }
+        }
+        let total = Double(max(1, image.pixelCount))
+        return (Double(paper) / total, Double(coloured) / total)
+    }
+
     /// Mean luma (Rec. 601) in 0...1.
     static func brightness(of image: Image) -> Double {
         var sum = 0.0

@@ -1,85 +1,139 @@
 import Foundation
 internal import PhotoVision
-internal import PhotoVisionCore
+public import PhotoVisionCore
 
 /// The on-device description, written from ``PhotoFacts`` alone: who (names from the metadata, the
-/// rest counted), what (the scene model's subject), where and when (the metadata), and the text in
-/// the photo, quoted (W3C WAI: when an image holds text, the text belongs in its alt text).
+/// rest counted), what (the scene model's subject, or the kind of picture), where and when (the
+/// metadata), and the text in the photo, quoted (W3C WAI: when an image holds text, the text belongs
+/// in its alt text).
 ///
 /// - The **caption** says all of it in a sentence or two: "Ana and two other people with a dog in
 ///   Porto, Portugal, July 2019. Text in the photo reads "Praia da Luz"."
 /// - The **alt text** keeps the most important part within ``altTextTarget`` characters where the
 ///   content allows (IPTC's Alt Text (Accessibility) guidance), never more than ``altTextLimit``.
-/// - The **extended description** holds what the alt text leaves out: every line of text read, the
-///   colours and the light.
+/// - The **extended description** adds what the alt text leaves out and never repeats it: the rest
+///   of the legible text, the text that is only partly legible (marked so), the number of faces,
+///   the colours and the light.
 ///
-/// Nothing is invented: with no fact about the content it says so plainly instead of guessing.
+/// Only text that ``TextLegibility`` judges legible is quoted (a listener cannot tell a misread from
+/// the truth). Nothing is invented: with no fact about the content it gives the kind of picture, its
+/// light and colours, in a reader's words.
 public enum DescriptionComposer {
     /// The length an alt text aims at (IPTC: about 125 characters).
     public static let altTextTarget = 125
     /// The longest alt text (IPTC: never over 250 characters).
     public static let altTextLimit = 250
-    /// Text lines read with less confidence are not quoted.
-    public static let minTextConfidence: Float = 0.75
-    /// Text strings shorter than this (letters and digits) are not quoted.
-    public static let minTextCharacters = 3
-    /// The most text strings the caption quotes (the extended description quotes all).
+    /// The most text strings the caption quotes (the extended description quotes the rest).
     static let captionQuotes = 5
+    /// The most partly legible strings the extended description gives.
+    static let partlyLegibleQuotes = 5
 
     static let numberWords = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
-    /// The caption, the alt text and the extended description (nil when it would repeat the caption).
-    public static func compose(_ facts: PhotoFacts) -> (caption: String, altText: String, extended: String?) {
+    /// The lines of a photo's text sorted by what may be said of them.
+    struct JudgedText {
+        /// Legible lines, in reading order, as they are to be quoted, with their height.
+        var legible: [(text: String, height: Double)] = []
+        /// Partly legible lines, as read.
+        var partlyLegible: [String] = []
+    }
+
+    /// The caption, the alt text and the extended description (nil when it would add nothing).
+    public static func compose(_ facts: PhotoFacts, legibility: TextLegibility = TextLegibility()) -> (caption: String, altText: String, extended: String?) {
         let who = people(facts)
-        let quoted = quotable(facts.text)
+        let text = judge(facts.text, with: legibility)
+        let quoted = text.legible
         // The lines for the alt text: in reading order (a sign's or a page's title comes first), the
         // fine print (lines under half the tallest one's height) left to the extended description.
         let tallest = quoted.map(\.height).max() ?? 0
         let prominent = quoted.filter { $0.height >= tallest / 2 }.map(\.text)
-        let onlyText = who == nil && facts.subject == nil && !quoted.isEmpty
+        let kind = facts.kind
+        let isPage = kind == .printedPage || kind == .handwrittenPage
+        let onlyText = who == nil && facts.subject == nil && facts.setting == nil && !quoted.isEmpty && !isPage
         var what: String
         if let who {
             what = who
             if let subject = facts.subject { what += " with " + subject.withArticle }
         } else if let subject = facts.subject {
             what = subject.withArticle
+        } else if let kind {
+            what = kind.words
+        } else if facts.setting != nil {
+            what = "a scene"
         } else {
-            what = onlyText ? "text" : "a scene Memora's models do not recognise"
+            what = onlyText ? "text" : pictureWords(facts)
         }
+        if let setting = facts.setting, !isPage { what += " " + setting }
+        if kind == .blackAndWhite, who != nil || facts.subject != nil { what += ", in black and white" }
         var lead = capitalised(what)
         if let place = facts.place { lead += " in \(place)" }
         let dated = facts.monthAndYear.map { lead + ", \($0)" } ?? lead
 
+        let captionStrings = Array(quoted.map(\.text).prefix(captionQuotes))
         var caption: String
         if onlyText {
             // Text and nothing else known: the text is the description ("Text: "A", "B".").
-            caption = dated + ": " + list(Array(quoted.map(\.text).prefix(captionQuotes))) + "."
+            caption = dated + ": " + list(captionStrings) + "."
         } else {
             caption = dated + "."
-            if !quoted.isEmpty { caption += " " + textSentence(Array(quoted.map(\.text).prefix(captionQuotes))) }
-            if who == nil, facts.subject == nil, let colors = colorWords(facts) { caption = dated + ", " + colors + "." }
+            if !quoted.isEmpty { caption += " " + textSentence(captionStrings) }
         }
 
         // The alt text: who or what and where, then as much quoted text as fits the target.
         var altText = lead + "."
         if altText.count > altTextTarget { altText = shortened(lead, to: altTextTarget) }
+        var inAltText: [String] = []
         for count in stride(from: min(prominent.count, 3), through: 1, by: -1) {
             let strings = Array(prominent.prefix(count))
             let candidate = onlyText ? lead + ": " + list(strings) + "." : altText + " " + textSentence(strings)
             if candidate.count <= altTextTarget {
                 altText = candidate
+                inAltText = strings
                 break
             }
         }
         if altText.count > altTextLimit { altText = shortened(altText, to: altTextLimit) }
 
-        var extended = caption
-        if quoted.count > captionQuotes { extended += " All the text read: " + quoted.map { "\"\($0.text)\"" }.joined(separator: ", ") + "." }
-        if facts.faceCount > 0, who != nil, !facts.names.isEmpty, facts.faceCount > facts.names.count {
-            extended += " \(capitalised(number(facts.faceCount))) faces in all."
+        // The extended description: only what the alt text leaves out.
+        var extended: [String] = []
+        if facts.monthAndYear != nil, !altText.contains(facts.monthAndYear!) { extended.append("Taken \(facts.monthAndYear!).") }
+        let rest = quoted.map(\.text).filter { !inAltText.contains($0) }
+        if !rest.isEmpty { extended.append((inAltText.isEmpty ? "Text in the photo reads " : "More text reads ") + list(rest) + ".") }
+        if !text.partlyLegible.isEmpty {
+            extended.append("Partly legible: " + list(Array(text.partlyLegible.prefix(partlyLegibleQuotes))) + ".")
         }
-        if let colors = colorWords(facts), !caption.contains(colors) { extended += " " + capitalised(colors) + "." }
-        return (caption, altText, extended == caption ? nil : extended)
+        if facts.faceCount > 0, who != nil, !facts.names.isEmpty, facts.faceCount > facts.names.count {
+            extended.append("\(capitalised(number(facts.faceCount))) faces in all.")
+        }
+        if what != pictureWords(facts), let colors = colorWords(facts) { extended.append(capitalised(colors) + ".") }
+        return (caption, altText, extended.isEmpty ? nil : extended.joined(separator: " "))
+    }
+
+    /// The legible and the partly legible lines of `lines`, each once (the first reading of a string kept).
+    static func judge(_ lines: [TextLine], with legibility: TextLegibility) -> JudgedText {
+        var judged = JudgedText()
+        var seen = Set<String>()
+        for line in lines {
+            var line = line
+            line.text = line.text.replacingOccurrences(of: "\"", with: "'")
+            switch legibility.judge(line) {
+            case .legible(let text) where seen.insert(text.lowercased()).inserted: judged.legible.append((text, line.height))
+            case .partlyLegible(let text) where seen.insert(text.lowercased()).inserted: judged.partlyLegible.append(text)
+            default: continue
+            }
+        }
+        return judged
+    }
+
+    /// A picture nothing is known of, in its light and colours: "a dark picture, mostly blue",
+    /// "a picture in grey and white".
+    static func pictureWords(_ facts: PhotoFacts) -> String {
+        let light = facts.isDark ? "a dark picture" : "a picture"
+        switch facts.colors.count {
+        case 0: return light
+        case 1: return light + " in \(facts.colors[0])"
+        default: return light + " in \(facts.colors[0]) and \(facts.colors[1])"
+        }
     }
 
     /// "Ana", "Ana and Ben", "Ana, Ben and two other people", "one person", "three people"; nil for nobody.
@@ -98,18 +152,6 @@ public enum DescriptionComposer {
         case 0: return nil
         case 1: return parts[0]
         default: return parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1]
-        }
-    }
-
-    /// The lines worth quoting: sure enough, long enough, each once.
-    static func quotable(_ lines: [TextLine]) -> [TextLine] {
-        var seen = Set<String>()
-        return lines.compactMap { line in
-            var line = line
-            line.text = line.text.replacingOccurrences(of: "\"", with: "'").split(whereSeparator: \.isWhitespace).joined(separator: " ")
-            let characters = line.text.unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }.count
-            guard line.confidence >= minTextConfidence, characters >= minTextCharacters, seen.insert(line.text.lowercased()).inserted else { return nil }
-            return line
         }
     }
 

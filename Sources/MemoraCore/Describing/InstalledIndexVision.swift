@@ -1,3 +1,4 @@
+public import Foundation
 public import PhotoIndex
 public import PhotoVision
 public import PhotoVisionCore
@@ -12,5 +13,21 @@ extension IndexVision {
                                  thoroughFaces: Bool = false) throws(VisionError) -> IndexVision {
         let engines = try InstalledVision(models: models, readsText: readsText, textThreads: textThreads, thoroughFaces: thoroughFaces)
         return IndexVision(faces: engines.faces, scenes: engines.scenes, text: engines.text)
+    }
+
+    /// The vision the on-device description uses (`BasicDescriptionGenerator`, `memora image look`):
+    /// CenterFace counts the faces (no embeddings: a description needs how many, and the names come
+    /// from the metadata and the index), MobileNetV2 sees the scene, and PP-OCRv4 reads the text on
+    /// `threads` threads, every line it detects kept with its confidence (`TextLegibility` decides
+    /// what is quoted, and the lines it does not quote still show a page's layout).
+    public static func describing(models: VisionModels = .installed,
+                                  threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws(VisionError) -> IndexVision {
+        var faces = CenterFaceDetector.Options()
+        faces.minimumSize = 0.05
+        var text = PaddleTextReader.Options()
+        text.threads = max(1, threads)
+        text.minConfidence = 0
+        return IndexVision(faces: try CenterFaceDetector(models: models, options: faces), scenes: try ONNXSceneAnalyzer(models: models, threads: 1),
+                           text: try PaddleTextReader(models: models, options: text))
     }
 }

@@ -18,6 +18,8 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     public var subject: SceneSubject?
     /// Text read in the pixels, in reading order.
     public var text: [TextLine]
+    /// Where it was taken as the scene model sees it ("by the sea", "in a bookshop"), when it is sure enough (``ScenePlaces``).
+    public var setting: String?
     /// The place the metadata names ("Porto, Portugal").
     public var place: String?
     /// The month and year it was taken ("July 2019"), in its own time zone.
@@ -26,12 +28,14 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     public var isDark: Bool
     /// Its main colours in everyday words, most first.
     public var colors: [String]
+    /// The kind of picture, when its pixels and its text show one (a page, handwriting, black and white).
+    public var kind: PictureKind?
     /// Which on-device models ran (for the history: "faces", "scene", "text").
     public var modelsUsed: [String]
 
     /// Facts.
     public init(names: [String] = [], faceCount: Int = 0, subject: SceneSubject? = nil, text: [TextLine] = [], place: String? = nil,
-                monthAndYear: String? = nil, isDark: Bool = false, colors: [String] = [], modelsUsed: [String] = []) {
+                monthAndYear: String? = nil, isDark: Bool = false, colors: [String] = [], kind: PictureKind? = nil, modelsUsed: [String] = []) {
         self.names = names
         self.faceCount = faceCount
         self.subject = subject
@@ -40,6 +44,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
         self.monthAndYear = monthAndYear
         self.isDark = isDark
         self.colors = colors
+        self.kind = kind
         self.modelsUsed = modelsUsed
     }
 
@@ -70,6 +75,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
         }
         let metadata = metadata ?? (try? MetadataReader.read(contentsOf: path))
         var facts = PhotoFacts(isDark: ColorNames.brightness(of: thumbnail) < 0.22, colors: ColorNames.dominant(in: thumbnail))
+        let (paperShare, colouredShare) = ColorNames.paperAndColour(in: thumbnail)
         if let metadata {
             facts.names = metadata.people.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
             facts.faceCount = metadata.regions.filter { ($0.type ?? "Face").caseInsensitiveCompare("Face") == .orderedSame }.count
@@ -91,6 +97,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
             }
             if let scene = sight.scene {
                 facts.subject = scene.subject
+                facts.setting = ScenePlaces.place(of: scene.labels.map { ($0.classIndex, $0.probability) }, subject: scene.subject)?.phrase
                 facts.modelsUsed.append("scene")
             }
             if let text = sight.text {
@@ -98,6 +105,8 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
                 facts.modelsUsed.append("text")
             }
         }
+        let legible = DescriptionComposer.judge(facts.text, with: TextLegibility()).legible.count
+        facts.kind = PictureKind.recognise(paperShare: paperShare, colouredShare: colouredShare, lines: facts.text, legible: legible)
         return (facts, seen)
     }
 

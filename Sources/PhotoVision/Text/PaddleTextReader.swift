@@ -32,6 +32,13 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         /// A line read with less confidence, which the direction classifier gave even odds or more of
         /// being upside down, is read again turned half a turn, and the surer reading kept.
         public var sureConfidence: Float = 0.9
+        /// A line with a character read with less probability than this is read again from a crop
+        /// with a margin, both ways up (``rereadsDoubtfulLines``).
+        public var sureCharacter: Float = 0.9
+        /// Whether doubtful lines are read again (see ``sureCharacter``).
+        public var rereadsDoubtfulLines = true
+        /// The margin added around a doubtful line's box when it is read again, as a share of the box's height.
+        public var rereadMargin = 0.15
         /// Threads: the detector's operators share them, and as many batches of lines are read at once.
         public var threads = 1
 
@@ -98,7 +105,25 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         let unsure = best.indices.filter { best[$0].confidence < options.sureConfidence && upsideDown[$0] >= 0.5 }
         if !unsure.isEmpty {
             let turned = try recognize(unsure.map { crops[$0].rotated180() })
-            for (index, read) in zip(unsure, turned) where read.confidence > best[index].confidence + 0.05 { best[index] = read }
+            for (index, read) in zip(unsure, turned) where read.isBetter(than: best[index]) { best[index] = read }
+        }
+        // A line with a character the recogniser was not sure of is read again from a crop with a
+        // margin around its box (the detector's box can cut a letter's edge), both ways up, and the
+        // best of the readings is kept.
+        if options.rereadsDoubtfulLines {
+            let doubtful = best.indices.filter { best[$0].weakest < options.sureCharacter && best[$0].confidence >= options.minConfidence }
+            if !doubtful.isEmpty {
+                var again: [RGBPixels] = []
+                for index in doubtful {
+                    let wider = photo.crop(along: quads[index].expanded(by: options.rereadMargin))
+                    let upright = upsideDown[index] > 0.9 ? wider.rotated180() : wider
+                    again += [upright, upright.rotated180()]
+                }
+                let read = try recognize(again)
+                for (number, index) in doubtful.enumerated() {
+                    for candidate in read[(number * 2)..<(number * 2 + 2)] where candidate.isBetter(than: best[index]) { best[index] = candidate }
+                }
+            }
         }
         var lines: [TextLine] = []
         var seen = Set<String>()
@@ -110,7 +135,7 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
             let bounds = quad.bounds
             let width = Double(photo.width), height = Double(photo.height)
             let left = max(0, bounds.minX) / width, top = max(0, bounds.minY) / height
-            lines.append(TextLine(text: text, confidence: read.confidence, x: left, y: top,
+            lines.append(TextLine(text: text, confidence: read.confidence, weakestCharacter: read.weakest, x: left, y: top,
                                   width: min(1, bounds.maxX / width) - left, height: min(1, bounds.maxY / height) - top))
         }
         return lines
@@ -170,11 +195,11 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
 
     /// Each crop's text and confidence, in the crops' order. Lines are read in batches of similar
     /// widths (sorted by their width over height), each batch padded to its widest line.
-    private func recognize(_ crops: [RGBPixels]) throws(VisionError) -> [(text: String, confidence: Float)] {
+    private func recognize(_ crops: [RGBPixels]) throws(VisionError) -> [Reading] {
         let order = crops.indices.sorted { crops[$0].aspect < crops[$1].aspect }
         let batches = batches(of: order)
         let classes = characters.count
-        let read = try ParallelWork.map(batches.count, workers: options.threads) { (number: Int) throws(VisionError) -> [(text: String, confidence: Float)] in
+        let read = try ParallelWork.map(batches.count, workers: options.threads) { (number: Int) throws(VisionError) -> [Reading] in
             let batch = batches[number]
             let widest = max(Double(Self.minRecognizerWidth) / Double(Self.lineHeight), batch.map { crops[$0].aspect }.max() ?? 0)
             let width = Int(Double(Self.lineHeight) * widest)
@@ -189,7 +214,7 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
             let steps = probabilities.count / (batch.count * classes)
             return batch.indices.map { CTCDecoder.decode(probabilities, offset: $0 * steps * classes, steps: steps, characters: characters) }
         }
-        var results = [(text: String, confidence: Float)](repeating: ("", 0), count: crops.count)
+        var results = [Reading](repeating: Reading(text: "", confidence: 0, weakest: 0), count: crops.count)
         for (batch, texts) in zip(batches, read) {
             for (index, text) in zip(batch, texts) { results[index] = text }
         }
@@ -199,10 +224,11 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
 
 /// Greedy CTC decoding: the most likely class at each step, repeats merged, blanks (class 0) dropped.
 enum CTCDecoder {
-    /// The text and the mean probability of the kept steps (0 when nothing is kept).
-    static func decode(_ probabilities: [Float], offset: Int, steps: Int, characters: [String]) -> (text: String, confidence: Float) {
+    /// The text, the mean probability of the kept characters and the probability of the least sure
+    /// one (a character held over several steps counts with its surest step); 0 and 0 when nothing is kept.
+    static func decode(_ probabilities: [Float], offset: Int, steps: Int, characters: [String]) -> Reading {
         let classes = characters.count
-        var text = "", total: Float = 0, kept = 0, previous = -1
+        var text = "", kept: [Float] = [], previous = -1
         for step in 0..<steps {
             let base = offset + step * classes
             var best = 0, bestValue = -Float.infinity
@@ -211,12 +237,45 @@ enum CTCDecoder {
                 bestValue = probabilities[base + index]
             }
             defer { previous = best }
-            guard best != 0, best != previous else { continue }
+            if best == previous, best != 0, !kept.isEmpty {
+                kept[kept.count - 1] = max(kept[kept.count - 1], bestValue)
+                continue
+            }
+            guard best != 0 else { continue }
             text += characters[best]
-            total += bestValue
-            kept += 1
+            kept.append(bestValue)
         }
-        return (text, kept > 0 ? total / Float(kept) : 0)
+        guard !kept.isEmpty else { return Reading(text: text, confidence: 0, weakest: 0) }
+        return Reading(text: text, confidence: kept.reduce(0, +) / Float(kept.count), weakest: kept.min() ?? 0)
+    }
+}
+
+/// What the recogniser made of one line.
+struct Reading: Sendable {
+    /// The characters read.
+    var text: String
+    /// Their mean probability.
+    var confidence: Float
+    /// The least sure character's probability.
+    var weakest: Float
+
+    /// Whether this reading is better than `other`: its least sure character is surer (a reading
+    /// with one guessed letter loses to one without), the mean deciding a near tie.
+    func isBetter(than other: Reading) -> Bool {
+        abs(weakest - other.weakest) > 0.02 ? weakest > other.weakest : confidence > other.confidence + 0.02
+    }
+}
+
+extension TextQuad {
+    /// The quad pushed out by `share` of its thickness (its shorter side) on every side, along its own sides.
+    func expanded(by share: Double) -> TextQuad {
+        let p = corners
+        func length(_ v: SIMD2<Double>) -> Double { (v * v).sum().squareRoot() }
+        let acrossVector = p[1] - p[0], downVector = p[3] - p[0]
+        let across = acrossVector / max(1e-9, length(acrossVector)), down = downVector / max(1e-9, length(downVector))
+        let margin = share * min(length(acrossVector), length(downVector))
+        let a = across * margin, d = down * margin
+        return TextQuad(corners: [p[0] - a - d, p[1] + a - d, p[2] + a + d, p[3] - a + d])
     }
 }
 

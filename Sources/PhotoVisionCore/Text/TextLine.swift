@@ -6,6 +6,9 @@ public struct TextLine: Sendable, Hashable, Codable {
     public var text: String
     /// The recogniser's confidence, 0...1: the mean probability of the characters it kept.
     public var confidence: Float
+    /// The probability of the character the recogniser was least sure of, 0...1. A line read with a
+    /// high mean can still hold one guessed letter ("Stewant"): this is what tells.
+    public var weakestCharacter: Float
     /// The line's bounding box in normalised coordinates of the upright photo: left edge, 0...1.
     public var x: Double
     /// The box's top edge, 0...1.
@@ -15,14 +18,29 @@ public struct TextLine: Sendable, Hashable, Codable {
     /// The box's height, 0...1.
     public var height: Double
 
-    /// A line.
-    public init(text: String, confidence: Float, x: Double, y: Double, width: Double, height: Double) {
+    /// A line (`weakestCharacter` nil: the mean `confidence`, for a reader that gives no more).
+    public init(text: String, confidence: Float, weakestCharacter: Float? = nil, x: Double, y: Double, width: Double, height: Double) {
         self.text = text
         self.confidence = confidence
+        self.weakestCharacter = weakestCharacter ?? confidence
         self.x = x
         self.y = y
         self.width = width
         self.height = height
+    }
+
+    private enum CodingKeys: String, CodingKey { case text, confidence, weakestCharacter, x, y, width, height }
+
+    /// A line as encoded; one stored before ``weakestCharacter`` existed takes its mean confidence.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        text = try container.decode(String.self, forKey: .text)
+        confidence = try container.decode(Float.self, forKey: .confidence)
+        weakestCharacter = try container.decodeIfPresent(Float.self, forKey: .weakestCharacter) ?? confidence
+        x = try container.decode(Double.self, forKey: .x)
+        y = try container.decode(Double.self, forKey: .y)
+        width = try container.decode(Double.self, forKey: .width)
+        height = try container.decode(Double.self, forKey: .height)
     }
 }
 

@@ -28,8 +28,9 @@ public struct BasicDescriptionGenerator: CaptionGenerator {
     /// at its default place (`memora people name`) are used when that index exists (opened on first use).
     public init() {
         vision = OnceLoaded {
-            // Models installed before the text reader: faces and the subject still, without text.
-            (try? IndexVision.installed(readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount, thoroughFaces: true))
+            // Models installed before the face counter or the text reader: dlib's faces, the subject, and the text when it can.
+            (try? IndexVision.describing())
+                ?? (try? IndexVision.installed(readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount, thoroughFaces: true))
                 ?? (try? IndexVision.installed())
         }
         index = OnceLoaded {

@@ -1,0 +1,133 @@
+import Foundation
+internal import MemoraSystem
+
+/// The words of the languages a photo's text is checked against: plain word lists, one word a
+/// line, as Debian's `wamerican`, `wbritish`, `wngerman`, `wfrench`, `wspanish`, `witalian` and
+/// `wportuguese` install them in `/usr/share/dict` (macOS has `/usr/share/dict/words`).
+///
+/// Words are kept folded (lower case, accents dropped), so "ZURICH" is found as "Zürich". A text
+/// line is quoted only when its words are found here or follow a rule for numbers, codes and
+/// names (``TextLegibility``).
+public struct WordList: Sendable {
+    /// Each folded word's 64-bit FNV-1a hash: 1.5 million words of seven languages load in a
+    /// fraction of a second and take 8 bytes each (two of them colliding is a one in ten million chance).
+    private let words: Set<UInt64>
+
+    /// The word lists read, in the order given.
+    public let sources: [String]
+
+    /// The lists Memora looks for, English first: the languages whose word lists Debian packages
+    /// as plain lists (the `w*` packages) and whose script PP-OCRv4 reads. `scripts/install-deps.sh` installs them.
+    public static let standardPaths = [
+        "/usr/share/dict/american-english", "/usr/share/dict/british-english", "/usr/share/dict/ngerman",
+        "/usr/share/dict/french", "/usr/share/dict/spanish", "/usr/share/dict/italian", "/usr/share/dict/portuguese",
+        "/usr/share/dict/words",
+    ]
+
+    /// The installed lists of ``standardPaths`` (or the colon-separated files in `MEMORA_WORD_LISTS`),
+    /// read once; empty when none is installed.
+    public static let installed: WordList = {
+        let environment = ProcessInfo.processInfo.environment["MEMORA_WORD_LISTS"]
+        let paths = environment.map { $0.split(separator: ":").map(String.init) } ?? standardPaths
+        return (try? WordList(files: paths.filter { FileSystem.exists($0) })) ?? WordList(words: [])
+    }()
+
+    /// A list of `words`.
+    public init(words: some Sequence<String>) {
+        self.words = Set(words.map { Self.hash(Self.fold($0)) })
+        sources = []
+    }
+
+    /// The words of every file in `files` (UTF-8, one word a line; a word with an apostrophe or a
+    /// possessive "'s" is also kept without it).
+    public init(files: [String]) throws(VisionError) {
+        var words = Set<UInt64>()
+        words.reserveCapacity(1 << 20)
+        for path in files {
+            let bytes: [UInt8]
+            do { bytes = try SystemFile(path).readAll() } catch { throw .invalidArgument("the word list \(path) cannot be read: \(error.reason)") }
+            bytes.withUnsafeBufferPointer { bytes in
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    var ascii = true
+                    while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D {
+                        ascii = ascii && bytes[end] < 0x80
+                        end += 1
+                    }
+                    let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                    start = end + 1
+                    guard !line.isEmpty else { continue }
+                    // ASCII words are folded byte by byte; the rest through Foundation.
+                    let folded: [UInt8] = ascii ? line.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : Array(Self.fold(String(decoding: line, as: UTF8.self)).utf8)
+                    words.insert(Self.hash(folded))
+                    if folded.count > 2, folded[folded.count - 2] == 0x27, folded[folded.count - 1] == 0x73 { words.insert(Self.hash(folded.dropLast(2))) }
+                }
+            }
+        }
+        self.words = words
+        sources = files
+    }
+
+    /// The number of words.
+    public var count: Int { words.count }
+
+    /// Whether there are no words (no list installed).
+    public var isEmpty: Bool { words.isEmpty }
+
+    /// Whether `word` is in the list, in any case and with or without its accents.
+    public func contains(_ word: some StringProtocol) -> Bool {
+        words.contains(Self.hash(Self.fold(String(word))))
+    }
+
+    /// Short words a run-together string may hold (a run of letters is split only into words of
+    /// four letters or more, or these: "ofgreyvalues" is "of grey values"; "photocoples" is not
+    /// "photo cop les").
+    static let shortWords: Set<String> = [
+        "a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no", "of", "on", "or", "so", "to", "up", "us", "we",
+        "the", "and", "for", "with", "our", "you", "are", "was", "not", "but", "all", "can", "has", "her", "his", "its", "one", "new",
+    ]
+
+    /// `letters` (lower case, not itself a word) split into as few words of the list as possible,
+    /// at most four, each at least four letters or one of ``shortWords``; nil when there is no such split.
+    public func split(_ letters: String) -> [String]? {
+        let characters = Array(letters)
+        guard characters.count >= 5, characters.count <= 64 else { return nil }
+        // fewest[i]: the fewest words that make characters[..<i], and where the last one starts.
+        var fewest = [(count: Int, from: Int)?](repeating: nil, count: characters.count + 1)
+        fewest[0] = (0, 0)
+        for end in 1...characters.count {
+            for start in 0..<end {
+                guard let before = fewest[start] else { continue }
+                let piece = String(characters[start..<end])
+                guard piece.count >= 4 || Self.shortWords.contains(piece), contains(piece) else { continue }
+                if fewest[end] == nil || before.count + 1 < fewest[end]!.count { fewest[end] = (before.count + 1, start) }
+            }
+        }
+        guard let last = fewest[characters.count], last.count >= 2, last.count <= 4 else { return nil }
+        var pieces: [String] = []
+        var end = characters.count
+        while end > 0, let step = fewest[end] {
+            pieces.insert(String(characters[step.from..<end]), at: 0)
+            end = step.from
+        }
+        return pieces
+    }
+
+    /// Lower case, accents dropped.
+    static func fold(_ word: String) -> String {
+        word.utf8.allSatisfy { $0 < 0x80 } ? word.lowercased() : word.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
+    static func hash(_ word: String) -> UInt64 { hash(Array(word.utf8)) }
+
+    /// 64-bit FNV-1a.
+    static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value &*= 0x0000_0100_0000_01b3
+        }
+        return value
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import PhotoVisionCore
+
+/// Which lines read from a photo may be quoted to a listener (Docs/Vision.md, "Quoting text").
+@Suite("Legible text: what may be quoted")
+struct TextLegibilityTests {
+    /// A small list, so that each rule is seen on its own.
+    static let words = WordList(words: ["post", "office", "grey", "values", "region", "based", "segmentation", "of", "kodak", "share", "easy",
+                                         "printer", "photo", "best", "bread", "message", "Zürich", "boo", "oz", "pic", "tures", "the", "and",
+                                         "copies", "scans", "iPod", "cop", "les", "photocopies"])
+    static let judge = TextLegibility(words: words)
+
+    static func line(_ text: String, _ confidence: Float = 0.98, weakest: Float = 0.97) -> TextLine {
+        TextLine(text: text, confidence: confidence, weakestCharacter: weakest, x: 0, y: 0, width: 0.5, height: 0.1)
+    }
+
+    @Test("words of the list, in any case and with or without accents, are quoted", arguments: ["POST OFFICE", "Post office", "ZURICH", "Zürich", "Kodak Easy Share"])
+    func listedWords(text: String) {
+        #expect(Self.judge.judge(Self.line(text)) == .legible(text))
+    }
+
+    @Test("misreads are not quoted: mixed case, unknown lower-case words, names read with an unsure character", arguments: [
+        ("PIc TURESf", Float(0.99)), ("houto", 0.99), ("NCECVLBDEMWLES", 0.6), ("Stewant S", 0.7), ("BUDWEISD", 0.8), ("OZ Boo K", 0.7),
+    ])
+    func misreads(text: String, weakest: Float) {
+        #expect(Self.judge.judge(Self.line(text, 0.9, weakest: weakest)) != .legible(text))
+    }
+
+    @Test("a line of list words is quoted with a less sure character than one holding a name or a number, which the list cannot check")
+    func thresholds() {
+        let judge = Self.judge
+        #expect(judge.judge(Self.line("BEST BREAD MESSAGE", 0.96, weakest: 0.55)) == .legible("BEST BREAD MESSAGE"))
+        #expect(judge.judge(Self.line("BEST BREAD MESSAGE", 0.96, weakest: 0.45)) == .partlyLegible("BEST BREAD MESSAGE"))
+        #expect(judge.judge(Self.line("Annecy", 0.96, weakest: 0.95)) == .legible("Annecy"))
+        #expect(judge.judge(Self.line("Annecy", 0.96, weakest: 0.85)) == .illegible, "a name read with an unsure letter")
+        #expect(judge.judge(Self.line("609", 0.9, weakest: 0.66)) == .illegible, "a number read with an unsure digit")
+        #expect(judge.judge(Self.line("4.00pm", 0.99, weakest: 0.98)) == .legible("4.00pm"))
+    }
+
+    @Test("numbers, prices, times, dates, quantities and codes read as text", arguments: ["4.00pm", "$12.99", "500ml", "1999", "2019-07-14", "100%", "3rd", "MP3", "4K60", "RX-100", "Copies=17c"])
+    func numbersAndCodes(text: String) {
+        #expect(Self.judge.judge(Self.line(text)) == .legible(text))
+    }
+
+    @Test("words run together are split with the list, into words of four letters or short common ones only")
+    func runTogether() {
+        #expect(Self.judge.judge(Self.line("Region-basedsegmentation")) == .legible("Region-based segmentation"))
+        #expect(Self.judge.judge(Self.line("ofgreyvalues")) == .legible("of grey values"))
+        #expect(Self.words.split("photocoples") == nil, "not 'photo cop les'")
+        #expect(Self.words.split("photocopies") == nil, "a word itself is not split")
+        #expect(Self.words.split("greyvalues") == ["grey", "values"])
+    }
+
+    @Test("partly legible: most words checked and a fair mean, but not sure enough to quote; too short is nothing")
+    func partlyLegible() {
+        #expect(Self.judge.judge(Self.line("Easy Share photo printer 5O0", 0.9, weakest: 0.6)) == .partlyLegible("Easy Share photo printer 5O0"))
+        #expect(Self.judge.judge(Self.line("xq")) == .illegible)
+        #expect(Self.judge.judge(Self.line("houto", 0.9, weakest: 0.5)) == .illegible)
+    }
+
+    @Test("another script is judged by its characters alone")
+    func otherScript() {
+        #expect(Self.judge.judge(Self.line("焼き物です", 0.95, weakest: 0.93)) == .legible("焼き物です"))
+        #expect(Self.judge.judge(Self.line("码·碗物", 0.62, weakest: 0.13)) == .illegible)
+    }
+
+    @Test("the installed word lists (Debian's wamerican and the others install-deps.sh installs) load, folded, with possessives")
+    func installedLists() throws {
+        let list = WordList.installed
+        try #require(!list.isEmpty, "no word list in /usr/share/dict: run scripts/install-deps.sh")
+        #expect(list.count > 100_000)
+        for word in ["segmentation", "Kodak", "KODAK", "Remington", "grey", "gray", "values"] { #expect(list.contains(word), "\(word)") }
+        #expect(!list.contains("houto") && !list.contains("Stewant") && !list.contains("BUDWEISD"))
+    }
+
+    @Test("a word list that cannot be read is a typed error naming it")
+    func unreadableList() {
+        #expect { try WordList(files: ["/nonexistent/words"]) } throws: { ($0 as? VisionError)?.message.contains("/nonexistent/words") == true }
+    }
+}
+
+/// Saying where a photo was taken from the scene model's place classes.
+@Suite("Places from the scene model")
+struct ScenePlacesTests {
+    @Test("a place is said when its classes hold enough of the top labels together, and not when it is the subject itself")
+    func places() {
+        // seashore 0.2 + sandbar 0.15: "by the sea" at 0.35.
+        #expect(ScenePlaces.place(of: [(208, 0.5), (978, 0.2), (977, 0.15)])?.phrase == "by the sea")
+        #expect(ScenePlaces.place(of: [(208, 0.7), (978, 0.2)]) == nil, "below the measured minimum")
+        #expect(ScenePlaces.place(of: [(454, 0.6)])?.phrase == "in a bookshop")
+        let beach = SceneSubject(noun: "beach", probability: 0.8)
+        #expect(ScenePlaces.place(of: [(978, 0.5), (977, 0.3)], subject: beach) == nil, "a beach is not 'a beach by the sea'")
+        #expect(ScenePlaces.place(of: [(978, 0.5), (975, 0.4)], subject: beach)?.phrase == "by a lake")
+    }
+}
