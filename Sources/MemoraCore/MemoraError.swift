@@ -249,7 +249,7 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No caption model can run; `reasons` says why for each (with the command that fixes it).
     public static func noModel(_ reasons: [String]) -> MemoraError {
         MemoraError(.noModel, "no caption model can run, so nothing was written: " + reasons.joined(separator: "; ")
-                    + ". Fix one of these, or allow Memora's basic description instead (measured, not written by a model; marked as such in each photo) with the fallback option: `--fallback basic` on the command line")
+                    + ". Fix one of these, or allow Memora's on-device description instead (composed on this device from what its face, scene and text models find; labelled in each photo as written automatically) with the fallback option: `--fallback on-device` on the command line, its default")
     }
 
     /// A setting is not valid; `message` says which and what is expected.

@@ -21,7 +21,20 @@ extension CaptionMode: ExpressibleByArgument {
 }
 
 extension CaptionConfiguration.LocalServer: ExpressibleByArgument {}
-extension CaptionConfiguration.Fallback: ExpressibleByArgument {}
+extension CaptionConfiguration.Fallback: ExpressibleByArgument {
+    /// `on-device` (the default; `basic`, its earlier name, still works) or `none`.
+    public init?(argument: String) {
+        switch argument {
+        case "on-device", "basic": self = .basic
+        case "none": self = .none
+        default: return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { ["on-device", "none"] }
+
+    public var defaultValueDescription: String { self == .basic ? "on-device" : "none" }
+}
 
 /// Which models `memora caption` may use.
 struct ModelOptions: ParsableArguments {
@@ -40,8 +53,8 @@ struct ModelOptions: ParsableArguments {
     @Option(help: "A secrets file (NAME=value lines, mode 0600) with GEMINI_API_KEY or OPENAI_API_KEY (default: $XDG_CONFIG_HOME/memora/secrets); the environment comes first.")
     var secrets: String?
 
-    @Option(help: "When no model can caption a photo: none (write nothing; the default) or basic (Memora's basic description, measured rather than written by a model, and marked as such in the photo so that a real caption replaces it later).")
-    var fallback: CaptionConfiguration.Fallback = .none
+    @Option(help: "When no model server or cloud model can caption a photo: on-device (the default: Memora's on-device description, composed on this machine from what its face, scene and text models find and labelled in the photo as written automatically, so that a model's caption replaces it later) or none (write nothing).")
+    var fallback: CaptionConfiguration.Fallback = .basic
 
     @Option(help: ArgumentHelp("The root certificates the cloud endpoint's chain must end at, instead of the ones Memora ships (a PEM file), or none to turn pinning off (Docs/Captioning.md).", valueName: "file|none"))
     var pins: String?
@@ -79,9 +92,10 @@ struct CaptionCommand: AsyncParsableCommand {
             or `memora metadata write` is never replaced. In the on-device mode no pixel leaves \
             this machine. When no model can run, nothing is written and the message says how to \
             fix it (start Ollama: `ollama serve`, `ollama pull llava`; or set GEMINI_API_KEY / \
-            OPENAI_API_KEY and use --mode gemini / --mode gpt), unless --fallback basic allows \
-            Memora's basic description, which is marked as such in the photo and replaced by the \
-            next real caption.
+            OPENAI_API_KEY and use --mode gemini / --mode gpt); Memora then writes its on-device \
+            description (says so once on standard error), labelled in the photo as written \
+            automatically and replaced by the next model's caption. --fallback none writes \
+            nothing instead.
 
             Exit status: 0 when every photo was captioned or left alone for a reason above, 1 when \
             some photos failed, 2 when nothing could be done (every photo failed, or the job could \
@@ -149,6 +163,12 @@ struct CaptionCommand: AsyncParsableCommand {
         let report = try await job.run(paths: paths, onEvent: json || quiet ? { _ in } : Self.progressDisplay())
         if json { try printJSON(report) } else if !quiet { Self.printSummary(report) }
         let summary = report.summary
+        if summary.models.keys.contains(BasicDescriptionGenerator.identifier) {
+            StandardError.write("note: no model server answered, so \(summary.models[BasicDescriptionGenerator.identifier] ?? 0) photo(s) have Memora's on-device "
+                                + "description: composed on this machine from what its face, scene and text models find, never sent anywhere, and "
+                                + "labelled in each photo as written automatically (a model's caption replaces it later). For a language model's "
+                                + "caption start Ollama (`ollama serve`, `ollama pull llava`) or use --mode gemini / gpt; --fallback none writes nothing.\n")
+        }
         let done = summary.captioned + summary.recovered
         StandardError.write("memora caption: \(done) captioned, \(summary.skipped) left alone, \(report.failures.count) failed\n")
         try ExitStatus.check(failed: report.failures.count, done: done + summary.skipped)
@@ -185,11 +205,7 @@ struct CaptionCommand: AsyncParsableCommand {
         for (model, count) in summary.models.sorted(by: { $0.key < $1.key }) { print("  \(model): \(count)") }
         for (model, reason) in report.unavailable.sorted(by: { $0.key < $1.key }) { print("Not used: \(model): \(reason)") }
         if let stopped = summary.stoppedEarly { print("Stopped early: \(stopped); run again to continue.") }
-        if summary.models.keys.contains(BasicDescriptionGenerator.identifier) {
-            print("Note: the basic description is measured by Memora, not written by an AI model; each such photo is marked, and the next "
-                  + "real caption replaces it. For real captions start Ollama (`ollama serve` and `ollama pull llava`), or set "
-                  + "GEMINI_API_KEY and use --mode gemini, or OPENAI_API_KEY and --mode gpt.")
-        }
+
     }
 }
 

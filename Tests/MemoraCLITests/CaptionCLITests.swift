@@ -7,21 +7,24 @@ import Testing
 /// did not write without asking, and says with its exit status what happened.
 @Suite("memora caption, end to end")
 struct CaptionCLITests {
-    @Test("no model and no --fallback: exit 2, the fix named, nothing written; --fallback basic: exit 0, marked, and a summary line")
+    @Test("no model and --fallback none: exit 2, the fix named, nothing written; by default the on-device description: exit 0, said once on stderr, labelled, and a summary line")
     func noModel() throws {
         let cli = try CLI()
         defer { cli.remove() }
         let photo = try cli.photo("photos/a.jpg")
         let original = try SystemFile(photo).readAll()
         let db = cli.folder + "/memora.sqlite"
-        let refused = try cli.run("caption", "--now", "--db", db, cli.folder + "/photos")
+        let refused = try cli.run("caption", "--now", "--fallback", "none", "--db", db, cli.folder + "/photos")
         #expect(refused.status == 2, "\(refused)")
-        #expect(refused.err.contains("no caption model can run") && refused.err.contains("ollama serve") && refused.err.contains("--fallback basic"))
+        #expect(refused.err.contains("no caption model can run") && refused.err.contains("ollama serve") && refused.err.contains("--fallback on-device"))
         #expect(try SystemFile(photo).readAll() == original)
+        #expect(try cli.run("caption", "--now", "--fallback", "basic-ish", "--db", db, photo).status == 64, "an unknown fallback is a usage error")
 
-        let basic = try cli.run("caption", "--now", "--fallback", "basic", "--db", db, cli.folder + "/photos")
+        let basic = try cli.run("caption", "--now", "--db", db, cli.folder + "/photos")
         #expect(basic.status == 0, "\(basic)")
         #expect(basic.err.split(separator: "\n").last == "memora caption: 1 captioned, 0 left alone, 0 failed")
+        #expect(basic.err.components(separatedBy: "on-device description").count - 1 == 1, "said once: \(basic.err)")
+        #expect(!basic.out.contains("on-device description"), "on stderr, not mixed into the output")
         #expect(try MetadataReader.read(contentsOf: photo).captions.isBasicDescription)
         let history = try cli.run("history", "--db", db, photo)
         #expect(history.out.contains("basic:basic-description"))

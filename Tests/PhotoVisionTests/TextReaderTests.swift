@@ -93,6 +93,19 @@ struct TextReaderTests {
         #expect(!Reading(text: "Stewant", confidence: 0.95, weakest: 0.4).isBetter(than: Reading(text: "Stewart", confidence: 0.9, weakest: 0.85)))
     }
 
+    @Test("boxes the detector split on one line of print are joined left to right; stacked lines, far words and other heights are not")
+    func joiningWords() {
+        func read(_ text: String, _ weakest: Float = 0.9) -> Reading { Reading(text: text, confidence: 0.95, weakest: weakest) }
+        // "BECK" comes first in reading order (its top is higher), "HENRY" is to its left on the same line.
+        let lines = [((minX: 285.0, minY: 115.0, maxX: 395.0, maxY: 150.0), read("BECK", 0.8)), ((minX: 140.0, minY: 105.0, maxX: 285.0, maxY: 145.0), read("HENRY")),
+                     ((minX: 280.0, minY: 160.0, maxX: 405.0, maxY: 195.0), read("COLORADO")),   // the line below
+                     ((minX: 460.0, minY: 110.0, maxX: 500.0, maxY: 150.0), read("ASPEN")),      // too far to the right
+                     ((minX: 10.0, minY: 120.0, maxX: 40.0, maxY: 135.0), read("tiny"))]         // another height
+        let joined = PaddleTextReader.joiningWords(lines)
+        #expect(joined.map(\.read.text) == ["HENRY BECK", "COLORADO", "ASPEN", "tiny"])
+        #expect(joined[0].read.weakest == 0.8 && joined[0].bounds.minX == 140 && joined[0].bounds.maxX == 395)
+    }
+
     @Test("a quad pushed out by a share of its thickness along its own sides")
     func expandedQuad() {
         let quad = TextQuad(corners: [SIMD2(10, 10), SIMD2(110, 10), SIMD2(110, 30), SIMD2(10, 30)])

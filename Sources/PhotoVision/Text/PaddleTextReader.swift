@@ -86,13 +86,7 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
 
     public func readText(in image: Image) throws(VisionError) -> [TextLine] {
         guard image.width > 0, image.height > 0 else { return [] }
-        // The photo the boxes refer to and the lines are cut from: at most maxSide on its longer side.
-        var photo = RGBPixels(image)
-        let longer = max(photo.width, photo.height)
-        if longer > options.maxSide {
-            let scale = Double(options.maxSide) / Double(longer)
-            photo = photo.resized(width: max(1, Int((Double(photo.width) * scale).rounded())), height: max(1, Int((Double(photo.height) * scale).rounded())))
-        }
+        let photo = scaledPhoto(image)
         let quads = try detect(photo)
         guard !quads.isEmpty else { return [] }
         var crops = quads.map { photo.crop(along: $0) }
@@ -125,20 +119,71 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
                 }
             }
         }
-        var lines: [TextLine] = []
+        var kept: [(bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double), read: Reading)] = []
         var seen = Set<String>()
         for (quad, read) in zip(quads, best) {
-            let text = WordSpacing.spaced(read.text.trimmingSpaces)
+            var read = read
+            read.text = WordSpacing.spaced(read.text.trimmingSpaces)
             guard read.confidence >= options.minConfidence,
-                  text.unicodeScalars.filter({ $0.properties.isAlphabetic || $0.properties.numericType != nil }).count >= options.minCharacters,
-                  seen.insert(text).inserted else { continue }
-            let bounds = quad.bounds
-            let width = Double(photo.width), height = Double(photo.height)
+                  read.text.unicodeScalars.filter({ $0.properties.isAlphabetic || $0.properties.numericType != nil }).count >= options.minCharacters,
+                  seen.insert(read.text).inserted else { continue }
+            kept.append((quad.bounds, read))
+        }
+        let width = Double(photo.width), height = Double(photo.height)
+        return Self.joiningWords(kept).map { bounds, read in
             let left = max(0, bounds.minX) / width, top = max(0, bounds.minY) / height
-            lines.append(TextLine(text: text, confidence: read.confidence, weakestCharacter: read.weakest, x: left, y: top,
-                                  width: min(1, bounds.maxX / width) - left, height: min(1, bounds.maxY / height) - top))
+            return TextLine(text: read.text, confidence: read.confidence, weakestCharacter: read.weakest, x: left, y: top,
+                            width: min(1, bounds.maxX / width) - left, height: min(1, bounds.maxY / height) - top)
+        }
+    }
+
+    /// Boxes the detector split on one line of print ("HENRY" and "BECK" of "HENRY BECK"), joined
+    /// left to right with a space: of a similar height (within 1.4x), overlapping by 60% of the
+    /// smaller height, and at most that height apart. Reading order is kept otherwise.
+    static func joiningWords(_ lines: [(bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double), read: Reading)])
+        -> [(bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double), read: Reading)] {
+        var lines = lines
+        var joined = true
+        while joined {
+            joined = false
+            search: for a in lines.indices {
+                for b in lines.indices where b != a {
+                    let left = lines[a].bounds, right = lines[b].bounds
+                    let leftHeight = left.maxY - left.minY, rightHeight = right.maxY - right.minY
+                    let smaller = min(leftHeight, rightHeight), larger = max(leftHeight, rightHeight)
+                    guard smaller > 0, larger <= smaller * 1.4, left.minX < right.minX,
+                          min(left.maxY, right.maxY) - max(left.minY, right.minY) >= 0.6 * smaller,
+                          right.minX - left.maxX <= smaller, right.minX - left.maxX >= -0.3 * smaller else { continue }
+                    let first = lines[a].read, second = lines[b].read
+                    let characters = Float(max(1, first.text.count)), more = Float(max(1, second.text.count))
+                    let read = Reading(text: first.text + " " + second.text,
+                                       confidence: (first.confidence * characters + second.confidence * more) / (characters + more),
+                                       weakest: min(first.weakest, second.weakest))
+                    let bounds = (min(left.minX, right.minX), min(left.minY, right.minY), max(left.maxX, right.maxX), max(left.maxY, right.maxY))
+                    lines[min(a, b)] = (bounds, read)
+                    lines.remove(at: max(a, b))
+                    joined = true
+                    break search
+                }
+            }
         }
         return lines
+    }
+
+    /// How many lines of text the detector finds in `image`, without reading them (the first of the
+    /// reader's two costs; `memora-bench` splits a description's time with it).
+    public func lineCount(in image: Image) throws(VisionError) -> Int {
+        guard image.width > 0, image.height > 0 else { return 0 }
+        return try detect(scaledPhoto(image)).count
+    }
+
+    /// The photo the boxes refer to and the lines are cut from: at most ``Options/maxSide`` on its longer side.
+    private func scaledPhoto(_ image: Image) -> RGBPixels {
+        let photo = RGBPixels(image)
+        let longer = max(photo.width, photo.height)
+        guard longer > options.maxSide else { return photo }
+        let scale = Double(options.maxSide) / Double(longer)
+        return photo.resized(width: max(1, Int((Double(photo.width) * scale).rounded())), height: max(1, Int((Double(photo.height) * scale).rounded())))
     }
 
     /// The text boxes of `photo`, in its pixels.

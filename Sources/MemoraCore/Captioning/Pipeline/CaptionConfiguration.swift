@@ -39,8 +39,10 @@ public struct CaptionConfiguration: Sendable, Hashable {
         /// Nothing is written: a job fails before it starts when no model can run, and a photo
         /// every model failed stays uncaptioned.
         case none
-        /// Memora's basic description (measured, not written by a model), marked as such in the
-        /// photo so that a later real caption replaces it.
+        /// Memora's on-device description (`BasicDescriptionGenerator`: composed on this device from
+        /// what its face, scene and text models find, never sent anywhere), labelled in the photo as
+        /// written automatically so that a later model's caption replaces it. `memora caption` uses it
+        /// by default (`--fallback on-device`).
         case basic
     }
 
