@@ -90,8 +90,12 @@ enum DescriptionBench {
             photos.append(path)
         }
         // The models as the description loads them (BasicDescriptionGenerator()): CenterFace counting
-        // the faces, the scene model, the text reader on every core.
-        let vision = try IndexVision.describing()
+        // the faces, the scene model, the text reader on every core. MEMORA_BENCH_DESCRIBE_WITH_DLIB=1:
+        // as before CenterFace, dlib's HOG and CNN detectors and the text reader's own defaults, for an A/B.
+        let withDlib = ProcessInfo.processInfo.environment["MEMORA_BENCH_DESCRIBE_WITH_DLIB"] == "1"
+        let vision = withDlib ? try IndexVision.installed(readsText: true, textThreads: ProcessInfo.processInfo.activeProcessorCount, thoroughFaces: true)
+            : try IndexVision.describing()
+        if withDlib { print("   (the earlier models: dlib's HOG and CNN face detectors, the text reader at RapidOCR's sizes)") }
         let generator = BasicDescriptionGenerator(vision: vision)
         var perPhoto: [Double] = []
         for path in photos {

@@ -25,6 +25,10 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         public var maxSide = 2000
         /// The detector sees the photo with its shorter side scaled up to at least this (736).
         public var detectorMinSide = 736
+        /// The detector sees the photo with its longer side at most this (2000, as RapidOCR; the
+        /// description uses 1280, where a 12 MP photo's detection costs 2.4 times less). Lines are
+        /// still cut from the photo at ``maxSide``.
+        public var detectorMaxSide = 2000
         /// Lines read with less confidence are dropped (0.5, as RapidOCR).
         public var minConfidence: Float = 0.5
         /// Lines with fewer letters or digits are dropped.
@@ -105,7 +109,8 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         // margin around its box (the detector's box can cut a letter's edge), both ways up, and the
         // best of the readings is kept.
         if options.rereadsDoubtfulLines {
-            let doubtful = best.indices.filter { best[$0].weakest < options.sureCharacter && best[$0].confidence >= options.minConfidence }
+            // Not a line the recogniser could not read at all (a mean under 0.5): no margin makes it legible.
+            let doubtful = best.indices.filter { best[$0].weakest < options.sureCharacter && best[$0].confidence >= max(0.5, options.minConfidence) }
             if !doubtful.isEmpty {
                 var again: [RGBPixels] = []
                 for index in doubtful {
@@ -192,7 +197,8 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         // Scaled up to detectorMinSide on the shorter side, but never past maxSide x 2 on the longer
         // one (a long thin strip would otherwise ask for gigabytes).
         let scale = min(shorter < options.detectorMinSide ? Double(options.detectorMinSide) / Double(shorter) : 1,
-                        max(1, Double(options.maxSide * 2) / Double(longer)))
+                        max(1, Double(options.maxSide * 2) / Double(longer)),
+                        longer > options.detectorMaxSide ? Double(options.detectorMaxSide) / Double(longer) : .infinity)
         func multipleOf32(_ value: Double) -> Int { max(32, Int((value / 32).rounded(.toNearestOrEven)) * 32) }
         let width = multipleOf32(Double(photo.width) * scale), height = multipleOf32(Double(photo.height) * scale)
         let input = photo.tensor(width: width, height: height, paddedWidth: width)
