@@ -1,6 +1,6 @@
 import ImageKit
 internal import MemoraSystem
-import MetadataKit
+public import MetadataKit
 public import PhotoVisionCore
 
 /// What the indexer sees in a photo's pixels (issue 18): faces with their embeddings, and the
@@ -72,6 +72,12 @@ extension IndexVision {
     /// Looks at the photo at `path` as the indexer does (`memora image faces`): the upright photo
     /// decoded at ``longestSide``, its faces found and named from its metadata's regions, its scene seen.
     public func look(atPhotoAt path: String) throws(PhotoIndexError) -> PhotoSight {
+        try look(atPhotoAt: path, metadata: nil)
+    }
+
+    /// ``look(atPhotoAt:)`` with the photo's own metadata read already (nil: read here), so that a
+    /// caller that has it (the on-device description) does not read the file's metadata twice.
+    public func look(atPhotoAt path: String, metadata known: PhotoMetadata?) throws(PhotoIndexError) -> PhotoSight {
         var image: Image
         let large: Image?
         do {
@@ -83,7 +89,7 @@ extension IndexVision {
             throw .unreadable(path: path, reason: error.reason)
         }
         // The photo's regions, completed by its XMP sidecar's, as the indexer reads them.
-        var metadata = try? MetadataReader.read(contentsOf: path)
+        var metadata = known ?? (try? MetadataReader.read(contentsOf: path))
         if let sidecar = DirectoryPhotoLibrary.sidecarCandidates(for: path).first(where: { FileSystem.statusIfPresent(of: $0)?.kind == .regular }),
            let extra = try? MetadataReader.read(contentsOf: sidecar) {
             metadata = metadata.map { PhotoAnalyzer.merge($0, sidecar: extra) } ?? extra

@@ -89,7 +89,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
         var seen: PhotoSight?
         if let vision {
             let sight: PhotoSight
-            do { sight = try vision.look(atPhotoAt: path) } catch { throw .imageUnreadable(path: path, reason: "\(error)") }
+            do { sight = try vision.look(atPhotoAt: path, metadata: metadata) } catch { throw .imageUnreadable(path: path, reason: "\(error)") }
             seen = sight
             if vision.faces != nil {
                 facts.faceCount = max(facts.faceCount, sight.faces.filter(\.isDetected).count)

@@ -36,8 +36,8 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
         /// A line read with less confidence, which the direction classifier gave even odds or more of
         /// being upside down, is read again turned half a turn, and the surer reading kept.
         public var sureConfidence: Float = 0.9
-        /// A line with a character read with less probability than this is read again from a crop
-        /// with a margin, both ways up (``rereadsDoubtfulLines``).
+        /// A line under 48 pixels high with a character read with less probability than this is read
+        /// again from a crop with a margin, both ways up (``rereadsDoubtfulLines``).
         public var sureCharacter: Float = 0.9
         /// Whether doubtful lines are read again (see ``sureCharacter``).
         public var rereadsDoubtfulLines = true
@@ -105,12 +105,16 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
             let turned = try recognize(unsure.map { crops[$0].rotated180() })
             for (index, read) in zip(unsure, turned) where read.isBetter(than: best[index]) { best[index] = read }
         }
-        // A line with a character the recogniser was not sure of is read again from a crop with a
+        // A small line with a character the recogniser was not sure of is read again from a crop with a
         // margin around its box (the detector's box can cut a letter's edge), both ways up, and the
         // best of the readings is kept.
         if options.rereadsDoubtfulLines {
             // Not a line the recogniser could not read at all (a mean under 0.5): no margin makes it legible.
-            let doubtful = best.indices.filter { best[$0].weakest < options.sureCharacter && best[$0].confidence >= max(0.5, options.minConfidence) }
+            // Only small print (under the recogniser's 48 pixels, which it enlarges): a tall line
+            // already gives it every pixel it can use, and a 12 MP page's lines would cost it twice.
+            let doubtful = best.indices.filter {
+                best[$0].weakest < options.sureCharacter && best[$0].confidence >= max(0.5, options.minConfidence) && crops[$0].height < Self.lineHeight
+            }
             if !doubtful.isEmpty {
                 var again: [RGBPixels] = []
                 for index in doubtful {
