@@ -100,7 +100,7 @@ struct DryRunCLITests {
         let plan = try cli.run("caption", "--dry-run", "--fallback", "basic", "--db", db, cli.folder + "/photos")
         #expect(plan.status == 0 && plan.out.contains("fresh.jpg: would be captioned (basic:basic-description)"), "\(plan)")
         #expect(plan.out.contains("captioned.jpg: left alone: the photo already has a caption that Memora did not write"), "\(plan)")
-        let noModel = try cli.run("caption", "--dry-run", "--db", db, cli.folder + "/photos")
+        let noModel = try cli.run("caption", "--dry-run", "--fallback", "none", "--db", db, cli.folder + "/photos")
         #expect(noModel.status == 2 && noModel.err.contains("no caption model can run"), "the run would fail, and so does its dry run")
         let queue = try cli.run("queue", "status", "--db", db, "--json")
         #expect(queue.out.contains("\"pending\" : 0") && queue.out.contains("\"completed\" : 0"), "nothing queued: \(queue.out)")
@@ -223,7 +223,7 @@ struct DryRunCLITests {
         let a = try cli.photo("photos/a.jpg"), b = try cli.photo("photos/b.jpg")
         let before = try SystemFile(a).readAll()
         // Queued by a run that could not caption (no model, no fallback): nothing is queued.
-        let refused = try cli.run("caption", "--db", db, "--now", cli.folder + "/photos")
+        let refused = try cli.run("caption", "--fallback", "none", "--db", db, "--now", cli.folder + "/photos")
         #expect(refused.status != 0)
         #expect(try cli.run("queue", "list", "--db", db).out.isEmpty, "a run that cannot start queues nothing")
         // Queued by hand through a run that is allowed the basic description but stops at once: list shows both.

@@ -44,10 +44,10 @@ struct ReadmeExamplesTests {
         _ = try cli.photo("home/photo.jpg", seed: 7)
         let lines = try Self.commandLines()
         #expect(lines.count >= 25, "the README's examples were found: \(lines.count)")
-        // What is expected to fail, as the README says: no model runs here, and nothing reaches the internet.
+        // What is expected to fail, as the README says: no model runs here, and nothing reaches the internet
+        // (without --fallback none, the on-device description is written instead).
         let expectedStatus: [String: Int32] = [
-            ".build/release/memora caption ~/Pictures ": 2,  // "fails, writing nothing, when no model runs"
-            ".build/release/memora caption --mode on-device --local-server openai": 2,  // no llama-server here
+            ".build/release/memora caption --fallback none ~/Pictures ": 2,  // "fails, writing nothing, when none runs"
         ]
         var vaultID = ""
         for line in lines where !line.hasPrefix("GEMINI_API_KEY") {  // it would call Google

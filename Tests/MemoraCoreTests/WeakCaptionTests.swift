@@ -43,7 +43,7 @@ struct WeakCaptionTests {
         let onDevice = CaptionConfiguration(mode: .onDevice, environment: ["MEMORA_OLLAMA_URL": refused.absoluteString])
         await #expect { _ = try await CaptionJob(database: database, models: .configured(onDevice), ignoresConstraints: true).run(paths: [folder]) } throws: {
             let error = $0 as? MemoraError
-            return error?.code == .noModel && error?.message.contains("ollama serve") == true && error?.message.contains("--fallback basic") == true
+            return error?.code == .noModel && error?.message.contains("ollama serve") == true && error?.message.contains("--fallback on-device") == true
         }
         // Gemini without a key, and no local model either: the key is named.
         let gemini = CaptionConfiguration(mode: .gemini, secretsPath: folder + "/no-secrets",
