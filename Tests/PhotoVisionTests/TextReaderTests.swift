@@ -100,9 +100,11 @@ struct TextReaderTests {
         let lines = [((minX: 285.0, minY: 115.0, maxX: 395.0, maxY: 150.0), read("BECK", 0.8)), ((minX: 140.0, minY: 105.0, maxX: 285.0, maxY: 145.0), read("HENRY")),
                      ((minX: 280.0, minY: 160.0, maxX: 405.0, maxY: 195.0), read("COLORADO")),   // the line below
                      ((minX: 460.0, minY: 110.0, maxX: 500.0, maxY: 150.0), read("ASPEN")),      // too far to the right
-                     ((minX: 10.0, minY: 120.0, maxX: 40.0, maxY: 135.0), read("tiny"))]         // another height
+                     ((minX: 10.0, minY: 120.0, maxX: 40.0, maxY: 135.0), read("tiny")),         // another height
+                     ((minX: 80.0, minY: 300.0, maxX: 130.0, maxY: 340.0), Reading(text: "SAO", confidence: 0.5, weakest: 0.2)),  // noise beside a word
+                     ((minX: 135.0, minY: 300.0, maxX: 260.0, maxY: 340.0), read("ROLODEX"))]
         let joined = PaddleTextReader.joiningWords(lines)
-        #expect(joined.map(\.read.text) == ["HENRY BECK", "COLORADO", "ASPEN", "tiny"])
+        #expect(joined.map(\.read.text) == ["HENRY BECK", "COLORADO", "ASPEN", "tiny", "SAO", "ROLODEX"])
         #expect(joined[0].read.weakest == 0.8 && joined[0].bounds.minX == 140 && joined[0].bounds.maxX == 395)
     }
 

@@ -147,7 +147,8 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
     }
 
     /// Boxes the detector split on one line of print ("HENRY" and "BECK" of "HENRY BECK"), joined
-    /// left to right with a space: of a similar height (within 1.4x), overlapping by 60% of the
+    /// left to right with a space: each read with a mean confidence of 0.9 or more (a box of noise
+    /// beside a word would spoil it), of a similar height (within 1.4x), overlapping by 60% of the
     /// smaller height, and at most that height apart. Reading order is kept otherwise.
     static func joiningWords(_ lines: [(bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double), read: Reading)])
         -> [(bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double), read: Reading)] {
@@ -160,7 +161,8 @@ public final class PaddleTextReader: TextReading, @unchecked Sendable {
                     let left = lines[a].bounds, right = lines[b].bounds
                     let leftHeight = left.maxY - left.minY, rightHeight = right.maxY - right.minY
                     let smaller = min(leftHeight, rightHeight), larger = max(leftHeight, rightHeight)
-                    guard smaller > 0, larger <= smaller * 1.4, left.minX < right.minX,
+                    guard lines[a].read.confidence >= 0.9, lines[b].read.confidence >= 0.9,
+                          smaller > 0, larger <= smaller * 1.4, left.minX < right.minX,
                           min(left.maxY, right.maxY) - max(left.minY, right.minY) >= 0.6 * smaller,
                           right.minX - left.maxX <= smaller, right.minX - left.maxX >= -0.3 * smaller else { continue }
                     let first = lines[a].read, second = lines[b].read
