@@ -15,7 +15,7 @@ public import PhotoVisionCore
 ///   of the legible text, the text that is only partly legible (marked so), the number of faces,
 ///   the colours and the light.
 ///
-/// Only text that ``TextLegibility`` judges legible is quoted (a listener cannot tell a misread from
+/// Only text that PhotoVisionCore's `TextLegibility` judges legible is quoted (a listener cannot tell a misread from
 /// the truth). Nothing is invented: with no fact about the content it gives the kind of picture, its
 /// light and colours, in a reader's words.
 public enum DescriptionComposer {

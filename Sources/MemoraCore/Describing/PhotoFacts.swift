@@ -18,7 +18,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     public var subject: SceneSubject?
     /// Text read in the pixels, in reading order.
     public var text: [TextLine]
-    /// Where it was taken as the scene model sees it ("by the sea", "in a bookshop"), when it is sure enough (``ScenePlaces``).
+    /// Where it was taken as the scene model sees it ("by the sea", "in a bookshop"), when it is sure enough (PhotoVisionCore's `ScenePlaces`).
     public var setting: String?
     /// The place the metadata names ("Porto, Portugal").
     public var place: String?

@@ -89,7 +89,7 @@ public struct WordList: Sendable {
     ]
 
     /// `letters` (lower case, not itself a word) split into as few words of the list as possible,
-    /// at most four, each at least four letters or one of ``shortWords``; nil when there is no such split.
+    /// at most four, each at least four letters or a short common word ("of", "the"); nil when there is no such split.
     public func split(_ letters: String) -> [String]? {
         let characters = Array(letters)
         guard characters.count >= 5, characters.count <= 64 else { return nil }
