@@ -39,7 +39,8 @@ public enum DescriptionComposer {
     }
 
     /// The caption, the alt text and the extended description (nil when it would add nothing).
-    public static func compose(_ facts: PhotoFacts, legibility: TextLegibility = TextLegibility()) -> (caption: String, altText: String, extended: String?) {
+    /// `legibility` judges the text (nil: with the installed word lists, loaded only when there is text).
+    public static func compose(_ facts: PhotoFacts, legibility: TextLegibility? = nil) -> (caption: String, altText: String, extended: String?) {
         let who = people(facts)
         let text = judge(facts.text, with: legibility)
         let quoted = text.legible
@@ -110,8 +111,10 @@ public enum DescriptionComposer {
     }
 
     /// The legible and the partly legible lines of `lines`, each once (the first reading of a string kept).
-    static func judge(_ lines: [TextLine], with legibility: TextLegibility) -> JudgedText {
+    static func judge(_ lines: [TextLine], with given: TextLegibility?) -> JudgedText {
         var judged = JudgedText()
+        guard !lines.isEmpty else { return judged }
+        let legibility = given ?? TextLegibility()
         var seen = Set<String>()
         for line in lines {
             var line = line

@@ -105,7 +105,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
                 facts.modelsUsed.append("text")
             }
         }
-        let legible = DescriptionComposer.judge(facts.text, with: TextLegibility()).legible.count
+        let legible = DescriptionComposer.judge(facts.text, with: nil).legible.count
         facts.kind = PictureKind.recognise(paperShare: paperShare, colouredShare: colouredShare, lines: facts.text, legible: legible)
         return (facts, seen)
     }
