@@ -143,7 +143,7 @@ extension ImageCommand {
             discussion: "The models are installed by scripts/install-models.sh (MEMORA_MODELS overrides their folder). Boxes are fractions of the upright photo, from its top left.")
 
         @Argument(help: "The photos.") var files: [String]
-        @Flag(help: "Print the result as JSON (face embeddings included).") var json = false
+        @Flag(help: "Print the result as JSON (faces with their boxes, scores and landmarks; the scene's labels; every line of text read, with its confidence and its least sure character).") var json = false
         @OptionGroup var index: IndexCommand.IndexDatabaseOptions
 
         func run() throws {
