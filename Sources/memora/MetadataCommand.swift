@@ -180,7 +180,8 @@ struct MetadataCommand: ParsableCommand {
                 case .success(let snapshot) where !snapshot.locationLeft.isEmpty:
                     // Stripped of what could be removed, but not clean: reported, not counted as done.
                     StandardError.write("error: \(TerminalText.escaped(path)): location left: \(snapshot.locationLeft.joined(separator: "; "))\n")
-                case .success: if !quiet { print(path) }
+                case .success(let snapshot):
+                    if !quiet { print(snapshot.locationRemoved.isEmpty ? path : "\(path)  (location removed: \(snapshot.locationRemoved.joined(separator: ", ")))") }
                 case .failure(let error): StandardError.write("error: \(describe(error))\n")
                 }
             }

@@ -271,10 +271,10 @@ struct VaultCommand: ParsableCommand {
 
         func run() async throws {
             if let stdinName { return try await capture(stdinName) }
-            let files = try input.files()
+            let (files, skipped) = try input.select()
             let vault = try options.open()
             if output.dryRun { return try dryRun(files, vault) }
-            if removeOriginals { return try move(files, vault) }
+            if removeOriginals { return try move(files, skipped: skipped.count, vault) }
             let progress = ProgressReporter(title: "vault add", total: files.count, silent: output.quiet || json)
             let results = VaultImport(stripsLocation: stripLocation, tags: tag).add(files, to: vault) { completed, file in
                 progress.update(completed: completed, item: file)
@@ -309,7 +309,7 @@ struct VaultCommand: ParsableCommand {
         }
 
         /// `--remove-originals`: each file added, verified, then removed (after one question).
-        private func move(_ files: [String], _ vault: Vault) throws {
+        private func move(_ files: [String], skipped: Int, _ vault: Vault) throws {
             try Confirmation.confirm(
                 "Encrypt \(files.count) photo\(files.count == 1 ? "" : "s") into the vault and remove each original once its encrypted copy is verified? "
                     + "Removal is not a secure wipe on an SSD or a copy-on-write file system.",
@@ -341,7 +341,8 @@ struct VaultCommand: ParsableCommand {
                     output.say(VaultCommand.line(move.addition) + (move.removed ? "  (original removed)" : "  (original kept: \(move.keptBecause ?? "not verified"))"))
                 }
                 output.say("removed \(removed) of \(files.count) original\(files.count == 1 ? "" : "s")"
-                           + (removed > 0 ? " (unlinked: on an SSD or a copy-on-write file system the old blocks may survive until reused)" : ""))
+                           + (removed > 0 ? " (unlinked: on an SSD or a copy-on-write file system the old blocks may survive until reused)" : "")
+                           + (skipped > 0 ? "; \(skipped) file\(skipped == 1 ? "" : "s") skipped: not a photo" : ""))
             }
             try ExitStatus.check(failed: failures, done: moved.count)
         }

@@ -24,11 +24,11 @@ struct CLI {
     func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) { try run(executable: executable, arguments) }
 
     /// The exit status, standard output and standard error of `program arguments`, in memora's
-    /// environment, with `input` on standard input.
-    func run(executable program: String, _ arguments: [String], input: String = "",
+    /// environment, with `input` (or `inputBytes`) on standard input.
+    func run(executable program: String, _ arguments: [String], input: String = "", inputBytes: [UInt8]? = nil,
              environment extra: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
         let out = folder + "/.stdout", err = folder + "/.stderr", inputPath = folder + "/.stdin"
-        try AtomicFileWriter.write(Array(input.utf8), to: inputPath)
+        try AtomicFileWriter.write(inputBytes ?? Array(input.utf8), to: inputPath)
         var environment = [
             "XDG_CONFIG_HOME": folder + "/config", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
             "MEMORA_OLLAMA_URL": "http://127.0.0.1:9",  // nothing listens: no model, never the network

@@ -102,7 +102,7 @@ struct OperationUndoCLITests {
         #expect(try cli.run("metadata", "write", "-r", folder, "--caption", "Our street", "--db", db).status == 0)
         let captioned = try photos.map { try SystemFile($0).readAll() }
         let strip = try cli.run("metadata", "strip-location", "-r", folder, "--db", db)
-        #expect(strip.status == 0, "\(strip)")
+        #expect(strip.status == 0 && strip.out.contains("\(located)  (location removed: EXIF GPS)"), "\(strip)")
         #expect(try MetadataReader.read(contentsOf: located).gps == nil)
 
         let history = try cli.run("history", "--db", db)

@@ -61,6 +61,26 @@ struct FileSelectionCLITests {
         #expect(added.status == 0, "\(added)")
         #expect((try JSONSerialization.jsonObject(with: Data(added.out.utf8)) as? [[String: Any]])?.count == 2)
     }
+
+    @Test("vault add --remove-originals on a folder: a photo captured earlier with --stdin leaves too (its copy read back), a text file named .jpg is named and counted as skipped")
+    func vaultMoveFolder() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let first = try cli.photo("photos/a.jpg")
+        _ = try cli.photo("photos/b.jpg", seed: 2)
+        try AtomicFileWriter.write(Array("shopping list".utf8), to: cli.folder + "/photos/notes.jpg")
+        let vault = cli.folder + "/vault", key = cli.folder + "/vault.key"
+        #expect(try cli.run("vault", "init", "--vault", vault, "--key-file", key).status == 0)
+        let captured = try cli.run(executable: cli.executable, ["vault", "add", "--vault", vault, "--key-file", key, "--stdin", "captured.jpg"],
+                                   inputBytes: try SystemFile(first).readAll())
+        #expect(captured.status == 0, "\(captured)")
+
+        let moved = try cli.run("vault", "add", "--remove-originals", "--yes", "--vault", vault, "--key-file", key, cli.folder + "/photos")
+        #expect(moved.status == 0, "\(moved)")
+        #expect(moved.err.contains("notes.jpg: skipped: not a photo"), "\(moved.err)")
+        #expect(moved.out.contains("removed 2 of 2 originals") && moved.out.contains("1 file skipped: not a photo"), "\(moved.out)")
+        #expect(try FileSystem.entries(of: cli.folder + "/photos").map(\.name) == ["notes.jpg"])
+    }
 }
 
 /// "Did you mean" for mistyped commands, and the completion scripts `make install` puts in place.

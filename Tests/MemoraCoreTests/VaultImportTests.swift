@@ -86,7 +86,7 @@ struct VaultImportTests {
         #expect(try vault.photos().count == count)
     }
 
-    @Test("moving originals: each removed only once its encrypted copy reads back as stored; a duplicate and a failure keep theirs")
+    @Test("moving originals: each removed only once its encrypted copy reads back as stored, also when an earlier run or another file stored it; a failure keeps its own")
     func moveOriginals() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -106,9 +106,33 @@ struct VaultImportTests {
         #expect((try? results[1].get()) == nil)
         #expect(try results[2].get().removed && !FileManager.default.fileExists(atPath: second))
 
-        // Without the strip, the copy's content is already in the vault: the file is kept, with why.
-        let kept = try VaultImport().move([copy], into: vault)[0].get()
-        #expect(!kept.removed && kept.addition.wasAlreadyStored && kept.keptBecause?.contains("held this content already") == true)
-        #expect(FileManager.default.fileExists(atPath: copy))
+        // Without the strip, the copy's content is already in the vault (an earlier run encrypted it
+        // and was killed before it removed the file): the vault's copy reads back as the file, so it goes.
+        let rerun = try VaultImport().move([copy], into: vault)[0].get()
+        #expect(rerun.removed && rerun.addition.wasAlreadyStored && rerun.keptBecause == nil)
+        #expect(!FileManager.default.fileExists(atPath: copy))
+        #expect(try vault.photos().count == 3, "nothing stored twice")
+    }
+
+    @Test("a rerun with --strip-location removes an original whose stripped copy an earlier run stored; the vault's copy is checked, not trusted")
+    func moveRerunAfterStrip() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let photo = try makeCameraJPEG(in: folder, name: "a.jpg", width: 320, height: 240)
+        let vault = try Vault.create(at: folder + "/vault", keyStore: InMemoryKeyStore())
+        let earlier = try VaultImport(stripsLocation: true).add(photo, to: vault)  // killed before the removal
+        let moved = try VaultImport(stripsLocation: true).move([photo], into: vault)[0].get()
+        #expect(moved.addition.wasAlreadyStored && moved.addition.photo.id == earlier.photo.id)
+        #expect(moved.removed && !FileManager.default.fileExists(atPath: photo))
+
+        // A vault copy that no longer decrypts keeps the original, with an error.
+        let second = try makeCameraJPEG(in: folder, name: "b.jpg", width: 200, height: 100)
+        let stored = try VaultImport().add(second, to: vault)
+        let encrypted = folder + "/vault/" + stored.photo.relativePath
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: encrypted)))
+        bytes[bytes.count / 2] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: encrypted))
+        #expect((try? VaultImport().move([second], into: vault)[0].get()) == nil)
+        #expect(FileManager.default.fileExists(atPath: second))
     }
 }

@@ -135,8 +135,10 @@ public struct VaultImport: Sendable {
     /// Adds each of `paths` as ``add(_:to:)`` does, then removes each original, but only once its
     /// encrypted copy is committed (written, synced, recorded), read back from the disk, decrypted and
     /// found to hash to exactly what was stored, and the original still hashes as it did when it was
-    /// read. A file this call did not encrypt is never removed: one that failed or was refused is an
-    /// error, and one whose content the vault held already is kept (``Move/keptBecause``). Removal
+    /// read. A photo the vault held already (an earlier run killed before it removed the original, a
+    /// capture from standard input) is removed on the same proof: the vault's copy is read back and
+    /// must hash to what this call would store. One that failed or was refused is an error and is
+    /// kept; one kept for another reason says why (``Move/keptBecause``). Removal
     /// unlinks the file: on an SSD or a copy-on-write file system (btrfs, ZFS, APFS) its old blocks
     /// may survive until reused; it is not a secure wipe. A crash at any point leaves the original, or
     /// a verified encrypted copy, or both.
@@ -154,10 +156,9 @@ public struct VaultImport: Sendable {
         let before = try Self.digest(of: path)
         let (addition, stored) = try store(path, to: vault)
         var move = Move(path: path, addition: addition, removed: false, keptBecause: nil)
-        if addition.wasAlreadyStored {
-            move.keptBecause = "the vault held this content already (photo \(addition.photo.id)); only a file this run encrypted is removed"
-            return move
-        }
+        // The vault's copy is read back whether this run wrote it or an earlier one did (a run killed
+        // between encrypting and removing, a capture from standard input): either way the original
+        // goes only when that copy decrypts to exactly what this run would store.
         let readBack: [UInt8]
         do { readBack = try vault.plaintextDigest(of: addition.photo.id) } catch { throw .vault(error) }
         // The original first: a file that changed while it was added is kept, whatever the vault holds.
@@ -166,6 +167,10 @@ public struct VaultImport: Sendable {
             return move
         }
         guard readBack == (stored ?? before) else {
+            if addition.wasAlreadyStored {
+                move.keptBecause = "the vault's copy of this content (photo \(addition.photo.id)) does not read back as this file; run `memora vault verify`"
+                return move
+            }
             throw .io(path: path, reason: "its encrypted copy (photo \(addition.photo.id)) does not read back as what was stored; the original was kept. Run `memora vault verify`")
         }
         do { try FileSystem.remove(path) } catch {

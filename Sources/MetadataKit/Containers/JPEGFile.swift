@@ -213,11 +213,17 @@ struct JPEGFile {
         Self.digestBytes(imageDataCRC(tailPrefix: tail.count))
     }
 
+    /// The digest as releases before the Ricoh block could be removed made it (``isRicohBlock(_:)``
+    /// counted as image data), so their snapshots of a Ricoh photo still restore.
+    var legacyImageDataDigest: [UInt8] {
+        Self.digestBytes(imageDataCRC(tailPrefix: tail.count, countingRicohBlock: true))
+    }
+
     /// The CRC-32 of the digest's bytes up to `tailPrefix` bytes into the tail (a windowed write
     /// continues it through the bytes it never read into memory, then over the rest of the tail).
-    func imageDataCRC(tailPrefix: Int) -> UInt32 {
+    func imageDataCRC(tailPrefix: Int, countingRicohBlock: Bool = false) -> UInt32 {
         var crc: UInt32 = 0
-        for segment in segments where !Self.isMetadata(segment) {
+        for segment in segments where !Self.isSaved(segment) || (countingRicohBlock && Self.isRicohBlock(segment)) {
             let length = segment.payload.count + 2
             crc = CRC32.checksum([0xFF, segment.marker, UInt8(length >> 8), UInt8(length & 0xFF)], initial: crc)
             crc = CRC32.checksum(segment.payload, initial: crc)
@@ -232,8 +238,8 @@ struct JPEGFile {
 
     /// Whether `other` holds exactly the same coded image (byte comparison with memcmp, no hashing).
     func hasSameImageData(as other: JPEGFile) -> Bool {
-        let mine = segments.filter { !Self.isMetadata($0) }
-        let theirs = other.segments.filter { !Self.isMetadata($0) }
+        let mine = segments.filter { !Self.isSaved($0) }
+        let theirs = other.segments.filter { !Self.isSaved($0) }
         return sameBytes(tail, other.tail) && mine.count == theirs.count
             && zip(mine, theirs).allSatisfy { $0.marker == $1.marker && sameBytes($0.payload[...], $1.payload[...]) }
     }
@@ -242,5 +248,36 @@ struct JPEGFile {
     static func isMetadata(_ segment: Segment) -> Bool {
         (segment.marker == 0xE1 && (segment.payload.starts(with: exifSignature) || segment.payload.starts(with: xmpSignature)))
             || (segment.marker == 0xED && segment.payload.starts(with: photoshopSignature))
+    }
+
+    /// The signature of a Ricoh RMETA block.
+    static let ricohSignature: [UInt8] = Array("RMETA".utf8) + [0]
+
+    /// A Ricoh RMETA block (APP5): a place the user typed (`Location`) and the camera's
+    /// sign-recognition fields, nothing else. No editor parses it; a location strip removes it whole.
+    static func isRicohBlock(_ segment: Segment) -> Bool {
+        segment.marker == 0xE5 && segment.payload.starts(with: ricohSignature)
+    }
+
+    /// A Ricoh RMETA block that holds a `Location` field.
+    static func isRicohLocation(_ segment: Segment) -> Bool {
+        isRicohBlock(segment) && contains(segment.payload[...], Array("Location".utf8) + [0])
+    }
+
+    /// What a write may change and its snapshot saves: ``isMetadata(_:)`` and a Ricoh RMETA block.
+    /// Everything else is the image, fingerprinted by ``imageDataDigest``.
+    static func isSaved(_ segment: Segment) -> Bool {
+        isMetadata(segment) || isRicohBlock(segment)
+    }
+
+    /// Whether `needle` occurs anywhere in `haystack`.
+    static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        var index = haystack.startIndex
+        while index + needle.count <= haystack.endIndex {
+            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
     }
 }

@@ -25,11 +25,13 @@ public enum CaptionWriter {
     }
 
     /// Removes the location from the file at `path`: the EXIF GPS directory (its bytes are
-    /// zeroed where they belong to it alone), XMP GPS and location properties, and the IPTC
-    /// location fields. Other metadata and the image are left exactly as they were.
+    /// zeroed where they belong to it alone), XMP GPS and location properties, the IPTC
+    /// location fields, and a JPEG's Ricoh RMETA block (APP5) when it holds a `Location` (whole:
+    /// its other fields are the camera's sign recognition). Other metadata and the image are left
+    /// exactly as they were. The snapshot names the blocks it removed from
+    /// (``MetadataSnapshot/locationRemoved``), and any location still found after the write
+    /// (``MetadataSnapshot/locationLeft``).
     @discardableResult
-    /// Fields Memora cannot edit (a Ricoh RMETA `Location`) are left, and named in the snapshot's
-    /// ``MetadataSnapshot/locationLeft``.
     public static func stripLocation(from path: String, options: CaptionWriteOptions = CaptionWriteOptions()) throws(MetadataError) -> MetadataSnapshot {
         var snapshot = try perform(.stripAllLocation, on: path, options: options)
         snapshot.locationLeft = UneditableLocation.fields(inFileAt: path)
@@ -128,6 +130,7 @@ public enum CaptionWriter {
         (updated, snapshot) = try container.editor.apply(operation, to: original, source: path, oldCaptions: oldCaptions)
         try verify(original: original, updated: updated, container: container, operation: operation, source: path, before: beforeTags)
         var result = snapshot
+        if case .stripLocation(let plan) = operation { result.locationRemoved = plan.names }
         switch snapshot.kept {
         case .wholeFile, .patches: result.imageDigest = Data(fingerprint(updated))
         default: break
@@ -171,7 +174,8 @@ public enum CaptionWriter {
                 || (jpeg?.exifSegmentCount ?? 0) > 1,
             xmp: located.contains { $0.family == .xmp } || (jpeg?.xmpPackets ?? xmpPackets()).contains { XMPPacketCheck.holdsLocation($0, source: path) }
                 || jpeg.map(JPEGXMPCopies.hasNonstandardXMP) == true,
-            iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated)
+            iptc: located.contains { $0.family == .iptc } || trailerLocated || embeddedLocated,
+            ricoh: jpeg?.segments.contains(where: JPEGFile.isRicohLocation) == true)
         return plan.isEmpty ? nil : .stripLocation(plan)
     }
 

@@ -10,14 +10,21 @@ enum MetadataOperation: Sendable {
     case stripLocation(StripPlan)
 
     /// A location strip before the file is looked at: every block, narrowed by `edit` to those that hold a location.
-    static let stripAllLocation = MetadataOperation.stripLocation(.init(exif: true, xmp: true, iptc: true))
+    static let stripAllLocation = MetadataOperation.stripLocation(.init(exif: true, xmp: true, iptc: true, ricoh: true))
 
     /// Which metadata blocks of a file hold location data.
     struct StripPlan: Sendable {
         var exif: Bool
         var xmp: Bool
         var iptc: Bool
-        var isEmpty: Bool { !exif && !xmp && !iptc }
+        /// A JPEG's Ricoh RMETA block (APP5) with a `Location`: removed whole.
+        var ricoh: Bool = false
+        var isEmpty: Bool { !exif && !xmp && !iptc && !ricoh }
+
+        /// The blocks, named for a person, as a strip's summary lists what it removed.
+        var names: [String] {
+            [(exif, "EXIF GPS"), (xmp, "XMP location"), (iptc, "IPTC location"), (ricoh, "Ricoh RMETA block (APP5)")].filter(\.0).map(\.1)
+        }
     }
 
     /// The XMP properties a location strip removes (`*`: every key with that prefix).

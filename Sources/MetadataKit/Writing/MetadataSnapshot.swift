@@ -19,10 +19,13 @@ public struct MetadataSnapshot: Sendable, Hashable, Codable {
     public var imageDigest: Data
     /// When the write happened.
     public var date: Date
-    /// After a location strip: location fields the file still holds because Memora cannot edit them
-    /// (a Ricoh RMETA `Location`), named for a person. Empty after any other write. Not stored with
-    /// the snapshot: it describes the file as the write left it.
+    /// After a location strip: location fields the file still holds, named for a person (a check
+    /// after the write; empty when the strip removed everything). Empty after any other write. Not
+    /// stored with the snapshot: it describes the file as the write left it.
     public var locationLeft: [String] = []
+    /// After a location strip: the blocks it removed location from ("EXIF GPS", "XMP location",
+    /// "IPTC location", "Ricoh RMETA block (APP5)"). Empty after any other write, and not stored.
+    public var locationRemoved: [String] = []
 
     /// What a write kept of the file, by container format.
     public enum Kept: Sendable, Hashable {

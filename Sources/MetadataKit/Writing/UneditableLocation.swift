@@ -1,8 +1,8 @@
 internal import MemoraSystem
 
-/// Location fields a strip cannot remove, because no editor Memora has (nor libexiv2, nor exiftool)
-/// can rewrite the block that holds them: found after a strip so the file is reported, not counted
-/// as clean.
+/// Location fields found in a file after a strip, so a file that is not clean is reported, not
+/// counted as clean: the check after the write that the blocks no editor parses (a Ricoh RMETA
+/// block, which the strip removes whole) are gone.
 enum UneditableLocation {
     /// The first bytes of a file read for its APP segments (they come before the image data).
     static let headLimit = 1 << 20
@@ -20,28 +20,19 @@ enum UneditableLocation {
         guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return [] }
         var offset = 2
         var found: [String] = []
-        let rmeta = Array("RMETA".utf8) + [0], label = Array("Location".utf8) + [0]
+        let label = Array("Location".utf8) + [0]
         while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
             let marker = bytes[offset + 1]
             if marker == 0xDA || marker == 0xD9 { break }  // the image data, or the end
             let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
             guard length >= 2, offset + 2 + length <= bytes.count else { break }
             let payload = bytes[(offset + 4)..<(offset + 2 + length)]
-            if marker == 0xE5, payload.starts(with: rmeta), Self.contains(payload, label) {
-                found.append("Ricoh RMETA Location (APP5), which Memora cannot edit")
+            if marker == 0xE5, payload.starts(with: JPEGFile.ricohSignature),
+                JPEGFile.contains(payload, label) {
+                found.append("Ricoh RMETA Location (APP5)")
             }
             offset += 2 + length
         }
         return found
-    }
-
-    private static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard haystack.count >= needle.count else { return false }
-        var index = haystack.startIndex
-        while index + needle.count <= haystack.endIndex {
-            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
     }
 }

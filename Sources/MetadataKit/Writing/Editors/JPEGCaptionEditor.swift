@@ -8,7 +8,7 @@ enum JPEGCaptionEditor {
         MetadataSnapshot(
             path: source,
             kept: .jpeg(MetadataSnapshot.JPEGMetadata(
-                segments: jpeg.segments.enumerated().filter { JPEGFile.isMetadata($0.element) }
+                segments: jpeg.segments.enumerated().filter { JPEGFile.isSaved($0.element) }
                     .map { MetadataSnapshot.JPEGSegment(marker: $0.element.marker, payload: Data($0.element.payload), position: $0.offset) },
                 fotoStationTrailer: jpeg.fotoStation.map { Data($0.bytes) },
                 afcpTrailer: jpeg.afcp.map { Data($0.original) })),
@@ -19,11 +19,11 @@ enum JPEGCaptionEditor {
     static func restore(_ saved: MetadataSnapshot.JPEGMetadata, digest: Data, current: [UInt8], identity: FileAccess.Identity, path: String,
                         options: CaptionWriteOptions) throws(MetadataError) {
         var jpeg = try JPEGFile(current, source: path)
-        guard Data(jpeg.imageDataDigest) == digest else {
+        guard Data(jpeg.imageDataDigest) == digest || Data(jpeg.legacyImageDataDigest) == digest else {
             throw .verificationFailed(source: path, differences: ["the image data (this is not the picture the snapshot was taken from)"])
         }
         // The other segments are the same ones in the same order, so the saved positions rebuild the original layout.
-        jpeg.segments.removeAll(where: JPEGFile.isMetadata)
+        jpeg.segments.removeAll(where: JPEGFile.isSaved)
         if let trailer = saved.fotoStationTrailer {
             guard let found = FotoStationTrailer.find(in: [UInt8](trailer)[...]), found.start == 0 else {
                 throw .corrupt(source: path, reason: "the snapshot is damaged")
@@ -104,6 +104,11 @@ enum JPEGCaptionEditor {
                 throw .tooLarge(source: source, reason: "the EXIF block would be \(tiff.bytes.count) bytes, more than a JPEG segment holds")
             }
             jpeg.setSegment(marker: 0xE1, signature: JPEGFile.exifSignature, payload: JPEGFile.exifSignature + tiff.bytes)
+        }
+
+        // A Ricoh RMETA block with a location: removed whole (its other fields are sign recognition).
+        if case .stripLocation(let plan) = operation, plan.ricoh {
+            jpeg.segments.removeAll(where: JPEGFile.isRicohBlock)
         }
 
         // IPTC: UTF-8 with the 1:90 marker (other text re-encoded first), digest kept current.
