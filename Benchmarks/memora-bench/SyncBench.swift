@@ -32,7 +32,7 @@ enum SyncBench {
         if let database = ProcessInfo.processInfo.environment["MEMORA_BENCH_DATABASE"], !database.isEmpty {
             let postgres = try ChildServer(["--sync-server", folder + "/postgres", database])
             defer { postgres.stop() }
-            try await latency(try await BenchClient(server: postgres, folder: folder + "/postgres"), store: "PostgreSQL")
+            try await latency(try await BenchClient(server: postgres, folder: folder + "/postgres", database: database), store: "PostgreSQL")
         } else {
             print("   PostgreSQL: skipped (MEMORA_BENCH_DATABASE is not set; `make bench` sets it when Debian's postgresql is installed)")
         }
@@ -302,9 +302,9 @@ struct BenchClient {
     let token: String
     let transport = URLSessionTransport(timeout: .seconds(600))
 
-    init(server: ChildServer, folder: String) async throws {
+    init(server: ChildServer, folder: String, database: String? = nil) async throws {
         base = URL(string: "http://127.0.0.1:\(server.port)")!
-        let code = try String(contentsOfFile: folder + "/join-code", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let code = try await ServerData.open(folder, database: database).joinCode
         let register = RegisterRequest(deviceId: UUID().uuidString.lowercased(), platform: "linux", joinCode: code)
         let response = try await transport.send(MemoraHTTP.HTTPRequest(method: "POST", url: base.appendingPathComponent("api/devices/register"),
                                                                 headers: ["Content-Type": "application/json"], body: try JSONEncoder().encode(register)))

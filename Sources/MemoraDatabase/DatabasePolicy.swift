@@ -28,6 +28,8 @@ package enum DatabasePolicy {
     /// and migrates it. `tighteningFolder` also makes an existing folder 0700 (a folder Memora owns).
     package static func openPool(at path: String, migrator: DatabaseMigrator, tighteningFolder: Bool = false) throws -> DatabasePool {
         try FileSystem.preparePrivateDatabase(path, tighteningFolder: tighteningFolder)
+        let lock = try openingLock(path)
+        defer { lock.unlock() }
         try refuseNewer(path, migrator: migrator)  // before the pool switches the file to WAL
         let pool = try DatabasePool(path: path, configuration: configuration)
         try migrate(pool, with: migrator, path: path)
@@ -38,11 +40,22 @@ package enum DatabasePolicy {
     /// that could keep deleted rows until a checkpoint; the vault catalogue's choice), and migrates it.
     package static func openQueue(at path: String, migrator: DatabaseMigrator) throws -> DatabaseQueue {
         try FileSystem.preparePrivateDatabase(path)
+        let lock = try openingLock(path)
+        defer { lock.unlock() }
         // Opening a queue writes nothing, and its connection rolls back a journal a crash left
         // (a read-only look first could not, and would refuse the database for good).
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         try migrate(queue, with: migrator, path: path)
         return queue
+    }
+
+    /// The lock on `PATH-open.lock` (0600) held while a process opens and migrates the file: switching
+    /// a new file to WAL is refused while another connection does it ("database is locked"), and GRDB's
+    /// migrator reads which migrations ran, then runs each of the others in its own transaction, so
+    /// two processes opening a new file at once (two servers starting together on one folder) would
+    /// both run the first one.
+    private static func openingLock(_ path: String) throws -> FileLock {
+        try FileLock(path + "-open.lock", .exclusive)
     }
 
     private static func migrate(_ writer: any DatabaseWriter, with migrator: DatabaseMigrator, path: String) throws {

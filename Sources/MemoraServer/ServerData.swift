@@ -2,9 +2,11 @@ internal import Foundation
 internal import MemoraSystem
 public import MemoraHub
 
-/// A server's folder: `memora-server.sqlite` (unless the store is PostgreSQL), `objects/`, `hub/` (the
-/// Memory Palace hub's media and thumbnails), `join-code` and `dashboard-key` (0600, made on first use),
-/// and, while a server runs on it, `listening` (where it listens) and `running.lock`.
+/// A server's folder: `memora-server.sqlite` (unless the store is PostgreSQL), `objects/` and `hub/` (the
+/// Memory Palace hub's media and thumbnails), `fleet-folder` (on PostgreSQL: the mark that tells the
+/// fleet's folder from another) and, while a server runs on it, `listening` (where it listens) and
+/// `running.lock`. The join code and the dashboard key are in the database (``Fleet``), so every
+/// server on one database has the same ones.
 public struct ServerData: Sendable {
     /// The store: SQLite in the folder, or PostgreSQL.
     public let store: SyncStore
@@ -12,11 +14,13 @@ public struct ServerData: Sendable {
     public let storeDescription: String
     /// The uploaded objects.
     public let objects: ObjectStore
-    /// The join code devices register with.
+    /// The join code devices register with (as it was when the folder was opened).
     public let joinCode: String
     /// The Memory Palace hub's tables (in the same store) and files (`hub/` in the folder).
     let hub: HubStore
     let hubMedia: HubMedia
+    /// What the servers on this database share: secrets and leases.
+    let fleet: Fleet
     /// The key that opens the dashboard (`/?key=…`), from this machine too.
     public let dashboardKey: String
     /// The folder.
@@ -27,48 +31,64 @@ public struct ServerData: Sendable {
 
     /// Opens (creating as needed) the server folder at `folder`, with its data in SQLite there or in
     /// the PostgreSQL database at `database` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`).
+    /// Several servers may open one folder and database at once: they get the same secrets. On
+    /// PostgreSQL, a folder other than the one the database's servers share is refused
+    /// (``ServerError/Code/fleetMismatch``).
     public static func open(_ folder: String, database: String? = nil) async throws(ServerError) -> ServerData {
         do {
             try FileSystem.makeFolder(folder, permissions: 0o700)
         } catch {
             throw .storage("cannot create \(folder): \(error)")
         }
-        // An existing folder too: it holds the secrets and the database. Best effort: a folder the
+        // An existing folder too: it holds the uploads and the database. Best effort: a folder the
         // server may write to but does not own (a mounted volume) keeps its mode.
         try? FileSystem.setPermissions(folder, 0o700)
-        let code = try secret(folder + "/join-code", bytes: 15)
-        let dashboardKey = try secret(folder + "/dashboard-key", bytes: 24)
-        let objects = try ObjectStore(folder: folder + "/objects")
         let store = if let database { try await SyncStore.postgres(url: database) } else { try await SyncStore.sqlite(path: folder + "/memora-server.sqlite") }
+        let fleet = try await Fleet.open(store.database)
+        if database != nil { try await fleet.claim(folder: folder) }
+        let code = try await secret(Fleet.joinCodeName, bytes: 15, fleet: fleet, folder: folder)
+        let dashboardKey = try await secret(Fleet.dashboardKeyName, bytes: 24, fleet: fleet, folder: folder)
+        let objects = try ObjectStore(folder: folder + "/objects")
         return ServerData(store: store, storeDescription: store.location, objects: objects, joinCode: code,
-                          hub: try await HubStore.open(store.database), hubMedia: try HubMedia(folder: folder + "/hub"), dashboardKey: dashboardKey, folder: folder)
+                          hub: try await HubStore.open(store.database), hubMedia: try HubMedia(folder: folder + "/hub"), fleet: fleet,
+                          dashboardKey: dashboardKey, folder: folder)
     }
 }
 
 extension ServerData {
-    /// The secret kept in the file at `path` (0600), made on first use.
-    static func secret(_ path: String, bytes: Int) throws(ServerError) -> String {
-        let saved = (try? SystemFile(path).readAll()).map { String(decoding: $0, as: UTF8.self) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        guard saved.isEmpty else { return saved }
-        let secret = ServerSecrets.randomToken(bytes: bytes)
-        do {
-            try AtomicFileWriter.write(Array((secret + "\n").utf8), to: path, options: .secret())
-        } catch {
-            throw .storage("cannot write \(path): \(error)")
-        }
+    /// The fleet's secret `name`, made on first use: an earlier release's file of that name in the
+    /// folder (0600) when there is one, a new random one otherwise. The file goes once the database
+    /// holds the secret, so no copy is left to go stale.
+    static func secret(_ name: String, bytes: Int, fleet: Fleet, folder: String) async throws(ServerError) -> String {
+        let file = folder + "/" + name
+        let saved = (try? SystemFile(file).readAll()).map { String(decoding: $0, as: UTF8.self) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let secret = try await fleet.secret(name, proposed: saved.isEmpty ? ServerSecrets.randomToken(bytes: bytes) : saved)
+        if FileSystem.exists(file) { try? FileSystem.remove(file) }
         return secret
     }
 
-    /// Replaces the join code with a new random one and returns it. Devices registered already keep
-    /// their tokens; a new device needs the new code. A running server takes it when it starts again.
-    public static func rotateJoinCode(folder: String) throws(ServerError) -> String {
+    /// Replaces the join code with a new random one for every server on the database, and returns it.
+    /// Devices registered already keep their tokens; a new device needs the new code. A running server
+    /// takes it when it starts again.
+    public func rotateJoinCode() async throws(ServerError) -> String {
         let code = ServerSecrets.randomToken(bytes: 15)
-        do {
-            try AtomicFileWriter.write(Array((code + "\n").utf8), to: folder + "/join-code", options: .secret())
-        } catch {
-            throw .storage("cannot write \(folder)/join-code: \(error)")
-        }
+        try await fleet.replaceSecret(Fleet.joinCodeName, with: code)
         return code
+    }
+
+    /// Replaces the dashboard key with a new random one for every server on the database, and returns
+    /// it: the old key, and every browser that signed in with it, stop opening the dashboard once the
+    /// servers start again.
+    public func rotateDashboardKey() async throws(ServerError) -> String {
+        let key = ServerSecrets.randomToken(bytes: 24)
+        try await fleet.replaceSecret(Fleet.dashboardKeyName, with: key)
+        return key
+    }
+
+    /// Takes a lease for the server `id` until `now` (milliseconds since 1970) plus the lease's length,
+    /// as a running server does: for tests of a server that stopped without ending its lease.
+    package func holdLease(forServer id: String, now: Int64) async throws(ServerError) {
+        try await fleet.holdLease(id, now: now)
     }
 
     /// A new pairing token for the hub's QR code: works once, for `lifetimeSeconds`. Only its hash is stored.

@@ -45,6 +45,9 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let rateLimited = Code(rawValue: "rate-limited")
         /// The storage failed (`503`).
         public static let storageUnavailable = Code(rawValue: "storage-unavailable")
+        /// The server's data folder is not the one the other servers on its database use (never an
+        /// answer: ``ServerData/open(_:database:)`` throws it).
+        public static let fleetMismatch = Code(rawValue: "fleet-mismatch")
     }
 
     /// What kind of failure it is.
@@ -135,6 +138,11 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Too many requests: try again after `retryAfter` seconds (`429`).
     public static func rateLimited(retryAfter: Int) -> ServerError {
         ServerError(.rateLimited, status: 429, "too many requests; try again in \(retryAfter) s", retryAfter: retryAfter, isRetryable: true)
+    }
+
+    /// The data folder is not the fleet's: `message` says which folder the servers on the database share.
+    public static func fleetMismatch(_ message: String) -> ServerError {
+        ServerError(.fleetMismatch, status: 503, message)
     }
 
     /// The storage failed (`503`); `message` says what, without data.

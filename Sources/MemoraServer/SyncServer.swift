@@ -21,7 +21,7 @@ public struct SyncServer: Sendable {
     let configuration: ServerConfiguration
     let store: SyncStore
     let objects: ObjectStore
-    let hub: (store: HubStore, media: HubMedia, dashboardKey: String)?
+    let hub: (store: HubStore, media: HubMedia, dashboardKey: String, fleet: Fleet)?
     /// The server folder, where a running server records where it listens.
     let dataFolder: String?
 
@@ -39,12 +39,17 @@ public struct SyncServer: Sendable {
         self.configuration = configuration
         store = data.store
         objects = data.objects
-        hub = (data.hub, data.hubMedia, data.dashboardKey)
+        hub = (data.hub, data.hubMedia, data.dashboardKey, data.fleet)
         dataFolder = data.folder
     }
 
     /// Builds the router: every route, the rate limits, authentication and the error shape.
     public func router() -> Router<ServerContext> {
+        router(media: hub?.media)
+    }
+
+    /// The router, the hub's uploads staged through `media` (the running server's own `incoming/` folder).
+    func router(media: HubMedia?) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
@@ -66,7 +71,7 @@ public struct SyncServer: Sendable {
         table.device(.put, "/api/objects/:sha256") { request, context in try await routes.putObject(request, context: context) }
         table.device(.head, "/api/objects/:sha256") { request, context in try await routes.headObject(request, context: context) }
         if let hub {
-            let routes = HubRoutes(configuration: configuration, store: store, hub: hub.store, media: hub.media)
+            let routes = HubRoutes(configuration: configuration, store: store, hub: hub.store, media: media ?? hub.media)
             table.open(.post, "/api/hub/pair") { request, context in try await routes.pair(request, context: context) }
             table.device(.get, "/api/people") { request, context in try await routes.people(request, context: context) }
             table.device(.post, "/api/people") { request, context in try await routes.addPerson(request, context: context) }
@@ -88,7 +93,7 @@ public struct SyncServer: Sendable {
             table.device(.post, "/api/uploads") { request, context in try await routes.startUpload(request, context: context) }
             table.device(.get, "/api/uploads/:uploadId") { request, context in try await routes.uploadStatus(request, context: context) }
             table.device(.patch, "/api/uploads/:uploadId") { request, context in try await routes.continueUpload(request, context: context) }
-            let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: hub.media, key: hub.dashboardKey)
+            let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: media ?? hub.media, key: hub.dashboardKey)
             table.open(.get, "/") { request, context in try await dashboard.home(request, context: context) }
             table.open(.post, "/dashboard/pair") { request, context in try await dashboard.pair(request, context: context) }
             table.open(.get, "/people/:id") { request, context in try await dashboard.person(request, context: context) }
@@ -107,8 +112,11 @@ public struct SyncServer: Sendable {
         let folder = dataFolder, host = configuration.host
         let lock = folder.flatMap(ServerData.runningLock)
         defer { if let folder, let lock { ServerData.forgetListening(folder: folder, lock: lock) } }
+        // The hub's uploads are staged in this run's own folder, under a lease the other servers on
+        // the database respect: none of them clears it while this one runs.
+        let lease = try await hubLease()
         let app = Application(
-            router: router(),
+            router: router(media: lease?.media),
             server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount.milliseconds(max(100, configuration.idleTimeout.wholeMilliseconds)))),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "memora-server"),
             onServerRunning: { channel in
@@ -130,16 +138,58 @@ public struct SyncServer: Sendable {
             } else {
                 try await app.runService(gracefulShutdownSignals: [])
             }
+            await lease?.end()
         } catch let error as IOError where NetworkAddress.isAddressInUse(error.errnoCode) {
+            await lease?.end()
             throw ServerError.cannotListen("port \(configuration.port) on \(configuration.host) is in use by another program (another memora-server?): "
                                            + "stop it, or choose another port with --port")
         } catch let error as IOError {
+            await lease?.end()
             throw ServerError.cannotListen("cannot listen on \(configuration.host):\(configuration.port): \(error.description)")
+        } catch {
+            await lease?.end()
+            throw error
         }
     }
 }
 
 extension SyncServer {
+    /// A running server's lease on its own `incoming/` folder: renewed while it runs, ended (and the
+    /// folder removed) when it stops.
+    struct HubLease: Sendable {
+        let media: HubMedia
+        let renewal: Task<Void, Never>
+        let fleet: Fleet
+
+        /// Ends the lease and removes the folder, even when the server's task was cancelled.
+        func end() async {
+            renewal.cancel()
+            let (fleet, media) = (fleet, media)
+            await Task {
+                try? await fleet.releaseLease(media.server)
+                try? FileSystem.removeTree(media.incoming)
+            }.value
+        }
+    }
+
+    /// Takes the lease, makes this run's `incoming/` folder and clears those of servers whose lease has
+    /// ended; nil without a hub.
+    func hubLease() async throws(ServerError) -> HubLease? {
+        guard let hub else { return nil }
+        let server = UUID().uuidString.lowercased(), fleet = hub.fleet
+        try await fleet.holdLease(server, now: Instant.now)
+        let media = try hub.media.running(as: server)
+        _ = media.sweepIncoming(live: try await fleet.liveServers(now: Instant.now), before: Instant.now / 1000 - 3600)
+        let renewal = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Fleet.leaseRenewal)
+                guard !Task.isCancelled else { return }
+                try? await fleet.holdLease(server, now: Instant.now)
+            }
+        }
+        return HubLease(media: media, renewal: renewal, fleet: fleet)
+    }
+
     /// What one maintenance pass removed.
     public struct Maintenance: Sendable, Hashable {
         /// Tombstones past the retention period.
@@ -163,6 +213,7 @@ extension SyncServer {
             for id in try await hub.store.removeExpiredUploadSessions(now: now) { try? FileSystem.remove(hub.media.sessionPath(id)) }
             let kept = try await hub.store.referencedFiles()
             orphanHubFiles = hub.media.sweep(media: kept.media, avatars: kept.avatars, before: now / 1000 - 3600)
+            orphanHubFiles += hub.media.sweepIncoming(live: try await hub.fleet.liveServers(now: now), before: now / 1000 - 3600)
         }
         return Maintenance(tombstones: tombstones, orphanObjects: orphans.count, orphanHubFiles: orphanHubFiles)
     }

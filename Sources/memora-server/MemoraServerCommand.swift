@@ -117,12 +117,18 @@ extension MemoraServerCommand {
         @OptionGroup var options: DataOptions
         @Option(help: "The address the browser reaches the hub at (default: where the running hub listens).") var host: String?
         @Option(help: "The port the browser reaches the hub at (default: the running hub's).") var port: Int?
+        @Flag(help: "Make a new key (one that leaked stops working once the servers restart) and print the address with it.")
+        var rotateKey = false
 
         func run() async throws {
             let data = try await options.open()
+            let key = rotateKey ? try await data.rotateDashboardKey() : data.dashboardKey
             let address = data.hubAddress(host: host, port: port)
             let shown = address.host.contains(":") ? "[\(address.host)]" : address.host
-            print("http://\(shown):\(address.port)/?key=\(data.dashboardKey)")
+            print("http://\(shown):\(address.port)/?key=\(key)")
+            if rotateKey {
+                FileHandle.standardError.write(Data("The old key opens the dashboard until the servers on this database restart.\n".utf8))
+            }
             FileHandle.standardError.write(Data("(\(address.reason); the key is a password: share it only with the family)\n".utf8))
         }
     }
@@ -137,9 +143,9 @@ extension MemoraServerCommand {
         func run() async throws {
             let data = try await options.open()
             guard rotate else { print(data.joinCode); return }
-            print(try ServerData.rotateJoinCode(folder: data.folder))
+            print(try await data.rotateJoinCode())
             let running = data.isServerRunning ? " The server running on this folder still takes the old code until it restarts." : ""
-            FileHandle.standardError.write(Data("The old code no longer registers new devices once the server restarts.\(running)\n".utf8))
+            FileHandle.standardError.write(Data("The old code no longer registers new devices once the servers on this database restart.\(running)\n".utf8))
         }
     }
 }

@@ -144,7 +144,7 @@ struct DashboardTrustTests {
         let before = try await LoopbackSyncServer(folder: folder + "/server", joinCode: old)
         let token = try await RawClient(base: before.url).register("device-before-rotation", joinCode: old)
         await before.stop()
-        let new = try ServerData.rotateJoinCode(folder: folder + "/server")
+        let new = try await first.rotateJoinCode()
         let reopened = try await ServerData.open(folder + "/server")
         #expect(new != old && reopened.joinCode == new)
         let server = try await LoopbackSyncServer(folder: folder + "/server", joinCode: reopened.joinCode)

@@ -16,8 +16,8 @@ struct ConvergenceTests {
         let root = try temporaryFolder("sync-convergence")
         let server = try await TestServer(folder: root + "/server", store: store)
         defer { Task { await server.stop() } }
-        // On PostgreSQL a second server process shares the database: the middle device talks to it.
-        let second = store == .postgres ? try await TestServer(folder: root + "/server2", sharingDatabaseOf: server) : server
+        // On PostgreSQL a second server shares the database and the folder (a fleet): the middle device talks to it.
+        let second = store == .postgres ? try await TestServer(sharingDataOf: server) : server
         defer { Task { await second.stop() } }
         let servers = [server, second, server].map(\.server.simulationServer)
         let outcome = try await ConvergenceSimulation(seed: seed, operations: 1200).run(folder: root, servers: servers, joinCode: server.joinCode)

@@ -28,9 +28,9 @@ package final class TestServer: Sendable {
         }
     }
 
-    /// A second server process on the same PostgreSQL database as `other` (its own folder and port).
-    package init(folder: String, sharingDatabaseOf other: TestServer) async throws {
-        server = try await LoopbackSyncServer(folder: folder, database: other.database, joinCode: other.joinCode)
+    /// A second server on the same database and folder as `other` (a fleet: its own port).
+    package init(sharingDataOf other: TestServer) async throws {
+        server = try await LoopbackSyncServer(folder: other.folder, database: other.database, joinCode: other.joinCode)
     }
 
     package func stop() async { await server.stop() }

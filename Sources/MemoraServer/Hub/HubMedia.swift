@@ -4,22 +4,56 @@ internal import MemoraSystem
 internal import MemoraSync
 
 /// The hub's files: each memory's media kept by SHA-256 (`media/ab/abcdef…`), a JPEG thumbnail of each
-/// photo (`thumbnails/ab/abcdef….jpg`), uploads on their way in (`incoming/`, emptied at start) and the
-/// files of resumable upload sessions (`sessions/ID`, kept until used or expired).
+/// photo (`thumbnails/ab/abcdef….jpg`), uploads on their way in (`incoming/SERVER/`, one folder per
+/// running server, cleared once that server's lease has ended) and the files of resumable upload
+/// sessions (`sessions/ID`, kept until used or expired).
 struct HubMedia: Sendable {
     let folder: String
-    var incoming: String { folder + "/incoming" }
+    /// The running server whose uploads this stages (``Fleet`` holds its lease).
+    var server: String
+    /// Where this server stages the uploads it receives.
+    var incoming: String { folder + "/incoming/" + server }
 
-    /// The hub's files in `folder` (created if missing; leftovers of interrupted uploads removed).
+    /// The hub's files in `folder` (created if missing). Nothing is cleared here: another server may
+    /// be receiving uploads into the same folder (``sweepIncoming(live:before:)`` clears what is abandoned).
     init(folder: String) throws(ServerError) {
         self.folder = folder
+        server = UUID().uuidString.lowercased()
         do {
             for sub in ["", "/media", "/thumbnails", "/incoming", "/sessions", "/avatars"] { try FileSystem.makeFolder(folder + sub, permissions: 0o700) }
-            try FileSystem.removeTree(folder + "/incoming")
-            try FileSystem.makeFolder(folder + "/incoming", permissions: 0o700)
         } catch {
             throw .storage("cannot prepare \(folder): \(error)")
         }
+    }
+
+    /// The same files, staged by a server running as `server`, whose `incoming/` folder is made now.
+    func running(as server: String) throws(ServerError) -> HubMedia {
+        var media = self
+        media.server = server
+        do {
+            try FileSystem.makeFolder(media.incoming, permissions: 0o700)
+        } catch {
+            throw .storage("cannot prepare \(media.incoming): \(error)")
+        }
+        return media
+    }
+
+    /// Removes what servers that stopped left in `incoming/`: the folders of servers not in `live`
+    /// (those whose lease runs) and not this one, and loose files (an earlier release's) older than
+    /// `before` (seconds since 1970). Returns how many entries went.
+    func sweepIncoming(live: Set<String>, before: Int64) -> Int {
+        guard let entries = try? FileSystem.entries(of: folder + "/incoming") else { return 0 }
+        var removed = 0
+        for entry in entries where entry.name != server && !live.contains(entry.name) {
+            let path = folder + "/incoming/" + entry.name
+            guard let status = FileSystem.statusIfPresent(of: path, followingLinks: false) else { continue }
+            if status.kind == .directory {
+                if (try? FileSystem.removeTree(path)) != nil { removed += 1 }
+            } else if status.modified.seconds < before, (try? FileSystem.remove(path)) != nil {
+                removed += 1
+            }
+        }
+        return removed
     }
 
     /// Where the media with this SHA-256 lives. A value that is not 64 hex digits (a damaged database)

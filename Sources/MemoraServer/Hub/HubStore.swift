@@ -10,6 +10,27 @@ internal import MemoraSync
 struct HubStore: Sendable {
     let database: any SQLDatabase
 
+    /// Adds the column `definition` (its name, then its type) to `table` when it has none by that name.
+    /// Servers starting together may both add it: on SQLite, which has no `IF NOT EXISTS` for a column,
+    /// the one that finds it added meanwhile goes on.
+    private static func addColumn(_ definition: String, to table: String, in database: any SQLDatabase) async throws(ServerError) {
+        let name = String(definition.prefix { $0 != " " })
+        if database.dialect == .postgres {
+            _ = try await database.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
+                                      SQLStatement("ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(definition)")])
+            return
+        }
+        func exists() async throws(ServerError) -> Bool {
+            try await database.rows("SELECT COUNT(*) FROM pragma_table_info('\(table)') WHERE name = ?", [.text(name)]).first?[0].integer != 0
+        }
+        guard try await !exists() else { return }
+        do {
+            _ = try await database.run([SQLStatement("ALTER TABLE \(table) ADD COLUMN \(definition)")])
+        } catch {
+            guard try await exists() else { throw error }
+        }
+    }
+
     /// Creates the tables when missing (on PostgreSQL under an advisory lock, so servers starting together do not race).
     static func open(_ database: any SQLDatabase) async throws(ServerError) -> HubStore {
         let postgres = database.dialect == .postgres
@@ -44,20 +65,9 @@ struct HubStore: Sendable {
             """,
         ].map { SQLStatement($0) }
         _ = try await database.run(statements)
-        // v2: durations of videos and voice notes.
-        if postgres {
-            _ = try await database.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
-                                      SQLStatement("ALTER TABLE hub_memories ADD COLUMN IF NOT EXISTS duration_ms BIGINT")])
-        } else if try await database.rows("SELECT COUNT(*) FROM pragma_table_info('hub_memories') WHERE name = 'duration_ms'").first?[0].integer == 0 {
-            _ = try await database.run([SQLStatement("ALTER TABLE hub_memories ADD COLUMN duration_ms BIGINT")])
-        }
-        // v3: the embeddings of faces (for suggestions on every device).
-        if postgres {
-            _ = try await database.run([SQLStatement("SELECT pg_advisory_xact_lock(724562020)"),
-                                      SQLStatement("ALTER TABLE hub_faces ADD COLUMN IF NOT EXISTS embedding TEXT")])
-        } else if try await database.rows("SELECT COUNT(*) FROM pragma_table_info('hub_faces') WHERE name = 'embedding'").first?[0].integer == 0 {
-            _ = try await database.run([SQLStatement("ALTER TABLE hub_faces ADD COLUMN embedding TEXT")])
-        }
+        // v2: durations of videos and voice notes. v3: the embeddings of faces (for suggestions on every device).
+        try await addColumn("duration_ms BIGINT", to: "hub_memories", in: database)
+        try await addColumn("embedding TEXT", to: "hub_faces", in: database)
         return HubStore(database: database)
     }
 
