@@ -13,36 +13,17 @@ struct HubStore: Sendable {
     /// Creates the tables when missing (on PostgreSQL under an advisory lock, so servers starting together do not race).
     static func open(_ database: any SQLDatabase) async throws(ServerError) -> HubStore {
         let postgres = database.dialect == .postgres
-        let id = postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY"
-        let real = postgres ? "DOUBLE PRECISION" : "REAL"
-        var statements = postgres ? [SQLStatement("SELECT pg_advisory_xact_lock(724562020)")] : []
+        let lock = postgres ? [SQLStatement("SELECT pg_advisory_xact_lock(724562020)")] : []
+        var statements = lock
         statements += [
             "CREATE TABLE IF NOT EXISTS hub_pairing (token_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL, used_at BIGINT, created_at BIGINT NOT NULL)",
-            """
-            CREATE TABLE IF NOT EXISTS hub_people (id \(id), name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE, relationship TEXT,
-                avatar_sha256 TEXT, created_by TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS hub_memories (id \(id), sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, title TEXT NOT NULL,
-                description TEXT, taken_at BIGINT, latitude \(real), longitude \(real), place TEXT, media_type TEXT NOT NULL,
-                size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
-                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL)
-            """,
-            "CREATE INDEX IF NOT EXISTS hub_memories_kind ON hub_memories (kind, id)",
-            "CREATE INDEX IF NOT EXISTS hub_memories_taken ON hub_memories (taken_at)",
             "CREATE TABLE IF NOT EXISTS hub_memory_people (memory_id BIGINT NOT NULL, person_id BIGINT NOT NULL, PRIMARY KEY (memory_id, person_id))",
-            "CREATE INDEX IF NOT EXISTS hub_memory_people_person ON hub_memory_people (person_id, memory_id)",
-            """
-            CREATE TABLE IF NOT EXISTS hub_faces (id \(id), memory_id BIGINT NOT NULL, x \(real) NOT NULL, y \(real) NOT NULL,
-                width \(real) NOT NULL, height \(real) NOT NULL, person_id BIGINT, updated_by TEXT NOT NULL, updated_at BIGINT NOT NULL)
-            """,
-            "CREATE INDEX IF NOT EXISTS hub_faces_memory ON hub_faces (memory_id)",
-            "CREATE INDEX IF NOT EXISTS hub_faces_person ON hub_faces (person_id, memory_id)",
             """
             CREATE TABLE IF NOT EXISTS hub_uploads (id TEXT PRIMARY KEY, device TEXT NOT NULL, size BIGINT NOT NULL, sha256 TEXT NOT NULL,
                 content_type TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
             """,
         ].map { SQLStatement($0) }
+        statements += Self.numberedTables.map { SQLStatement($0.create(database.dialect, "IF NOT EXISTS " + $0.name)) }
         _ = try await database.run(statements)
         // v2: durations of videos and voice notes.
         if postgres {
@@ -58,7 +39,77 @@ struct HubStore: Sendable {
         } else if try await database.rows("SELECT COUNT(*) FROM pragma_table_info('hub_faces') WHERE name = 'embedding'").first?[0].integer == 0 {
             _ = try await database.run([SQLStatement("ALTER TABLE hub_faces ADD COLUMN embedding TEXT")])
         }
+        // v4: ids are never reused on SQLite (AUTOINCREMENT), as PostgreSQL's BIGSERIAL never reuses them.
+        if !postgres { try await rebuildWithoutReuse(database) }
+        _ = try await database.run(lock + Self.indexes.map { SQLStatement($0) })
         return HubStore(database: database)
+    }
+
+    /// The tables whose rows are numbered by the hub (people, memories, faces): their `CREATE TABLE`
+    /// for a dialect and a name. Ids go into devices' outboxes and caches, so a deleted row's id is
+    /// never given to another row: `BIGSERIAL` on PostgreSQL, `INTEGER PRIMARY KEY AUTOINCREMENT` on
+    /// SQLite (without AUTOINCREMENT, SQLite gives the largest id plus one, the deleted newest row's).
+    private static let numberedTables: [(name: String, create: @Sendable (SyncTableSQL.Dialect, String) -> String)] = [
+        ("hub_people", { dialect, name in
+            """
+            CREATE TABLE \(name) (id \(serial(dialect)), name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE, relationship TEXT,
+                avatar_sha256 TEXT, created_by TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+            """
+        }),
+        ("hub_memories", { dialect, name in
+            """
+            CREATE TABLE \(name) (id \(serial(dialect)), sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, title TEXT NOT NULL,
+                description TEXT, taken_at BIGINT, latitude \(real(dialect)), longitude \(real(dialect)), place TEXT, media_type TEXT NOT NULL,
+                size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
+                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL, duration_ms BIGINT)
+            """
+        }),
+        ("hub_faces", { dialect, name in
+            """
+            CREATE TABLE \(name) (id \(serial(dialect)), memory_id BIGINT NOT NULL, x \(real(dialect)) NOT NULL, y \(real(dialect)) NOT NULL,
+                width \(real(dialect)) NOT NULL, height \(real(dialect)) NOT NULL, person_id BIGINT, updated_by TEXT NOT NULL, updated_at BIGINT NOT NULL,
+                embedding TEXT)
+            """
+        }),
+    ]
+
+    private static func serial(_ dialect: SyncTableSQL.Dialect) -> String {
+        dialect == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+    }
+
+    private static func real(_ dialect: SyncTableSQL.Dialect) -> String {
+        dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
+    }
+
+    /// The hub's indexes, made after the tables (a rebuilt table loses its own).
+    private static let indexes = [
+        "CREATE INDEX IF NOT EXISTS hub_memories_kind ON hub_memories (kind, id)",
+        "CREATE INDEX IF NOT EXISTS hub_memories_taken ON hub_memories (taken_at)",
+        "CREATE INDEX IF NOT EXISTS hub_memory_people_person ON hub_memory_people (person_id, memory_id)",
+        "CREATE INDEX IF NOT EXISTS hub_faces_memory ON hub_faces (memory_id)",
+        "CREATE INDEX IF NOT EXISTS hub_faces_person ON hub_faces (person_id, memory_id)",
+    ]
+
+    /// SQLite only: rebuilds each numbered table made before v4 (no AUTOINCREMENT) as a copy with
+    /// AUTOINCREMENT, its rows and ids kept, in one transaction. SQLite then starts the table's
+    /// sequence at its largest id, so no id in use or above it is ever given again (an id deleted
+    /// before the rebuild and larger than every remaining one is unknown, and can be given once more).
+    private static func rebuildWithoutReuse(_ database: any SQLDatabase) async throws(ServerError) {
+        for table in numberedTables {
+            let definition = try await database.rows("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table.name)]).first?[0].text ?? ""
+            guard !definition.uppercased().contains("AUTOINCREMENT") else { continue }
+            let columns = try await database.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table.name)])
+                .compactMap { $0[0].text }.map { "\"\($0)\"" }.joined(separator: ", ")
+            let (name, building, create) = (table.name, table.name + "_v4", table.create(.sqlite, table.name + "_v4"))
+            try await database.transaction { (transaction) async throws(ServerError) in
+                try await transaction.execute(create)
+                try await transaction.execute("INSERT INTO \(building) (\(columns)) SELECT \(columns) FROM \(name)")
+                let copied = try await transaction.value("SELECT (SELECT COUNT(*) FROM \(name)) = (SELECT COUNT(*) FROM \(building))")
+                guard copied?.integer == 1 else { throw .storage("rebuilding \(name) did not copy every row; the table is unchanged") }
+                try await transaction.execute("DROP TABLE \(name)")
+                try await transaction.execute("ALTER TABLE \(building) RENAME TO \(name)")
+            }
+        }
     }
 
     // MARK: Pairing
