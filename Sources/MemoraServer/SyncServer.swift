@@ -46,6 +46,7 @@ public struct SyncServer: Sendable {
     /// Builds the router: every route, the rate limits, authentication and the error shape.
     public func router() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         router.add(middleware: IPRateLimitMiddleware(limiter: TokenBucketLimiter(burst: configuration.ipBurst, perSecond: configuration.ipPerSecond)))

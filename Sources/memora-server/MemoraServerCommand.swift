@@ -36,6 +36,14 @@ extension MemoraServerCommand {
         var trustedProxies: [String] = []
         @Option(name: .customLong("server-name"), help: "A name the dashboard is reached by besides this machine's addresses (repeat for several): the name a reverse proxy serves.")
         var serverNames: [String] = []
+        @Option(name: .customLong("log-level"), help: "How much to log on standard error: notice (starts, registrations), info (also one line per request: method, route, status, milliseconds), debug.")
+        var logLevel = "notice"
+
+        func validate() throws {
+            guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel) else {
+                throw ValidationError("--log-level is one of trace, debug, info, notice, warning, error, critical")
+            }
+        }
 
         func run() async throws {
             let data = try await options.open()
@@ -44,6 +52,7 @@ extension MemoraServerCommand {
             configuration.port = port
             configuration.trustedProxies = trustedProxies
             configuration.serverNames = serverNames
+            configuration.logger.logLevel = .init(rawValue: logLevel) ?? .notice
             let server = SyncServer(configuration: configuration, data: data)
             let host = self.host
             let folder = options.data

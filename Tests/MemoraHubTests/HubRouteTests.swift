@@ -312,7 +312,13 @@ struct HubResumableUploadTests {
         let session = try JSONDecoder().decode(UploadSessionStatus.self, from: start.body)
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.prefix(10)), headers: ["Upload-Offset": "0"]).status == 200)
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: ["Upload-Offset": "0"]).status == 409)
-        #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: [:]).status == 400)
+        // A missing offset and one that is not a non-negative integer are each named for what they are.
+        for (value, message) in [(nil, "the header is required"), ("-1", "must be a non-negative integer"), ("+10", "must be a non-negative integer"),
+                                 ("ten", "must be a non-negative integer")] as [(String?, String)] {
+            let refused = try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: value.map { ["Upload-Offset": $0] } ?? [:])
+            let problem = try? JSONDecoder().decode(APIErrorBody.self, from: refused.body).error.fields?.first
+            #expect(refused.status == 400 && problem?.field == "Upload-Offset" && problem?.message.hasPrefix(message) == true, "\(value ?? "none"): \(String(decoding: refused.body, as: UTF8.self))")
+        }
         let incomplete = await hubFailure { () async throws(HubError) in _ = try await hub.upload(MemoryUpload(kind: .voice, title: "Too soon", uploadId: session.id)) }
         guard let fields = incomplete.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("\(String(describing: incomplete))"); return }
         #expect(fields.first?.contains("10 of \(small.count) bytes") == true, "\(fields)")
@@ -590,6 +596,16 @@ struct HubAvatarTests {
         guard let fields = tooLarge.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("\(String(describing: tooLarge))"); return }
         #expect(fields.contains { $0.contains("10000x10000") && $0.contains("16 megapixels") }, "\(fields)")
         await #expect(throws: HubError.notFound("no such person")) { _ = try await hub.setAvatar(person: 999, image: second) }
+        // A GIF (which ImageKit does not decode) is refused by name, and the document declares exactly the types that are read.
+        let gif: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3B]
+        try Data(gif).write(to: URL(fileURLWithPath: folder + "/dot.gif"))
+        let notRead = await hubFailure { () async throws(HubError) in _ = try await hub.setAvatar(person: ana.id, image: folder + "/dot.gif") }
+        let gifFields = notRead.flatMap { $0.code == .invalidRequest ? $0.fields : nil } ?? []
+        #expect(gifFields.contains { $0.contains("GIF is not read") && $0.contains("JPEG, PNG, HEIC, AVIF, WebP, TIFF") }, "\(String(describing: notRead))")
+        func member(_ value: JSONValue?, _ name: String) -> JSONValue? { if case .object(let members)? = value { members[name] } else { nil } }
+        let content = ["paths", "/api/people/{id}/avatar", "put", "requestBody", "content"].reduce(OpenAPIDocument.shared.root as JSONValue?, member)
+        guard case .object(let declared)? = content else { Issue.record("no request body for the avatar in Docs/openapi.json"); return }
+        #expect(Set(declared.keys) == Set(ImageFormat.allCases.filter(\.isDecodable).map(\.mimeType)))
         // Removed with the person.
         try await hub.removePerson(id: ana.id)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/avatars").isEmpty)

@@ -360,6 +360,38 @@ struct StoreParityTests {
     }
 }
 
+/// An error report's context as Docs/openapi.json bounds it (issue 41, item 11): at most 8 members,
+/// names of at most 32 characters, values text of at most 120, numbers, booleans or null.
+@Suite("An error report's context is what the document says")
+struct ErrorContextTests {
+    @Test("a context name of 32 characters is stored, 33 is a 400 naming the field; more than 8 members, a long or nested value too", arguments: TestStore.available)
+    func contextBounds(store: TestStore) async throws {
+        let server = try await TestServer(folder: try temporaryFolder("server-context") + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let client = RawClient(base: server.url)
+        let token = try await client.register("device-context00001", joinCode: server.joinCode)
+        func report(_ context: String) async throws -> HTTPResponse {
+            try await client.send("POST", "api/errors/log", token: token, json: #"{"error_type":"model_timeout","context":\#(context)}"#)
+        }
+        let name32 = String(repeating: "k", count: 32), name33 = String(repeating: "k", count: 33)
+        let eight = (1...8).map { #""m\#($0)":\#($0)"# }.joined(separator: ",")
+        #expect(try await report(#"{"\#(name32)":"\#(String(repeating: "v", count: 120))","\#(String(repeating: "é", count: 32))":true}"#).status == 201)
+        #expect(try await report("{\(eight)}").status == 201)
+        for refused in [#"{"\#(name33)":1}"#, "{\(eight),\"m9\":9}", #"{"k":"\#(String(repeating: "v", count: 121))"}"#, #"{"k":{"nested":1}}"#, #"{"k":[1]}"#] {
+            let answer = try await report(refused)
+            #expect(answer.status == 400, "\(refused): \(String(decoding: answer.body, as: UTF8.self))")
+            #expect(RawClient.error(answer)?.fields?.first?.field == "body.context", "\(refused)")
+        }
+        let named = try await report(#"{"\#(name33)":1}"#)
+        #expect(RawClient.error(named)?.fields?.first?.message.contains("33 characters") == true)
+        // In a push, the mutation alone is rejected.
+        let push = try await client.push(token, [SyncMutation(id: 1, collection: "error_logs", op: .put, fields: [
+            "id": .string(Records.uuid(9)), "device_id": .string("device-context00001"), "error_type": .string("model_timeout"),
+            "context": .object([name33: .integer(1)])])])
+        #expect(try JSONDecoder().decode(PushResponse.self, from: push.body).results.map(\.status) == [.rejected])
+    }
+}
+
 /// Taking over a device (issue 31, item 5): a device id belongs to the token that registered it.
 @Suite("Device ids belong to their token")
 struct DeviceTakeoverTests {
