@@ -48,6 +48,7 @@ public struct SyncServer: Sendable {
         let router = Router(context: ServerContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: HTTPRulesMiddleware())
         router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         router.add(middleware: IPRateLimitMiddleware(limiter: TokenBucketLimiter(burst: configuration.ipBurst, perSecond: configuration.ipPerSecond)))
         let authenticated = router.group("api")
@@ -110,7 +111,8 @@ public struct SyncServer: Sendable {
         defer { if let folder, let lock { ServerData.forgetListening(folder: folder, lock: lock) } }
         let app = Application(
             router: router(),
-            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount.milliseconds(max(100, configuration.idleTimeout.wholeMilliseconds)))),
+            server: .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: [RequestTargetHandler.Installer()],
+                                                                     idleTimeout: TimeAmount.milliseconds(max(100, configuration.idleTimeout.wholeMilliseconds)))),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "memora-server"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -259,7 +259,7 @@ struct ServerAnswerTests {
         #expect(health.headers["x-content-type-options"] == "nosniff")
         for method in ["TRACE", "CONNECT"] {
             let answer = try await RawSocket.exchange(port: server.port, Data("\(method) /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
-            #expect(answer.hasPrefix("HTTP/1.1 405") && answer.contains("Allow: GET, HEAD, POST, PUT, PATCH, DELETE"), "\(method): \(answer.prefix(200))")
+            #expect(answer.hasPrefix("HTTP/1.1 405") && answer.contains("Allow: GET, HEAD\r\n"), "\(method): \(answer.prefix(200))")
         }
         // A method the path does not take is a 405 that names the ones it does (schemathesis's
         // ST204), with or without a token; OPTIONS lists them (ST205); a path no route has stays 404.
@@ -268,9 +268,9 @@ struct ServerAnswerTests {
             return try await RawSocket.exchange(port: server.port, Data("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(authorization)Content-Length: 0\r\nConnection: close\r\n\r\n".utf8))
         }
         let cases: [(method: String, path: String, allow: String)] = [
-            ("DELETE", "/api/health", "GET"), ("PUT", "/api/sync/push", "POST"), ("GET", "/api/sync/push", "POST"),
-            ("PATCH", "/api/people/1", "GET, PUT, DELETE"), ("POST", "/api/memories/\(note.id)", "GET, DELETE"),
-            ("GET", "/api/objects/\(String(repeating: "a", count: 64))", "HEAD, PUT"), ("HEAD", "/api/uploads/x", "GET, PATCH"),
+            ("DELETE", "/api/health", "GET, HEAD"), ("PUT", "/api/sync/push", "POST"), ("GET", "/api/sync/push", "POST"),
+            ("PATCH", "/api/people/1", "GET, HEAD, PUT, DELETE"), ("POST", "/api/memories/\(note.id)", "GET, HEAD, DELETE"),
+            ("GET", "/api/objects/\(String(repeating: "a", count: 64))", "HEAD, PUT"), ("PUT", "/api/uploads/x", "GET, HEAD, PATCH"),
         ]
         for (method, path, allow) in cases {
             for token in [nil, token] {

@@ -5,24 +5,14 @@ internal import NIOHTTP1
 internal import HTTPTypes
 
 /// Turns every failure into the one JSON error shape (``APIErrorBody``) with its status, adds
-/// `Retry-After` to a `429`, and logs each refusal's route pattern, status and code (never a token, a caption or a body). Every
-/// answer says `X-Content-Type-Options: nosniff` (a text memory is never run as a page), and a method
-/// no route has (TRACE, CONNECT) is a `405` on every path (``RouteTable`` answers the others).
+/// `Retry-After` to a `429`, and logs each refusal's route pattern, status and code (never a token, a
+/// caption or a body). Every answer says `X-Content-Type-Options: nosniff` (a text memory is never run
+/// as a page).
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
-    /// The methods the router sees: those routes use, and OPTIONS.
-    static let methods = Set(RouteTable.methodOrder + [.options])
-
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-        var response: Response
-        if Self.methods.contains(request.method) {
-            response = try await answer(request, context: context, next: next)
-        } else {
-            response = Self.json(APIErrorBody(error: APIError(code: "method_not_allowed", message: "no route takes \(request.method.rawValue); the API is described in Docs/openapi.json")),
-                                 status: .methodNotAllowed)
-            response.headers[.allow] = RouteTable.allowValue(RouteTable.methodOrder)
-        }
+        var response = try await answer(request, context: context, next: next)
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return response
     }
