@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MemoraDatabase
 internal import MemoraSystem
 public import MemoraHub
 
@@ -69,6 +70,26 @@ extension ServerData {
             throw .storage("cannot write \(folder)/join-code: \(error)")
         }
         return code
+    }
+
+    /// Replaces the dashboard key with a new random one and returns it, and ends every dashboard
+    /// session at once (they are in the database, so on a running server too): a browser must open the
+    /// address with the new key, which a running server reads from the folder at once.
+    public func rotateDashboardKey() async throws(ServerError) -> String {
+        let key = ServerSecrets.randomToken(bytes: 24)
+        do {
+            try AtomicFileWriter.write(Array((key + "\n").utf8), to: folder + "/dashboard-key", options: .secret())
+        } catch {
+            throw .storage("cannot write \(folder)/dashboard-key: \(error)")
+        }
+        try await hub.removeDashboardSessions(tokenHash: nil)
+        return key
+    }
+
+    /// A new dashboard session for the current key, as opening the address with `?key=` makes one: the
+    /// token its cookie holds (tests and the demo's browser).
+    package func newDashboardSession() async throws(ServerError) -> String {
+        try await hub.openDashboardSession(key: dashboardKey, now: Instant.now, lifetime: DashboardRoutes.sessionLifetime)
     }
 
     /// A new pairing token for the hub's QR code: works once, for `lifetimeSeconds`. Only its hash is stored.

@@ -90,9 +90,11 @@ public struct SyncServer: Sendable {
             table.device(.post, "/api/uploads") { request, context in try await routes.startUpload(request, context: context) }
             table.device(.get, "/api/uploads/:uploadId") { request, context in try await routes.uploadStatus(request, context: context) }
             table.device(.patch, "/api/uploads/:uploadId") { request, context in try await routes.continueUpload(request, context: context) }
-            let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: hub.media, key: hub.dashboardKey)
+            let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: hub.media, key: hub.dashboardKey,
+                                            keyFile: dataFolder.map { $0 + "/dashboard-key" })
             table.open(.get, "/") { request, context in try await dashboard.home(request, context: context) }
             table.open(.post, "/dashboard/pair") { request, context in try await dashboard.pair(request, context: context) }
+            table.open(.post, "/dashboard/logout") { request, context in try await dashboard.logout(request, context: context) }
             table.open(.get, "/people/:id") { request, context in try await dashboard.person(request, context: context) }
             table.open(.get, "/dashboard/thumbnails/:id") { request, context in try await dashboard.thumbnail(request, context: context) }
             table.open(.get, "/dashboard/avatars/:id") { request, context in try await dashboard.avatar(request, context: context) }

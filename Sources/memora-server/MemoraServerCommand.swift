@@ -126,12 +126,15 @@ extension MemoraServerCommand {
         @OptionGroup var options: DataOptions
         @Option(help: "The address the browser reaches the hub at (default: where the running hub listens).") var host: String?
         @Option(help: "The port the browser reaches the hub at (default: the running hub's).") var port: Int?
+        @Flag(help: "Make a new key: every browser signed in with the old one is signed out at once, and the old key no longer opens the dashboard.")
+        var rotate = false
 
         func run() async throws {
             let data = try await options.open()
             let address = data.hubAddress(host: host, port: port)
             let shown = address.host.contains(":") ? "[\(address.host)]" : address.host
-            print("http://\(shown):\(address.port)/?key=\(data.dashboardKey)")
+            let key = rotate ? try await data.rotateDashboardKey() : data.dashboardKey
+            print("http://\(shown):\(address.port)/?key=\(key)")
             FileHandle.standardError.write(Data("(\(address.reason); the key is a password: share it only with the family)\n".utf8))
         }
     }

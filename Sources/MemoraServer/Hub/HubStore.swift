@@ -19,6 +19,10 @@ struct HubStore: Sendable {
             "CREATE TABLE IF NOT EXISTS hub_pairing (token_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL, used_at BIGINT, created_at BIGINT NOT NULL)",
             "CREATE TABLE IF NOT EXISTS hub_memory_people (memory_id BIGINT NOT NULL, person_id BIGINT NOT NULL, PRIMARY KEY (memory_id, person_id))",
             """
+            CREATE TABLE IF NOT EXISTS hub_dashboard_sessions (token_hash TEXT PRIMARY KEY, key_hash TEXT NOT NULL, created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL)
+            """,
+            """
             CREATE TABLE IF NOT EXISTS hub_uploads (id TEXT PRIMARY KEY, device TEXT NOT NULL, size BIGINT NOT NULL, sha256 TEXT NOT NULL,
                 content_type TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
             """,
@@ -149,6 +153,35 @@ struct HubStore: Sendable {
         let media = try await database.rows("SELECT sha256 FROM hub_memories", []).compactMap { $0[0].text }
         let avatars = try await database.rows("SELECT avatar_sha256 FROM hub_people WHERE avatar_sha256 IS NOT NULL", []).compactMap { $0[0].text }
         return (Set(media), Set(avatars))
+    }
+
+    // MARK: Dashboard sessions
+
+    /// Opens a dashboard session with `key` for `lifetime` milliseconds and returns its token (32 random
+    /// bytes); only the token's hash is kept, with the key's. Expired sessions and those of another key go.
+    func openDashboardSession(key: String, now: Int64, lifetime: Int64) async throws(ServerError) -> String {
+        let token = ServerSecrets.randomToken(bytes: 32), keyHash = ServerSecrets.hash(key)
+        _ = try await database.run([
+            SQLStatement("DELETE FROM hub_dashboard_sessions WHERE expires_at <= ? OR key_hash <> ?", [.integer(now), .text(keyHash)]),
+            SQLStatement("INSERT INTO hub_dashboard_sessions (token_hash, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                         [.text(ServerSecrets.hash(token)), .text(keyHash), .integer(now), .integer(now + lifetime)]),
+        ])
+        return token
+    }
+
+    /// Whether the session with this token's hash exists, was opened with the key whose hash is `keyHash`, and has not expired.
+    func isDashboardSession(tokenHash: String, keyHash: String, now: Int64) async throws(ServerError) -> Bool {
+        !(try await database.read("SELECT 1 FROM hub_dashboard_sessions WHERE token_hash = ? AND key_hash = ? AND expires_at > ?",
+                                  [.text(tokenHash), .text(keyHash), .integer(now)])).isEmpty
+    }
+
+    /// Ends one dashboard session (signing out), or every one (`tokenHash` nil: the key was replaced).
+    func removeDashboardSessions(tokenHash: String?) async throws(ServerError) {
+        if let tokenHash {
+            _ = try await database.run([SQLStatement("DELETE FROM hub_dashboard_sessions WHERE token_hash = ?", [.text(tokenHash)])])
+        } else {
+            _ = try await database.run([SQLStatement("DELETE FROM hub_dashboard_sessions")])
+        }
     }
 
     // MARK: Upload sessions

@@ -6,7 +6,8 @@ internal import HTTPTypes
 /// configuration's trusted reverse proxies, the address its `X-Forwarded-For` names. The header is
 /// read from the right: the last address no trusted proxy added is the client's (a client may put
 /// anything in the header it sends, but cannot change what its proxy appends after it). A port after
-/// an address (`IP:port`, `[IPv6]:port`) is dropped.
+/// an address (`IP:port`, `[IPv6]:port`) is dropped. The proxy's `X-Forwarded-Proto: https` sets
+/// ``ServerContext/isHTTPS``.
 struct ClientAddressMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     /// The trusted proxies' addresses, normalised.
@@ -22,6 +23,9 @@ struct ClientAddressMiddleware: RouterMiddleware {
         }
         var context = context
         context.clientIP = clientAddress(forwardedFor: request.headers[values: HTTPField.Name("X-Forwarded-For")!]) ?? context.remoteIP
+        // The scheme the client used, as the proxy (the last entry, which it appended or set) says.
+        let scheme = request.headers[values: HTTPField.Name("X-Forwarded-Proto")!].joined(separator: ",").split(separator: ",").last
+        context.isHTTPS = scheme?.trimmingCharacters(in: .whitespaces).lowercased() == "https"
         return try await next(request, context)
     }
 
