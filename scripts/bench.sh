@@ -54,6 +54,16 @@ if [ -z "${MEMORA_BENCH_DATABASE:-}" ] && postgres=$(scripts/test-postgres.sh 2>
     trap 'psql "$postgres" -qc "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1 || true' EXIT
   fi
 fi
+# The fleet scenario (23) gets a fresh database of its own: its servers share one folder, which the
+# database records (a second folder on the sync scenario's database would be refused).
+if [ -z "${MEMORA_BENCH_FLEET_DATABASE:-}" ] && postgres=$(scripts/test-postgres.sh 2>/dev/null) && command -v psql >/dev/null 2>&1; then
+  fleet_database="memora_bench_fleet_$(date +%s)_$$"
+  if psql "$postgres" -qc "CREATE DATABASE $fleet_database" >/dev/null 2>&1; then
+    export MEMORA_BENCH_FLEET_DATABASE="${postgres%/postgres}/$fleet_database"
+    export MEMORA_BENCH_FSYNC="$(psql "$postgres" -Atc 'SHOW fsync' 2>/dev/null || echo unknown)"
+    trap 'psql "$postgres" -qc "DROP DATABASE IF EXISTS ${database:-memora_bench_none}" >/dev/null 2>&1 || true; psql "$postgres" -qc "DROP DATABASE IF EXISTS $fleet_database" >/dev/null 2>&1 || true' EXIT
+  fi
+fi
 swift build -c release --product memora-bench >&2
 swift build -c release --product loca-memory-probe >&2
 swift build -c release --product memora >&2  # scenario 8 runs the CLI as a child process

@@ -101,6 +101,9 @@ struct Bench {
         if settings.only == nil || settings.only == "sync" {
             try await SyncBench.run(settings)
         }
+        if settings.only == nil || settings.only == "fleet" {
+            try await FleetBench.run(settings)
+        }
         if settings.only == nil || settings.only == "hub" {
             try await HubBench.run(settings)
         }
@@ -281,7 +284,7 @@ struct Bench {
             case "--ocr-dir": settings.ocrDirectory = value
             case "--ocr-python": settings.ocrPython = value
             case "--upload-megabytes": settings.uploadMegabytes = max(8, Int(value) ?? settings.uploadMegabytes)
-            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision|sync|hub|describe, --ocr-dir, --ocr-python, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points, --upload-megabytes, --hub-memories")
+            default: throw BenchError("unknown option \(argument); options: --python, --peer-script, --files, --rounds, --only image|metadata|heic|index|caption|vault|vault-files|memory|dbscan|people|vision|sync|fleet|hub|describe, --ocr-dir, --ocr-python, --megabytes, --metadata-files, --exif-dir, --caption-files, --index-files, --index-rows, --dbscan-points, --face-points, --upload-megabytes, --hub-memories")
             }
         }
         return settings

@@ -47,7 +47,8 @@ public struct ServerConfiguration: Sendable {
     public var serverNames: [String] = []
 
     /// Where the server logs, and how much: `notice` by default (starts, registrations); `info` adds
-    /// every refusal. Tokens, captions and bodies are never logged.
+    /// a line per request (method, route pattern, status, milliseconds) and every refusal's code.
+    /// Tokens, captions, bodies, raw paths and queries are never logged.
     public var logger: Logger = {
         var logger = Logger(label: "memora-server")
         logger.logLevel = .notice

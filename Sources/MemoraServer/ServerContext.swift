@@ -13,6 +13,10 @@ public struct ServerContext: RequestContext {
     public let localPort: Int?
     /// The authenticated device's id.
     public var deviceID: String?
+    /// Whether the client reached the server over HTTPS: a trusted reverse proxy said so
+    /// (`X-Forwarded-Proto: https`; this server itself serves plain HTTP). The dashboard's cookie is
+    /// then `Secure`.
+    public var isHTTPS = false
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

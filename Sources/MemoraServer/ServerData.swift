@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MemoraDatabase
 internal import MemoraSystem
 public import MemoraHub
 
@@ -76,12 +77,13 @@ extension ServerData {
         return code
     }
 
-    /// Replaces the dashboard key with a new random one for every server on the database, and returns
-    /// it: the old key, and every browser that signed in with it, stop opening the dashboard once the
-    /// servers start again.
+    /// Replaces the dashboard key with a new random one for every server on the database and returns
+    /// it, and ends every dashboard session at once: a browser must open the address with the new key.
+    /// Running servers read the key from the database at each check, so the old one stops at once.
     public func rotateDashboardKey() async throws(ServerError) -> String {
         let key = ServerSecrets.randomToken(bytes: 24)
         try await fleet.replaceSecret(Fleet.dashboardKeyName, with: key)
+        try await hub.removeDashboardSessions(tokenHash: nil)
         return key
     }
 
@@ -89,6 +91,12 @@ extension ServerData {
     /// as a running server does: for tests of a server that stopped without ending its lease.
     package func holdLease(forServer id: String, now: Int64) async throws(ServerError) {
         try await fleet.holdLease(id, now: now)
+    }
+
+    /// A new dashboard session for the current key, as opening the address with `?key=` makes one: the
+    /// token its cookie holds (tests and the demo's browser).
+    package func newDashboardSession() async throws(ServerError) -> String {
+        try await hub.openDashboardSession(key: dashboardKey, now: Instant.now, lifetime: DashboardRoutes.sessionLifetime)
     }
 
     /// A new pairing token for the hub's QR code: works once, for `lifetimeSeconds`. Only its hash is stored.

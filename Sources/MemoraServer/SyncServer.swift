@@ -51,7 +51,9 @@ public struct SyncServer: Sendable {
     /// The router, the hub's uploads staged through `media` (the running server's own `incoming/` folder).
     func router(media: HubMedia?) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: HTTPRulesMiddleware())
         router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         router.add(middleware: IPRateLimitMiddleware(limiter: TokenBucketLimiter(burst: configuration.ipBurst, perSecond: configuration.ipPerSecond)))
         let authenticated = router.group("api")
@@ -93,9 +95,10 @@ public struct SyncServer: Sendable {
             table.device(.post, "/api/uploads") { request, context in try await routes.startUpload(request, context: context) }
             table.device(.get, "/api/uploads/:uploadId") { request, context in try await routes.uploadStatus(request, context: context) }
             table.device(.patch, "/api/uploads/:uploadId") { request, context in try await routes.continueUpload(request, context: context) }
-            let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: media ?? hub.media, key: hub.dashboardKey)
+            let dashboard = DashboardRoutes(configuration: configuration, hub: hub.store, media: media ?? hub.media, key: hub.dashboardKey, fleet: hub.fleet)
             table.open(.get, "/") { request, context in try await dashboard.home(request, context: context) }
             table.open(.post, "/dashboard/pair") { request, context in try await dashboard.pair(request, context: context) }
+            table.open(.post, "/dashboard/logout") { request, context in try await dashboard.logout(request, context: context) }
             table.open(.get, "/people/:id") { request, context in try await dashboard.person(request, context: context) }
             table.open(.get, "/dashboard/thumbnails/:id") { request, context in try await dashboard.thumbnail(request, context: context) }
             table.open(.get, "/dashboard/avatars/:id") { request, context in try await dashboard.avatar(request, context: context) }
@@ -117,7 +120,8 @@ public struct SyncServer: Sendable {
         let lease = try await hubLease()
         let app = Application(
             router: router(media: lease?.media),
-            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount.milliseconds(max(100, configuration.idleTimeout.wholeMilliseconds)))),
+            server: .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: [RequestTargetHandler.Installer()],
+                                                                     idleTimeout: TimeAmount.milliseconds(max(100, configuration.idleTimeout.wholeMilliseconds)))),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "memora-server"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -36,6 +36,14 @@ extension MemoraServerCommand {
         var trustedProxies: [String] = []
         @Option(name: .customLong("server-name"), help: "A name the dashboard is reached by besides this machine's addresses (repeat for several): the name a reverse proxy serves.")
         var serverNames: [String] = []
+        @Option(name: .customLong("log-level"), help: "How much to log on standard error: notice (starts, registrations), info (also one line per request: method, route, status, milliseconds), debug.")
+        var logLevel = "notice"
+
+        func validate() throws {
+            guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel) else {
+                throw ValidationError("--log-level is one of trace, debug, info, notice, warning, error, critical")
+            }
+        }
 
         func run() async throws {
             let data = try await options.open()
@@ -44,6 +52,7 @@ extension MemoraServerCommand {
             configuration.port = port
             configuration.trustedProxies = trustedProxies
             configuration.serverNames = serverNames
+            configuration.logger.logLevel = .init(rawValue: logLevel) ?? .notice
             let server = SyncServer(configuration: configuration, data: data)
             let host = self.host
             let folder = options.data
@@ -117,18 +126,15 @@ extension MemoraServerCommand {
         @OptionGroup var options: DataOptions
         @Option(help: "The address the browser reaches the hub at (default: where the running hub listens).") var host: String?
         @Option(help: "The port the browser reaches the hub at (default: the running hub's).") var port: Int?
-        @Flag(help: "Make a new key (one that leaked stops working once the servers restart) and print the address with it.")
-        var rotateKey = false
+        @Flag(help: "Make a new key: every browser signed in with the old one is signed out at once, and the old key no longer opens the dashboard.")
+        var rotate = false
 
         func run() async throws {
             let data = try await options.open()
-            let key = rotateKey ? try await data.rotateDashboardKey() : data.dashboardKey
             let address = data.hubAddress(host: host, port: port)
             let shown = address.host.contains(":") ? "[\(address.host)]" : address.host
+            let key = rotate ? try await data.rotateDashboardKey() : data.dashboardKey
             print("http://\(shown):\(address.port)/?key=\(key)")
-            if rotateKey {
-                FileHandle.standardError.write(Data("The old key opens the dashboard until the servers on this database restart.\n".utf8))
-            }
             FileHandle.standardError.write(Data("(\(address.reason); the key is a password: share it only with the family)\n".utf8))
         }
     }

@@ -105,7 +105,7 @@ struct HubDashboardTests {
 
         // The page's HTML: the names escaped; the pairing code's JSON works once with `memora hub pair`.
         let transport = URLSessionTransport()
-        let cookie = ["Cookie": "memora_dashboard=\(key)"]
+        let cookie = ["Cookie": "memora_dashboard=\(try await ServerData.open(folder + "/server").newDashboardSession())"]
         let page = try await transport.send(HTTPRequest(method: "GET", url: server.url, headers: cookie))
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(html.contains("Rui &lt;grandpa&gt;") && !html.contains("Rui <grandpa>"))
@@ -156,8 +156,10 @@ struct HubDashboardTests {
         #expect(wrong.status == 401)
         let thumbnail = try await transport.send(HTTPRequest(method: "GET", url: base.appendingPathComponent("dashboard/thumbnails/1")))
         #expect(thumbnail.status == 401)
-        // With the key (URLSession follows the redirect and keeps no cookies: the page itself then needs the cookie).
-        let admitted = try await transport.send(HTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(key)"]))
+        // The key itself is not a cookie: the session the key opens is (URLSession follows the redirect and keeps no cookies).
+        #expect(try await transport.send(HTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(key)"])).status == 401)
+        let session = try await ServerData.open(folder + "/server").newDashboardSession()
+        let admitted = try await transport.send(HTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(session)"]))
         #expect(admitted.status == 200 && String(decoding: admitted.body, as: UTF8.self).contains("<h1>Memory Palace</h1>"))
     }
 }

@@ -314,7 +314,13 @@ struct HubResumableUploadTests {
         let session = try JSONDecoder().decode(UploadSessionStatus.self, from: start.body)
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.prefix(10)), headers: ["Upload-Offset": "0"]).status == 200)
         #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: ["Upload-Offset": "0"]).status == 409)
-        #expect(try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: [:]).status == 400)
+        // A missing offset and one that is not a non-negative integer are each named for what they are.
+        for (value, message) in [(nil, "the header is required"), ("-1", "must be a non-negative integer"), ("+10", "must be a non-negative integer"),
+                                 ("ten", "must be a non-negative integer")] as [(String?, String)] {
+            let refused = try await send("PATCH", "api/uploads/\(session.id)", body: Data(small.dropFirst(10)), headers: value.map { ["Upload-Offset": $0] } ?? [:])
+            let problem = try? JSONDecoder().decode(APIErrorBody.self, from: refused.body).error.fields?.first
+            #expect(refused.status == 400 && problem?.field == "Upload-Offset" && problem?.message.hasPrefix(message) == true, "\(value ?? "none"): \(String(decoding: refused.body, as: UTF8.self))")
+        }
         let incomplete = await hubFailure { () async throws(HubError) in _ = try await hub.upload(MemoryUpload(kind: .voice, title: "Too soon", uploadId: session.id)) }
         guard let fields = incomplete.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("\(String(describing: incomplete))"); return }
         #expect(fields.first?.contains("10 of \(small.count) bytes") == true, "\(fields)")
@@ -390,6 +396,77 @@ struct HubResumableUploadTests {
         let incoming = folder + "/server/hub/incoming"
         let staged = try FileManager.default.contentsOfDirectory(atPath: incoming).flatMap { try FileManager.default.contentsOfDirectory(atPath: incoming + "/" + $0) }
         #expect(staged.isEmpty, "\(staged)")
+    }
+
+    @Test("ids are never reused: deleting the newest person, memory or face and making another gives a new id", arguments: TestStore.available)
+    func idsNeverReused(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-ids")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        _ = try await hub.addPerson(name: "Ana")
+        let newest = try await hub.addPerson(name: "Bo")
+        try await hub.removePerson(id: newest.id)
+        let next = try await hub.addPerson(name: "Cy")
+        #expect(next.id > newest.id, "person \(newest.id) deleted, then \(next.id)")
+        let face = [FaceTag(x: 0.1, y: 0.1, width: 0.2, height: 0.2)]
+        _ = try await hub.upload(MemoryUpload(kind: .photo, title: "First", faces: face), file: try smallPhoto(folder, seed: 1))
+        let (memory, _) = try await hub.upload(MemoryUpload(kind: .photo, title: "Second", faces: face), file: try smallPhoto(folder, seed: 2))
+        try await hub.removeMemory(id: memory.id)
+        let (after, _) = try await hub.upload(MemoryUpload(kind: .photo, title: "Third", faces: face), file: try smallPhoto(folder, seed: 3))
+        #expect(after.id > memory.id, "memory \(memory.id) deleted, then \(after.id)")
+        let (oldFace, newFace) = (try #require(memory.faces.first?.id), try #require(after.faces.first?.id))
+        #expect(newFace > oldFace, "face \(oldFace) deleted with its memory, then \(newFace)")
+    }
+
+    @Test("a SQLite hub made before ids were kept unique is rebuilt on start: rows and ids kept, a deleted newest id not given again")
+    func idsMigration() async throws {
+        let folder = try temporaryFolder("hub-ids-migration")
+        let server = try await TestServer(folder: folder + "/server")
+        defer { Task { await server.stop() } }
+        let hub = try await server.pairedClient(folder)
+        let ana = try await hub.addPerson(name: "Ana", relationship: "sister"), bo = try await hub.addPerson(name: "Bo")
+        let face = [FaceTag(x: 0.1, y: 0.1, width: 0.2, height: 0.2, personId: ana.id)]
+        let (memory, _) = try await hub.upload(MemoryUpload(kind: .photo, title: "Kept", faces: face), file: try smallPhoto(folder, seed: 1))
+        let (newest, _) = try await hub.upload(MemoryUpload(kind: .photo, title: "Newest", faces: face), file: try smallPhoto(folder, seed: 2))
+        // The tables as the hub made them before: INTEGER PRIMARY KEY without AUTOINCREMENT.
+        try await server.execute("""
+            ALTER TABLE hub_people RENAME TO old_people;
+            CREATE TABLE hub_people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE, relationship TEXT,
+                avatar_sha256 TEXT, created_by TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
+            INSERT INTO hub_people SELECT * FROM old_people; DROP TABLE old_people;
+            ALTER TABLE hub_memories RENAME TO old_memories;
+            CREATE TABLE hub_memories (id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, title TEXT NOT NULL,
+                description TEXT, taken_at BIGINT, latitude REAL, longitude REAL, place TEXT, media_type TEXT NOT NULL,
+                size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
+                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL, duration_ms BIGINT);
+            INSERT INTO hub_memories SELECT * FROM old_memories; DROP TABLE old_memories;
+            ALTER TABLE hub_faces RENAME TO old_faces;
+            CREATE TABLE hub_faces (id INTEGER PRIMARY KEY, memory_id BIGINT NOT NULL, x REAL NOT NULL, y REAL NOT NULL,
+                width REAL NOT NULL, height REAL NOT NULL, person_id BIGINT, updated_by TEXT NOT NULL, updated_at BIGINT NOT NULL, embedding TEXT);
+            INSERT INTO hub_faces SELECT * FROM old_faces; DROP TABLE old_faces;
+            DELETE FROM sqlite_sequence;
+            """)
+        try await server.restart()
+        #expect(try await hub.people().map(\.id) == [ana.id, bo.id])
+        #expect(try await hub.people().first?.relationship == "sister")
+        #expect(try await hub.memory(id: memory.id).faces.map(\.personId) == [ana.id])
+        try await hub.removePerson(id: bo.id)
+        #expect(try await hub.addPerson(name: "Cy").id > bo.id)
+        try await hub.removeMemory(id: newest.id)
+        let (after, _) = try await hub.upload(MemoryUpload(kind: .photo, title: "After", faces: face), file: try smallPhoto(folder, seed: 3))
+        #expect(after.id > newest.id && (after.faces.first?.id ?? 0) > (newest.faces.first?.id ?? .max))
+        // The name and the bytes stay unique after the rebuild.
+        let again = await hubFailure { () async throws(HubError) in _ = try await hub.addPerson(name: "ana") }
+        #expect(again?.code == .personExists, "\(String(describing: again))")
+        #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Same"), file: try smallPhoto(folder, seed: 1)).memory.id == memory.id)
+    }
+
+    /// A small JPEG in `folder`, its pixels from `seed`.
+    private func smallPhoto(_ folder: String, seed: UInt64) throws -> String {
+        let path = folder + "/photo-\(seed).jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 160, height: 120, seed: seed), to: path, as: .jpeg())
+        return path
     }
 
     @Test("the same photo from two devices is one memory: 201 for the first, 200 with the same memory for the second", arguments: TestStore.available)
@@ -523,6 +600,16 @@ struct HubAvatarTests {
         guard let fields = tooLarge.flatMap({ $0.code == .invalidRequest ? $0.fields : nil }) else { Issue.record("\(String(describing: tooLarge))"); return }
         #expect(fields.contains { $0.contains("10000x10000") && $0.contains("16 megapixels") }, "\(fields)")
         await #expect(throws: HubError.notFound("no such person")) { _ = try await hub.setAvatar(person: 999, image: second) }
+        // A GIF (which ImageKit does not decode) is refused by name, and the document declares exactly the types that are read.
+        let gif: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3B]
+        try Data(gif).write(to: URL(fileURLWithPath: folder + "/dot.gif"))
+        let notRead = await hubFailure { () async throws(HubError) in _ = try await hub.setAvatar(person: ana.id, image: folder + "/dot.gif") }
+        let gifFields = notRead.flatMap { $0.code == .invalidRequest ? $0.fields : nil } ?? []
+        #expect(gifFields.contains { $0.contains("GIF is not read") && $0.contains("JPEG, PNG, HEIC, AVIF, WebP, TIFF") }, "\(String(describing: notRead))")
+        func member(_ value: JSONValue?, _ name: String) -> JSONValue? { if case .object(let members)? = value { members[name] } else { nil } }
+        let content = ["paths", "/api/people/{id}/avatar", "put", "requestBody", "content"].reduce(OpenAPIDocument.shared.root as JSONValue?, member)
+        guard case .object(let declared)? = content else { Issue.record("no request body for the avatar in Docs/openapi.json"); return }
+        #expect(Set(declared.keys) == Set(ImageFormat.allCases.filter(\.isDecodable).map(\.mimeType)))
         // Removed with the person.
         try await hub.removePerson(id: ana.id)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/avatars").isEmpty)

@@ -23,6 +23,14 @@ struct DashboardTrustTests {
         return (status, answer)
     }
 
+    /// Opens a dashboard session with the key, as a browser does: the `Cookie` header its answer sets, and the answer.
+    static func signIn(_ port: Int, key: String, host: String = "127.0.0.1", headers: [String: String] = [:]) async throws -> (cookie: String, text: String) {
+        let answer = try await request(port, "GET", "/?key=\(key)", host: host, headers: headers)
+        let line = answer.text.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: memora_dashboard=") } ?? ""
+        let pair = line.dropFirst("set-cookie: ".count).split(separator: ";").first.map(String.init) ?? ""
+        return (pair, answer.text)
+    }
+
     @Test("from the loopback too, the dashboard needs its key; a page view makes no pairing code; the button does, from the page's own origin only")
     func keyOnly() async throws {
         let folder = try temporaryFolder("dashboard-trust")
@@ -30,7 +38,7 @@ struct DashboardTrustTests {
         defer { Task { await server.stop() } }
         let key = try await ServerData.open(folder + "/server").dashboardKey
         let port = server.port
-        let cookie = "memora_dashboard=\(key)"
+        let cookie = try await Self.signIn(port, key: key).cookie
 
         // The loopback is not a key: every page and picture refuses without one.
         for path in ["/", "/people/1", "/dashboard/thumbnails/1", "/dashboard/avatars/1"] {
@@ -67,15 +75,54 @@ struct DashboardTrustTests {
         let key = try await ServerData.open(folder + "/server").dashboardKey
         let port = server.port
         for host in ["attacker.example", "attacker.example:\(port)", "127.0.0.1.attacker.example", ""] {
-            let answer = try await Self.request(port, "GET", "/?key=\(key)", host: host, headers: ["Cookie": "memora_dashboard=\(key)"])
+            let answer = try await Self.request(port, "GET", "/?key=\(key)", host: host)
             #expect(answer.status == 403 || (host.isEmpty && answer.status == 400), "\(host): \(answer.text.prefix(200))")
             #expect(!answer.text.contains("Set-Cookie"))
         }
+        let cookie = try await Self.signIn(port, key: key).cookie
         for host in ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", "photos.example.home", "PHOTOS.example.home:443"] {
-            #expect(try await Self.request(port, "GET", "/", host: host, headers: ["Cookie": "memora_dashboard=\(key)"]).status == 200, "\(host)")
+            #expect(try await Self.request(port, "GET", "/", host: host, headers: ["Cookie": cookie]).status == 200, "\(host)")
         }
         // The API is not the dashboard: a device's requests carry its token and any Host.
         #expect(try await Self.request(port, "GET", "/api/health", host: "attacker.example").status == 200)
+    }
+
+    @Test("the cookie holds a session, not the key: signing out ends it, a new key ends them all; Secure when a trusted proxy says HTTPS")
+    func sessions() async throws {
+        let folder = try temporaryFolder("dashboard-sessions")
+        let server = try await LoopbackSyncServer(folder: folder + "/server") { $0.trustedProxies = ["127.0.0.1"] }
+        defer { Task { await server.stop() } }
+        let key = try await ServerData.open(folder + "/server").dashboardKey
+        let port = server.port
+        // The key itself opens nothing as a cookie; the session the key opens does, and holds nothing of the key.
+        #expect(try await Self.request(port, "GET", "/", headers: ["Cookie": "memora_dashboard=\(key)"]).status == 401)
+        let (cookie, answer) = try await Self.signIn(port, key: key)
+        #expect(cookie.hasPrefix("memora_dashboard=") && cookie.count > "memora_dashboard=".count + 40 && !cookie.contains(key), "\(cookie)")
+        #expect(answer.contains("HttpOnly") && answer.contains("SameSite=Strict") && !answer.contains("Secure"), "\(answer)")
+        #expect(try await Self.request(port, "GET", "/", headers: ["Cookie": cookie]).status == 200)
+        // Signing out ends the session on the hub (a copy of the cookie no longer works) and clears the cookie.
+        let other = try await Self.signIn(port, key: key).cookie
+        let origin = ["Origin": "http://127.0.0.1:\(port)", "Sec-Fetch-Site": "same-origin"]
+        #expect(try await Self.request(port, "POST", "/dashboard/logout", host: "127.0.0.1:\(port)", headers: ["Cookie": cookie, "Origin": "http://attacker.example"]).status == 403)
+        let out = try await Self.request(port, "POST", "/dashboard/logout", host: "127.0.0.1:\(port)", headers: origin.merging(["Cookie": cookie]) { $1 })
+        #expect(out.status == 200 && out.text.contains("Max-Age=0") && out.text.contains("signed out"), "\(out.text.prefix(400))")
+        #expect(try await Self.request(port, "GET", "/", headers: ["Cookie": cookie]).status == 401)
+        #expect(try await Self.request(port, "GET", "/", headers: ["Cookie": other]).status == 200, "another browser's session stays")
+        // A new key ends every session at once, on the running hub; the old key opens nothing, the new one does.
+        let newKey = try await ServerData.open(folder + "/server").rotateDashboardKey()
+        #expect(newKey != key)
+        #expect(try await Self.request(port, "GET", "/", headers: ["Cookie": other]).status == 401)
+        #expect(try await Self.request(port, "GET", "/?key=\(key)").status == 401)
+        let renewed = try await Self.signIn(port, key: newKey)
+        #expect(try await Self.request(port, "GET", "/", headers: ["Cookie": renewed.cookie]).status == 200)
+        // Through the trusted proxy over HTTPS the cookie is Secure; a client's own header from an untrusted peer changes nothing.
+        let secure = try await Self.signIn(port, key: newKey, headers: ["X-Forwarded-Proto": "https", "X-Forwarded-For": "198.51.100.7"])
+        #expect(secure.text.contains("; Secure") || secure.text.contains("Secure;"), "\(secure.text.prefix(400))")
+        let direct = try await LoopbackSyncServer(folder: folder + "/direct")
+        defer { Task { await direct.stop() } }
+        let directKey = try await ServerData.open(folder + "/direct").dashboardKey
+        let untrusted = try await Self.signIn(direct.port, key: directKey, headers: ["X-Forwarded-Proto": "https"])
+        #expect(untrusted.cookie.hasPrefix("memora_dashboard=") && !untrusted.text.contains("Secure"), "\(untrusted.text.prefix(400))")
     }
 
     @Test("behind a trusted proxy each client has its own rate-limit bucket; from any other peer X-Forwarded-For changes nothing")

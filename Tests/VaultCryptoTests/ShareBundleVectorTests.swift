@@ -96,6 +96,45 @@ struct ShareBundleVectorTests {
         #expect(Array(decoded.transcript.prefix(13)) == Array("LOCAPHOTO v1\u{0}".utf8))
     }
 
+    @Test("Docs/Vault.md alone is enough to verify a bundle's signature: its transcript rules, read by the test from the JSON, verify both vectors", arguments: ShareBundleVectors.bundles.map(\.name))
+    func vaultDocumentTranscript(name: String) throws {
+        let vector = try #require(ShareBundleVectors.bundles.first { $0.name == name })
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Docs/Vault.md").standardized.path
+        let document = try String(contentsOfFile: path, encoding: .utf8)
+        // The document's worked F(recipient) lines ("identity:   LENGTH VALUE", "passphrase: …"), as hex.
+        func documented(_ label: String) -> [UInt8]? {
+            document.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix(label + ":") }
+                .map { hexBytes($0.dropFirst(label.count + 1).replacingOccurrences(of: " ", with: "")) }
+        }
+        // The bundle read as any JSON reader would, and the transcript built as Docs/Vault.md says.
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(vector.bundle.utf8)) as? [String: Any])
+        let photo = try #require(json["photo"] as? [String: Any]), recipient = try #require(json["recipient"] as? [String: Any])
+        func base64(_ value: Any?) throws -> [UInt8] {
+            let text = try #require(value as? String)
+            return [UInt8](try #require(Data(base64Encoded: text)))
+        }
+        func field(_ value: [UInt8]) -> [UInt8] { withUnsafeBytes(of: UInt64(value.count).bigEndian) { Array($0) } + value }
+        func u64(_ value: Any?) throws -> [UInt8] { withUnsafeBytes(of: UInt64(try #require(value as? Int)).bigEndian) { Array($0) } }
+        let recipientValue: [UInt8] = if recipient["type"] as? String == "x25519" {
+            Array("x25519".utf8) + (try base64(recipient["publicKey"]))
+        } else {
+            Array("passphrase argon2id".utf8) + (try u64(recipient["operations"])) + (try u64(recipient["memoryBytes"])) + (try base64(recipient["salt"]))
+        }
+        let sender = try #require((json["sender"] as? String)?.dropFirst("memora-share1:".count))
+        var urlSafe = sender.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while urlSafe.count % 4 != 0 { urlSafe += "=" }
+        let senderKeys = [UInt8](try #require(Data(base64Encoded: urlSafe)))
+        var transcript = hexBytes("4c4f434150484f544f207631") + [0]
+        for value in [Array(try #require(json["version"] as? String).utf8), Array(try #require(photo["id"] as? String).utf8),
+                      try base64(photo["encryptedData"]), try base64(photo["encryptedKey"]), try base64(photo["iv"]), try base64(photo["authTag"]),
+                      recipientValue, senderKeys, try base64(json["metadata"])] {
+            transcript += field(value)
+        }
+        #expect(Sodium.ed25519Verify(try base64(json["signature"]), message: transcript, publicKey: Array(senderKeys[32..<64])))
+        // The document's worked example is this vector's recipient field, byte for byte.
+        #expect(documented(vector.passphrase == nil ? "identity" : "passphrase") == field(recipientValue))
+    }
+
     @Test("capture dates are written YYYY-MM-DDTHH:MM:SSZ; null is absent; a date in another form is refused")
     func captureDateForm() throws {
         let json = #"{"captureDate":"2023-11-14T22:13:20Z","format":"jpeg","originalFilename":"a.jpg","originalSize":1}"#

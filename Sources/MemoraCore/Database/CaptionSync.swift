@@ -51,8 +51,10 @@ enum CaptionSync {
             "error_type": .string(clipped(report.errorType, 50)), "created_at": .integer(Instant.milliseconds(report.createdAt)),
         ]
         if let message = report.errorMessage { fields["error_message"] = .string(clipped(message, 2000)) }
-        if let context = report.context, context.utf8.count <= 8192,
-           let object = try? JSONDecoder().decode(JSONValue.self, from: Data(context.utf8)), case .object = object {
+        // A context the server would refuse (Docs/openapi.json: 8 members, names of 32 characters, values of 120) is left out.
+        if let context = report.context, context.utf8.count <= 65_536,
+           let object = try? JSONDecoder().decode(JSONValue.self, from: Data(context.utf8)),
+           let kind = SyncSchema.errorLogs.fields.first(where: { $0.name == "context" })?.kind, SyncValueCheck.problem(with: object, for: kind) == nil {
             fields["context"] = object
         }
         _ = try SyncReplica.enqueue(.put, SyncSchema.errorLogs, fields, in: db)

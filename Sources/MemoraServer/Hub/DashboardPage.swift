@@ -60,7 +60,8 @@ enum DashboardPage {
         <header><h1>Memory Palace</h1><nav aria-label="Sections"><ul><li><a href="/">Latest memories</a></li>
         <li><a href="/#people">People</a></li><li><a href="/#pair">Add a device</a></li></ul></nav></header>
         <main id="main" tabindex="-1">\(body)</main>
-        <footer><p>memora-server \(escape(SyncServer.version)): the family's memories stay on this hub.</p></footer>
+        <footer><p>memora-server \(escape(SyncServer.version)): the family's memories stay on this hub.</p>
+        <form method="post" action="/dashboard/logout"><button type="submit" id="logout-button">Sign out of this browser</button></form></footer>
         </body></html>
         """
     }
@@ -119,6 +120,18 @@ enum DashboardPage {
             <p>A pairing code lets one device join this hub: it works once, for ten minutes. Make one when the device is at hand.</p>
             <form method="post" action="/dashboard/pair"><button type="submit" id="pair-button">Show a pairing code</button></form></section>
             """)
+    }
+
+    /// The page after signing out: no link into the dashboard (it needs the key again).
+    static func signedOut() -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Signed out: Memory Palace</title><style>\(style)</style></head>
+        <body><header><h1>Memory Palace</h1></header>
+        <main id="main"><p>This browser is signed out. To come back, open the address that <code>memora-server dashboard</code> prints on the hub.</p></main>
+        </body></html>
+        """
     }
 
     /// The page with a new pairing code: its QR code and its text for `memora hub pair`.

@@ -1,13 +1,17 @@
 internal import Foundation
 internal import Hummingbird
+internal import MemoraDatabase
 internal import HTTPTypes
 internal import MemoraHub
 internal import MemoraSystem
 
-/// The dashboard's pages (`/`, `/people/{id}`), the pairing code (`POST /dashboard/pair`) and the
-/// thumbnails and avatars they show. They open only with the dashboard key (`memora-server dashboard`
-/// prints the address with it), which then stays in an HttpOnly, SameSite=Strict cookie: from this
-/// machine too, since behind a reverse proxy every visitor comes from the loopback. A page is served
+/// The dashboard's pages (`/`, `/people/{id}`), the pairing code (`POST /dashboard/pair`), signing out
+/// (`POST /dashboard/logout`) and the thumbnails and avatars they show. They open only with the
+/// dashboard key (`memora-server dashboard` prints the address with it), from this machine too, since
+/// behind a reverse proxy every visitor comes from the loopback. The key is exchanged once for a
+/// session: a random token in an HttpOnly, SameSite=Strict cookie (`Secure` when a trusted proxy says
+/// the browser came over HTTPS), of which the hub keeps only the SHA-256 and the key it was opened
+/// with, so signing out ends it and a new key (`memora-server dashboard --rotate`) ends them all. A page is served
 /// only under a name of this hub (its addresses, `localhost`, its host name, the configured
 /// ``ServerConfiguration/serverNames``), and a pairing code is made only when a person asks for one.
 struct DashboardRoutes: Sendable {
@@ -15,12 +19,17 @@ struct DashboardRoutes: Sendable {
     let hub: HubStore
     let media: HubMedia
     let key: String
+    /// Where the key is read from at each check (`memora-server dashboard --rotate` replaces it), nil: `key` alone.
+    let fleet: Fleet?
     /// The names the dashboard answers to besides this machine's addresses (read once: the host
     /// name is a system call, the configuration does not change).
     let names: Set<String>
 
-    init(configuration: ServerConfiguration, hub: HubStore, media: HubMedia, key: String) {
-        (self.configuration, self.hub, self.media, self.key) = (configuration, hub, media, key)
+    /// How long a session lasts without signing out.
+    static let sessionLifetime: Int64 = 30 * 24 * 3600 * 1000
+
+    init(configuration: ServerConfiguration, hub: HubStore, media: HubMedia, key: String, fleet: Fleet?) {
+        (self.configuration, self.hub, self.media, self.key, self.fleet) = (configuration, hub, media, key, fleet)
         var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
         if !["0.0.0.0", "::"].contains(configuration.host) { names.insert(configuration.host.lowercased()) }
         let machine = ProcessInfo.processInfo.hostName.lowercased()
@@ -31,18 +40,41 @@ struct DashboardRoutes: Sendable {
 
     static let cookie = "memora_dashboard"
 
-    /// Whether the request may see the dashboard; a valid `?key=` answers with a redirect that sets the cookie.
-    func admit(_ request: Request, context: ServerContext) throws -> Response? {
+    /// The key now: the database's (it may have been replaced since the server started), else the one given.
+    private func currentKey() async throws(ServerError) -> String {
+        guard let fleet, let current = try await fleet.existingSecret(Fleet.dashboardKeyName), !current.isEmpty else { return key }
+        return current
+    }
+
+    /// Whether the request may see the dashboard: its cookie names a live session of the current key.
+    /// A valid `?key=` opens a session and answers with a redirect that sets its cookie.
+    func admit(_ request: Request, context: ServerContext) async throws -> Response? {
         try checkHost(request)
-        if let cookie = request.cookies[Self.cookie]?.value, ServerSecrets.equal(cookie, key) { return nil }
+        let key = try await currentKey(), now = Instant.now
+        if let token = request.cookies[Self.cookie]?.value,
+           try await hub.isDashboardSession(tokenHash: ServerSecrets.hash(token), keyHash: ServerSecrets.hash(key), now: now) {
+            return nil
+        }
         if let given = request.uri.queryParameters.get("key"), ServerSecrets.equal(given, key) {
+            let token = try await hub.openDashboardSession(key: key, now: now, lifetime: Self.sessionLifetime)
             // Back to the page asked for, on this hub only (a path such as //host would leave it).
             let path = request.uri.path.hasPrefix("/") && !request.uri.path.hasPrefix("//") ? request.uri.path : "/"
             var response = Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
-            response.setCookie(Cookie(name: Self.cookie, value: key, path: "/", httpOnly: true, sameSite: .strict))
+            response.setCookie(Cookie(name: Self.cookie, value: token, maxAge: Int(Self.sessionLifetime / 1000), path: "/", secure: context.isHTTPS,
+                                      httpOnly: true, sameSite: .strict))
             return response
         }
         throw ServerError.unauthorized("the dashboard opens with its key: run `memora-server dashboard` on the hub for its address")
+    }
+
+    /// `POST /dashboard/logout`: ends this browser's session (the hub forgets it) and clears its cookie.
+    func logout(_ request: Request, context: ServerContext) async throws -> Response {
+        try checkHost(request)
+        try checkSameOrigin(request)
+        if let token = request.cookies[Self.cookie]?.value { try await hub.removeDashboardSessions(tokenHash: ServerSecrets.hash(token)) }
+        var response = html(DashboardPage.signedOut())
+        response.setCookie(Cookie(name: Self.cookie, value: "", maxAge: 0, path: "/", secure: context.isHTTPS, httpOnly: true, sameSite: .strict))
+        return response
     }
 
     /// Refuses a request whose `Host` is not a name of this hub: a page elsewhere that points a name of
@@ -75,12 +107,12 @@ struct DashboardRoutes: Sendable {
     /// Refuses a form sent from another site: its `Origin`, when the browser sends one, must be this page's.
     func checkSameOrigin(_ request: Request) throws {
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], !["same-origin", "none"].contains(site) {
-            throw ServerError.forbidden("a pairing code is made from the dashboard's own page only")
+            throw ServerError.forbidden("the dashboard's forms are sent from its own page only")
         }
         guard let origin = request.headers[HTTPField.Name("Origin")!] else { return }
         let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
         guard let authority, authority.lowercased() == request.head.authority?.lowercased() else {
-            throw ServerError.forbidden("a pairing code is made from the dashboard's own page only")
+            throw ServerError.forbidden("the dashboard's forms are sent from its own page only")
         }
     }
 
@@ -91,7 +123,7 @@ struct DashboardRoutes: Sendable {
     }
 
     func home(_ request: Request, context: ServerContext) async throws -> Response {
-        if let redirect = try admit(request, context: context) { return redirect }
+        if let redirect = try await admit(request, context: context) { return redirect }
         let memories = try await hub.memories(HubStore.MemoryFilter(limit: 24)).memories
         return html(DashboardPage.home(memories: memories, people: try await hub.people()))
     }
@@ -99,7 +131,7 @@ struct DashboardRoutes: Sendable {
     /// `POST /dashboard/pair`: a new single-use pairing code (QR code and text), made only when a person
     /// presses the page's button; it works for ten minutes.
     func pair(_ request: Request, context: ServerContext) async throws -> Response {
-        if let redirect = try admit(request, context: context) { return redirect }
+        if let redirect = try await admit(request, context: context) { return redirect }
         try checkSameOrigin(request)
         // The port this connection reached (the configuration may say 0).
         let address = HubAddress.reaching(listeningOn: configuration.host, port: context.localPort ?? configuration.port)
@@ -111,7 +143,7 @@ struct DashboardRoutes: Sendable {
     }
 
     func person(_ request: Request, context: ServerContext) async throws -> Response {
-        if let redirect = try admit(request, context: context) { return redirect }
+        if let redirect = try await admit(request, context: context) { return redirect }
         guard let id = context.parameters.get("id").flatMap(Int64.init), let person = try await hub.person(id: id) else {
             throw ServerError.notFound("no such person")
         }
@@ -120,7 +152,7 @@ struct DashboardRoutes: Sendable {
     }
 
     func avatar(_ request: Request, context: ServerContext) async throws -> Response {
-        if let redirect = try admit(request, context: context) { return redirect }
+        if let redirect = try await admit(request, context: context) { return redirect }
         guard let id = context.parameters.get("id").flatMap(Int64.init), let hash = try await hub.avatar(person: id) else {
             throw ServerError.notFound("no such avatar")
         }
@@ -129,7 +161,7 @@ struct DashboardRoutes: Sendable {
     }
 
     func thumbnail(_ request: Request, context: ServerContext) async throws -> Response {
-        if let redirect = try admit(request, context: context) { return redirect }
+        if let redirect = try await admit(request, context: context) { return redirect }
         guard let id = context.parameters.get("id").flatMap(Int64.init), let memory = try await hub.memory(id: id), memory.thumbnailUrl != nil else {
             throw ServerError.notFound("no such thumbnail")
         }

@@ -115,13 +115,16 @@ struct HubRoutes: Sendable {
         let id = try id(context)
         guard try await hub.person(id: id) != nil else { throw ServerError.notFound("no such person") }
         let body = try await request.body.collect(upTo: 20 * 1024 * 1024)
+        let bytes = Array(body.readableBytesView)
         let hash: String
         do {
-            hash = try media.makeAvatar(Array(body.readableBytesView))
+            hash = try media.makeAvatar(bytes)
         } catch let error as ServerError {
             throw error
         } catch {
-            throw ServerError.invalidRequest("the avatar cannot be read", [FieldProblem(field: "body", message: "send a JPEG, PNG, HEIC, WebP or AVIF image")])
+            let accepted = ImageFormat.allCases.filter(\.isDecodable).map(\.displayName).joined(separator: ", ")
+            let format = ImageFormat.detect(bytes).map { $0.isDecodable ? "this \($0.displayName) cannot be decoded; " : "\($0.displayName) is not read; " } ?? ""
+            throw ServerError.invalidRequest("the avatar cannot be read", [FieldProblem(field: "body", message: "\(format)send one of these images: \(accepted)")])
         }
         let previous = try await hub.avatar(person: id)
         guard try await hub.setAvatar(person: id, sha256: hash, now: now), let person = try await hub.person(id: id) else {
@@ -395,15 +398,26 @@ struct HubRoutes: Sendable {
         return response
     }
 
+    /// The `Upload-Offset` header's value: 1 to 18 decimal digits (no sign), else a `400` that says
+    /// whether the header is missing or malformed.
+    static func uploadOffset(_ header: String?) throws(ServerError) -> Int64 {
+        let hint = "the session's offset (GET /api/uploads/{id})"
+        guard let header else {
+            throw .invalidRequest("say where the bytes go", [FieldProblem(field: "Upload-Offset", message: "the header is required: \(hint)")])
+        }
+        guard (1...18).contains(header.utf8.count), header.utf8.allSatisfy({ (48...57).contains($0) }), let offset = Int64(header) else {
+            throw .invalidRequest("say where the bytes go", [FieldProblem(field: "Upload-Offset", message: "must be a non-negative integer (decimal digits only): \(hint)")])
+        }
+        return offset
+    }
+
     /// `PATCH /api/uploads/{id}` with `Upload-Offset: N`: the next bytes, appended when N is where the
     /// session stands (else `409` with the offset to continue from); durable before the answer.
     func continueUpload(_ request: Request, context: ServerContext) async throws -> Response {
         guard let id = context.parameters.get("uploadId"), let session = try await hub.uploadSession(id: id, device: try device(context), now: now) else {
             throw ServerError.notFound("no such upload session")
         }
-        guard let offset = request.headers[HTTPField.Name("Upload-Offset")!].flatMap(Int64.init), offset >= 0 else {
-            throw ServerError.invalidRequest("say where the bytes go", [FieldProblem(field: "Upload-Offset", message: "the header is required: the session's offset (GET /api/uploads/{id})")])
-        }
+        let offset = try Self.uploadOffset(request.headers[HTTPField.Name("Upload-Offset")!])
         guard sessions.begin(id) else { throw ServerError.conflict("another request is writing to this session: wait for it") }
         defer { sessions.end(id) }
         let path = media.sessionPath(id)

@@ -34,41 +34,99 @@ struct HubStore: Sendable {
     /// Creates the tables when missing (on PostgreSQL under an advisory lock, so servers starting together do not race).
     static func open(_ database: any SQLDatabase) async throws(ServerError) -> HubStore {
         let postgres = database.dialect == .postgres
-        let id = postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY"
-        let real = postgres ? "DOUBLE PRECISION" : "REAL"
-        var statements = postgres ? [SQLStatement("SELECT pg_advisory_xact_lock(724562020)")] : []
+        let lock = postgres ? [SQLStatement("SELECT pg_advisory_xact_lock(724562020)")] : []
+        var statements = lock
         statements += [
             "CREATE TABLE IF NOT EXISTS hub_pairing (token_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL, used_at BIGINT, created_at BIGINT NOT NULL)",
-            """
-            CREATE TABLE IF NOT EXISTS hub_people (id \(id), name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE, relationship TEXT,
-                avatar_sha256 TEXT, created_by TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS hub_memories (id \(id), sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, title TEXT NOT NULL,
-                description TEXT, taken_at BIGINT, latitude \(real), longitude \(real), place TEXT, media_type TEXT NOT NULL,
-                size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
-                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL)
-            """,
-            "CREATE INDEX IF NOT EXISTS hub_memories_kind ON hub_memories (kind, id)",
-            "CREATE INDEX IF NOT EXISTS hub_memories_taken ON hub_memories (taken_at)",
             "CREATE TABLE IF NOT EXISTS hub_memory_people (memory_id BIGINT NOT NULL, person_id BIGINT NOT NULL, PRIMARY KEY (memory_id, person_id))",
-            "CREATE INDEX IF NOT EXISTS hub_memory_people_person ON hub_memory_people (person_id, memory_id)",
             """
-            CREATE TABLE IF NOT EXISTS hub_faces (id \(id), memory_id BIGINT NOT NULL, x \(real) NOT NULL, y \(real) NOT NULL,
-                width \(real) NOT NULL, height \(real) NOT NULL, person_id BIGINT, updated_by TEXT NOT NULL, updated_at BIGINT NOT NULL)
+            CREATE TABLE IF NOT EXISTS hub_dashboard_sessions (token_hash TEXT PRIMARY KEY, key_hash TEXT NOT NULL, created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL)
             """,
-            "CREATE INDEX IF NOT EXISTS hub_faces_memory ON hub_faces (memory_id)",
-            "CREATE INDEX IF NOT EXISTS hub_faces_person ON hub_faces (person_id, memory_id)",
             """
             CREATE TABLE IF NOT EXISTS hub_uploads (id TEXT PRIMARY KEY, device TEXT NOT NULL, size BIGINT NOT NULL, sha256 TEXT NOT NULL,
                 content_type TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
             """,
         ].map { SQLStatement($0) }
+        statements += Self.numberedTables.map { SQLStatement($0.create(database.dialect, "IF NOT EXISTS " + $0.name)) }
         _ = try await database.run(statements)
         // v2: durations of videos and voice notes. v3: the embeddings of faces (for suggestions on every device).
         try await addColumn("duration_ms BIGINT", to: "hub_memories", in: database)
         try await addColumn("embedding TEXT", to: "hub_faces", in: database)
+        // v4: ids are never reused on SQLite (AUTOINCREMENT), as PostgreSQL's BIGSERIAL never reuses them.
+        if !postgres { try await rebuildWithoutReuse(database) }
+        _ = try await database.run(lock + Self.indexes.map { SQLStatement($0) })
         return HubStore(database: database)
+    }
+
+    /// The tables whose rows are numbered by the hub (people, memories, faces): their `CREATE TABLE`
+    /// for a dialect and a name. Ids go into devices' outboxes and caches, so a deleted row's id is
+    /// never given to another row: `BIGSERIAL` on PostgreSQL, `INTEGER PRIMARY KEY AUTOINCREMENT` on
+    /// SQLite (without AUTOINCREMENT, SQLite gives the largest id plus one, the deleted newest row's).
+    private static let numberedTables: [(name: String, create: @Sendable (SyncTableSQL.Dialect, String) -> String)] = [
+        ("hub_people", { dialect, name in
+            """
+            CREATE TABLE \(name) (id \(serial(dialect)), name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE, relationship TEXT,
+                avatar_sha256 TEXT, created_by TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+            """
+        }),
+        ("hub_memories", { dialect, name in
+            """
+            CREATE TABLE \(name) (id \(serial(dialect)), sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, title TEXT NOT NULL,
+                description TEXT, taken_at BIGINT, latitude \(real(dialect)), longitude \(real(dialect)), place TEXT, media_type TEXT NOT NULL,
+                size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
+                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL, duration_ms BIGINT)
+            """
+        }),
+        ("hub_faces", { dialect, name in
+            """
+            CREATE TABLE \(name) (id \(serial(dialect)), memory_id BIGINT NOT NULL, x \(real(dialect)) NOT NULL, y \(real(dialect)) NOT NULL,
+                width \(real(dialect)) NOT NULL, height \(real(dialect)) NOT NULL, person_id BIGINT, updated_by TEXT NOT NULL, updated_at BIGINT NOT NULL,
+                embedding TEXT)
+            """
+        }),
+    ]
+
+    private static func serial(_ dialect: SyncTableSQL.Dialect) -> String {
+        dialect == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+    }
+
+    private static func real(_ dialect: SyncTableSQL.Dialect) -> String {
+        dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
+    }
+
+    /// The hub's indexes, made after the tables (a rebuilt table loses its own).
+    private static let indexes = [
+        "CREATE INDEX IF NOT EXISTS hub_memories_kind ON hub_memories (kind, id)",
+        "CREATE INDEX IF NOT EXISTS hub_memories_taken ON hub_memories (taken_at)",
+        "CREATE INDEX IF NOT EXISTS hub_memory_people_person ON hub_memory_people (person_id, memory_id)",
+        "CREATE INDEX IF NOT EXISTS hub_faces_memory ON hub_faces (memory_id)",
+        "CREATE INDEX IF NOT EXISTS hub_faces_person ON hub_faces (person_id, memory_id)",
+    ]
+
+    /// SQLite only: rebuilds each numbered table made before v4 (no AUTOINCREMENT) as a copy with
+    /// AUTOINCREMENT, its rows and ids kept, in one transaction. SQLite then starts the table's
+    /// sequence at its largest id, so no id in use or above it is ever given again (an id deleted
+    /// before the rebuild and larger than every remaining one is unknown, and can be given once more).
+    private static func rebuildWithoutReuse(_ database: any SQLDatabase) async throws(ServerError) {
+        for table in numberedTables {
+            let definition = try await database.rows("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table.name)]).first?[0].text ?? ""
+            guard !definition.uppercased().contains("AUTOINCREMENT") else { continue }
+            let columns = try await database.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table.name)])
+                .compactMap { $0[0].text }.map { "\"\($0)\"" }.joined(separator: ", ")
+            let (name, building, create) = (table.name, table.name + "_v4", table.create(.sqlite, table.name + "_v4"))
+            try await database.transaction { (transaction) async throws(ServerError) in
+                // Checked again inside the transaction: a server starting beside this one may have rebuilt it meanwhile.
+                let now = try await transaction.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])?.text ?? ""
+                guard !now.uppercased().contains("AUTOINCREMENT") else { return }
+                try await transaction.execute(create)
+                try await transaction.execute("INSERT INTO \(building) (\(columns)) SELECT \(columns) FROM \(name)")
+                let copied = try await transaction.value("SELECT (SELECT COUNT(*) FROM \(name)) = (SELECT COUNT(*) FROM \(building))")
+                guard copied?.integer == 1 else { throw .storage("rebuilding \(name) did not copy every row; the table is unchanged") }
+                try await transaction.execute("DROP TABLE \(name)")
+                try await transaction.execute("ALTER TABLE \(building) RENAME TO \(name)")
+            }
+        }
     }
 
     // MARK: Pairing
@@ -108,6 +166,35 @@ struct HubStore: Sendable {
         let media = try await database.rows("SELECT sha256 FROM hub_memories", []).compactMap { $0[0].text }
         let avatars = try await database.rows("SELECT avatar_sha256 FROM hub_people WHERE avatar_sha256 IS NOT NULL", []).compactMap { $0[0].text }
         return (Set(media), Set(avatars))
+    }
+
+    // MARK: Dashboard sessions
+
+    /// Opens a dashboard session with `key` for `lifetime` milliseconds and returns its token (32 random
+    /// bytes); only the token's hash is kept, with the key's. Expired sessions and those of another key go.
+    func openDashboardSession(key: String, now: Int64, lifetime: Int64) async throws(ServerError) -> String {
+        let token = ServerSecrets.randomToken(bytes: 32), keyHash = ServerSecrets.hash(key)
+        _ = try await database.run([
+            SQLStatement("DELETE FROM hub_dashboard_sessions WHERE expires_at <= ? OR key_hash <> ?", [.integer(now), .text(keyHash)]),
+            SQLStatement("INSERT INTO hub_dashboard_sessions (token_hash, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                         [.text(ServerSecrets.hash(token)), .text(keyHash), .integer(now), .integer(now + lifetime)]),
+        ])
+        return token
+    }
+
+    /// Whether the session with this token's hash exists, was opened with the key whose hash is `keyHash`, and has not expired.
+    func isDashboardSession(tokenHash: String, keyHash: String, now: Int64) async throws(ServerError) -> Bool {
+        !(try await database.read("SELECT 1 FROM hub_dashboard_sessions WHERE token_hash = ? AND key_hash = ? AND expires_at > ?",
+                                  [.text(tokenHash), .text(keyHash), .integer(now)])).isEmpty
+    }
+
+    /// Ends one dashboard session (signing out), or every one (`tokenHash` nil: the key was replaced).
+    func removeDashboardSessions(tokenHash: String?) async throws(ServerError) {
+        if let tokenHash {
+            _ = try await database.run([SQLStatement("DELETE FROM hub_dashboard_sessions WHERE token_hash = ?", [.text(tokenHash)])])
+        } else {
+            _ = try await database.run([SQLStatement("DELETE FROM hub_dashboard_sessions")])
+        }
     }
 
     // MARK: Upload sessions

@@ -5,24 +5,14 @@ internal import NIOHTTP1
 internal import HTTPTypes
 
 /// Turns every failure into the one JSON error shape (``APIErrorBody``) with its status, adds
-/// `Retry-After` to a `429`, and logs the route and status (never a token, a caption or a body). Every
-/// answer says `X-Content-Type-Options: nosniff` (a text memory is never run as a page), and a method
-/// no route has (TRACE, CONNECT) is a `405` on every path (``RouteTable`` answers the others).
+/// `Retry-After` to a `429`, and logs each refusal's route pattern, status and code (never a token, a
+/// caption or a body). Every answer says `X-Content-Type-Options: nosniff` (a text memory is never run
+/// as a page).
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
-    /// The methods the router sees: those routes use, and OPTIONS.
-    static let methods = Set(RouteTable.methodOrder + [.options])
-
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-        var response: Response
-        if Self.methods.contains(request.method) {
-            response = try await answer(request, context: context, next: next)
-        } else {
-            response = Self.json(APIErrorBody(error: APIError(code: "method_not_allowed", message: "no route takes \(request.method.rawValue); the API is described in Docs/openapi.json")),
-                                 status: .methodNotAllowed)
-            response.headers[.allow] = RouteTable.allowValue(RouteTable.methodOrder)
-        }
+        var response = try await answer(request, context: context, next: next)
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return response
     }
@@ -31,7 +21,7 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as ServerError {
-            context.logger.info("refused", metadata: ["path": "\(request.uri.path)", "status": "\(error.status)", "code": "\(error.apiError.code)"])
+            context.logger.info("refused", metadata: ["route": "\(RequestLogMiddleware.route(context.endpointPath))", "status": "\(error.status)", "code": "\(error.apiError.code)"])
             return Self.response(for: error)
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
@@ -41,11 +31,11 @@ struct ErrorMiddleware: RouterMiddleware {
             return Self.json(APIErrorBody(error: APIError(code: code, message: message)), status: error.status)
         } catch let error as HTTPParserError {
             // The body's framing broke mid-request (a bad chunk size, say): the client's fault, not ours.
-            context.logger.info("refused", metadata: ["path": "\(request.uri.path)", "status": "400", "code": "invalid_http"])
+            context.logger.info("refused", metadata: ["route": "\(RequestLogMiddleware.route(context.endpointPath))", "status": "400", "code": "invalid_http"])
             return Self.response(for: .invalidRequest("the request's body is not valid HTTP framing (\(error))",
                                                       [FieldProblem(field: "body", message: "send a Content-Length body or valid chunks")]))
         } catch {
-            context.logger.error("internal error", metadata: ["path": "\(request.uri.path)", "error": "\(type(of: error))"])
+            context.logger.error("internal error", metadata: ["route": "\(RequestLogMiddleware.route(context.endpointPath))", "error": "\(type(of: error))"])
             return Self.json(APIErrorBody(error: APIError(code: "internal", message: "the server failed; its log says more")), status: .internalServerError)
         }
     }

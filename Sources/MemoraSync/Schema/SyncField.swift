@@ -20,8 +20,11 @@ public struct SyncField: Sendable, Hashable {
         case boolean
         /// Milliseconds since 1970 as a device saw them (information only: the protocol never orders by it).
         case timestamp
-        /// Any JSON object of at most `maxBytes` bytes of JSON text.
-        case jsonObject(maxBytes: Int)
+        /// A flat JSON object (Docs/openapi.json's `maxProperties`, `propertyNames` and
+        /// `additionalProperties`): at most `maxMembers` members, each name at most `maxNameLength`
+        /// characters, each value text of at most `maxTextLength` characters, a number, a boolean or
+        /// null; no U+0000 anywhere. Characters are Unicode code points.
+        case jsonObject(maxMembers: Int, maxNameLength: Int, maxTextLength: Int)
         /// A list of at most `maxCount` SHA-256 values, each an uploaded object (a photo).
         case objectList(maxCount: Int)
     }

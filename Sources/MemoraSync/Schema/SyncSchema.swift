@@ -56,7 +56,7 @@ public enum SyncSchema {
             SyncField("device_id", .deviceID, required: true),
             SyncField("error_type", .text(maxLength: 50), required: true),
             SyncField("error_message", .text(maxLength: 2000)),
-            SyncField("context", .jsonObject(maxBytes: 8192)),
+            SyncField("context", .jsonObject(maxMembers: 8, maxNameLength: 32, maxTextLength: 120)),
             SyncField("created_at", .timestamp),
         ],
         ownerField: "device_id", pulled: false)

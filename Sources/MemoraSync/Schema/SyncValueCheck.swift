@@ -45,12 +45,11 @@ package enum SyncValueCheck {
         case .timestamp:
             guard case .integer(let number) = value else { return "expected milliseconds since 1970 (an integer)" }
             return (0...253_402_300_799_999).contains(number) ? nil : "must be between 0 and 253402300799999 (year 9999)"
-        case .jsonObject(let maxBytes):
-            guard case .object = value else { return "expected an object, got \(value.typeName)" }
+        case .jsonObject(let maxMembers, let maxNameLength, let maxTextLength):
+            guard case .object(let members) = value else { return "expected an object, got \(value.typeName)" }
             // PostgreSQL's text and jsonb cannot hold U+0000; both stores refuse it alike.
             if holdsNUL(value) { return "contains the character U+0000, which the server does not store" }
-            let size = value.jsonText.utf8.count
-            return size <= maxBytes ? nil : "is \(size) bytes of JSON; at most \(maxBytes)"
+            return objectProblem(members, maxMembers: maxMembers, maxNameLength: maxNameLength, maxTextLength: maxTextLength)
         case .objectList(let maxCount):
             guard case .array(let items) = value else { return "expected an array of SHA-256 values" }
             if items.count > maxCount { return "has \(items.count) items; at most \(maxCount)" }
@@ -77,6 +76,27 @@ package enum SyncValueCheck {
             }
             if isName && scalar.isDirectionOverride {
                 return "contains U+\(String(scalar.value, radix: 16, uppercase: true)), which changes the direction text is shown in"
+            }
+        }
+        return nil
+    }
+
+    /// What is wrong with a flat object's members (``SyncField/Kind/jsonObject(maxMembers:maxNameLength:maxTextLength:)``),
+    /// the first problem in the order of the members' names.
+    static func objectProblem(_ members: [String: JSONValue], maxMembers: Int, maxNameLength: Int, maxTextLength: Int) -> String? {
+        if members.count > maxMembers { return "has \(members.count) members; at most \(maxMembers)" }
+        for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+            let shown = name.unicodeScalars.count > maxNameLength ? String(String.UnicodeScalarView(name.unicodeScalars.prefix(maxNameLength))) + "…" : name
+            if name.unicodeScalars.count > maxNameLength {
+                return "member name \"\(shown)\" is \(name.unicodeScalars.count) characters (Unicode code points); at most \(maxNameLength)"
+            }
+            switch member {
+            case .string(let text) where text.unicodeScalars.count > maxTextLength:
+                return "member \"\(shown)\" is \(text.unicodeScalars.count) characters (Unicode code points); at most \(maxTextLength)"
+            case .array, .object:
+                return "member \"\(shown)\": expected text, a number, true, false or null, got \(member.typeName)"
+            default:
+                continue
             }
         }
         return nil
