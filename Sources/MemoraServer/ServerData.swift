@@ -6,7 +6,7 @@ public import MemoraHub
 /// A server's folder: `memora-server.sqlite` (unless the store is PostgreSQL), `objects/` and `hub/` (the
 /// Memory Palace hub's media and thumbnails), `fleet-folder` (on PostgreSQL: the mark that tells the
 /// fleet's folder from another) and, while a server runs on it, `listening` (where it listens) and
-/// `running.lock`. The join code and the dashboard key are in the database (``Fleet``), so every
+/// `running.lock`. The join code and the dashboard key are in the database (`server_secrets`), so every
 /// server on one database has the same ones.
 public struct ServerData: Sendable {
     /// The store: SQLite in the folder, or PostgreSQL.
