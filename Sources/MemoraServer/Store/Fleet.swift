@@ -49,10 +49,9 @@ struct Fleet: Sendable {
         return value
     }
 
-    /// The secret called `name`, or nil when none was made yet. A read beside SQLite's one writer: the
-    /// dashboard asks at each request.
+    /// The secret called `name`, or nil when none was made yet.
     func existingSecret(_ name: String) async throws(ServerError) -> String? {
-        try await database.read("SELECT value FROM server_secrets WHERE name = ?", [.text(name)]).first?.first?.text
+        try await database.rows("SELECT value FROM server_secrets WHERE name = ?", [.text(name)]).first?.first?.text
     }
 
     /// Replaces the secret called `name` with `value` for the whole fleet.
