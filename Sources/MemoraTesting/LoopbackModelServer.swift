@@ -1,6 +1,7 @@
 public import Foundation
 import FlyingFox
 import FlyingSocks
+import MemoraSystem
 
 /// A model server on 127.0.0.1 that speaks the real wire format of Ollama, OpenAI's
 /// Chat Completions or Gemini's `generateContent`, replies from a script, and records
@@ -131,14 +132,14 @@ public actor LoopbackModelServer {
     /// The caption requests received so far (not the availability checks).
     public var captionRequests: [ReceivedRequest] { received.filter { $0.method == "POST" } }
 
-    /// A loopback URL on which nothing listens, for "connection refused".
-    public static func refusedURL() async throws -> URL {
-        let probe = LoopbackModelServer(flavor: .ollama)
-        let url = try await probe.start()
-        await probe.stop()
-        try await Task.sleep(nanoseconds: 50_000_000)
-        return url
+    /// A loopback URL on which nothing listens, for "connection refused". The port is held for the
+    /// whole run without listening, so no server a parallel test starts can be given it.
+    public static func refusedURL() throws -> URL {
+        let port = try heldClosedPort.get()
+        return URL(string: "http://127.0.0.1:\(port.port)")!
     }
+
+    private static let heldClosedPort = Result { () throws(SystemError) in try ClosedPort() }
 
     struct Handler: HTTPHandler {
         let owner: LoopbackModelServer

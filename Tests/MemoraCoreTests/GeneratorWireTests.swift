@@ -199,7 +199,7 @@ struct GeneratorWireTests {
             } catch {
                 #expect(error.isRetryable, "\(error)")
             }
-            let refused = OllamaCaptionGenerator(endpoint: try await LoopbackModelServer.refusedURL(), model: "llava")
+            let refused = OllamaCaptionGenerator(endpoint: try LoopbackModelServer.refusedURL(), model: "llava")
             do throws(MemoraError) {
                 _ = try await refused.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a refused connection must fail")

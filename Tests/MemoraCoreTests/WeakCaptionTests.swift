@@ -38,7 +38,7 @@ struct WeakCaptionTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let photos = [try makeCameraJPEG(in: folder, name: "a.jpg", seed: 1), try makeCameraJPEG(in: folder, name: "b.jpg", seed: 2)]
         let before = try Self.contents(photos)
-        let refused = try await LoopbackModelServer.refusedURL()
+        let refused = try LoopbackModelServer.refusedURL()
         let database = try CaptionDatabase(path: folder + "/memora.sqlite")
         let onDevice = CaptionConfiguration(mode: .onDevice, environment: ["MEMORA_OLLAMA_URL": refused.absoluteString])
         await #expect { _ = try await CaptionJob(database: database, models: .configured(onDevice), ignoresConstraints: true).run(paths: [folder]) } throws: {
@@ -61,7 +61,7 @@ struct WeakCaptionTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let photo = try makeCameraJPEG(in: folder, name: "a.jpg")
-        let refused = try await LoopbackModelServer.refusedURL()
+        let refused = try LoopbackModelServer.refusedURL()
         let database = try CaptionDatabase(path: folder + "/memora.sqlite")
         let basic = CaptionConfiguration(mode: .onDevice, environment: ["MEMORA_OLLAMA_URL": refused.absoluteString], fallback: .basic)
         let first = try await CaptionJob(database: database, models: .configured(basic), ignoresConstraints: true).run(paths: [photo])
@@ -104,7 +104,7 @@ struct WeakCaptionTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
             .filter { $0.hasPrefix("memora-describe-") }.isEmpty, "the temporary copy is gone")
 
-        let refused = try await LoopbackModelServer.refusedURL()
+        let refused = try LoopbackModelServer.refusedURL()
         let none = CaptionConfiguration(mode: .onDevice, endpoint: refused, environment: [:])
         await #expect { _ = try await none.describe(file: photo) } throws: { ($0 as? MemoraError)?.code == .noModel }
         let basic = try await CaptionConfiguration(mode: .onDevice, endpoint: refused, environment: [:], fallback: .basic).describe(file: photo)
@@ -248,7 +248,7 @@ struct RunScopeTests {
         let a1 = try makeCameraJPEG(in: folder + "/a", name: "1.jpg"), a2 = try makeCameraJPEG(in: folder + "/a", name: "2.jpg", seed: 2)
         let b1 = try makeCameraJPEG(in: folder + "/b", name: "1.jpg", seed: 3)
         let database = try CaptionDatabase(path: folder + "/memora.sqlite")
-        let refused = try await LoopbackModelServer.refusedURL()
+        let refused = try LoopbackModelServer.refusedURL()
         let noModel = CaptionConfiguration(mode: .onDevice, environment: ["MEMORA_OLLAMA_URL": refused.absoluteString])
         let basic = CaptionConfiguration(mode: .onDevice, environment: ["MEMORA_OLLAMA_URL": refused.absoluteString], fallback: .basic)
         // No model and no fallback: the run says so and queues nothing.

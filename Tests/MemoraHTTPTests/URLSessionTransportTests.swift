@@ -88,13 +88,9 @@ struct URLSessionTransportTests {
 
     @Test("a refused connection is connection-failed, and the error names the address without its query (a key may be there)")
     func refusedAndRedacted() async throws {
-        // A port nothing listens on: bind one, note it, close it.
-        let server = EchoServer()
-        try await server.start()
-        let base = await server.base
-        await server.stop()
-        try await Task.sleep(for: .milliseconds(200))
-        let url = URL(string: base.absoluteString + "/v1/models?key=SECRET-KEY")!
+        // A port held without listening: no other test's server can be given it.
+        let closed = try ClosedPort()
+        let url = URL(string: "http://127.0.0.1:\(closed.port)/v1/models?key=SECRET-KEY")!
         do {
             _ = try await URLSessionTransport(timeout: .seconds(5)).send(MemoraHTTP.HTTPRequest(method: "GET", url: url))
             Issue.record("a closed port answered")

@@ -55,9 +55,9 @@ struct FleetTests {
         #expect(try await ServerData.open(folder).dashboardKey == key && key != data.dashboardKey)
     }
 
-    @Test("on PostgreSQL, a server whose folder is not the fleet's is refused; the fleet's folder opens")
+    @Test("on PostgreSQL, a server whose folder is not the fleet's is refused; the fleet's folder opens",
+          .enabled(if: TestStore.available.contains(.postgres), "needs PostgreSQL (MEMORA_TEST_POSTGRES; make test sets it)"))
     func folderMismatch() async throws {
-        guard TestStore.available.contains(.postgres) else { return }
         let root = try temporaryFolder("fleet-folders")
         let database = try await TestStore.postgres.makeDatabase()
         let first = try await ServerData.open(root + "/shared", database: database)

@@ -49,9 +49,10 @@ struct Fleet: Sendable {
         return value
     }
 
-    /// The secret called `name`, or nil when none was made yet.
+    /// The secret called `name`, or nil when none was made yet. A read beside SQLite's one writer: the
+    /// dashboard asks at each request.
     func existingSecret(_ name: String) async throws(ServerError) -> String? {
-        try await database.rows("SELECT value FROM server_secrets WHERE name = ?", [.text(name)]).first?.first?.text
+        try await database.read("SELECT value FROM server_secrets WHERE name = ?", [.text(name)]).first?.first?.text
     }
 
     /// Replaces the secret called `name` with `value` for the whole fleet.
