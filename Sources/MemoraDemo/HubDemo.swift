@@ -29,59 +29,62 @@ public enum HubDemo {
         configuration.port = 0
         configuration.logger.logLevel = .critical
         let running = try await SyncServer(configuration: configuration, data: data).start()
-        defer { Task { await running.stop() } }
-        var steps: [String] = []
+        return try await withAsyncCleanup {
+            var steps: [String] = []
 
-        // The QR code's JSON, as a phone's camera would read it.
-        let code = try await data.pairingCode(host: "127.0.0.1", port: running.port)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let qr = String(decoding: try encoder.encode(code), as: UTF8.self)
-        let hub = try await HubClient.pair(try ServerConfig(qrText: qr), credentials: SyncCredentialFile(path: folder + "/device/hub.json"))
-        steps.append("paired a device from the QR code's JSON (a single-use token, now spent)")
-        let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: faceAnalyzer)
-        let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")
-        let rui = try await hub.addPerson(name: "Rui", relationship: "grandfather")
-        steps.append("added Ana (daughter) and Rui (grandfather)")
+            // The QR code's JSON, as a phone's camera would read it.
+            let code = try await data.pairingCode(host: "127.0.0.1", port: running.port)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let qr = String(decoding: try encoder.encode(code), as: UTF8.self)
+            let hub = try await HubClient.pair(try ServerConfig(qrText: qr), credentials: SyncCredentialFile(path: folder + "/device/hub.json"))
+            steps.append("paired a device from the QR code's JSON (a single-use token, now spent)")
+            let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: faceAnalyzer)
+            let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")
+            let rui = try await hub.addPerson(name: "Rui", relationship: "grandfather")
+            steps.append("added Ana (daughter) and Rui (grandfather)")
 
-        let prepared = try collector.prepare(photo: photo)
-        let found = prepared.faces.count
-        collector.discard(prepared)
-        let photoOutcome = try await collector.addPhoto(photo, metadata: MemoryUpload(
-            kind: .photo, title: "Ana at the launch pad", description: "Ana in her flight suit before the launch, smiling",
-            takenAt: 1_563_120_000_000), tags: found > 0 ? [0: ana.id] : [:])
-        if case .uploaded(let memory, _) = photoOutcome {
-            steps.append("photo memory \(memory.id): \(found) face(s) found on the device, \(memory.faces.filter { $0.personId == ana.id }.count) tagged Ana; "
-                         + "thumbnail made by the hub")
-        }
-        let voice = folder + "/device/grandpa-story.wav"
-        try toneWAV(seconds: 2).write(to: URL(fileURLWithPath: voice))
-        if case .uploaded(let memory, _) = try await collector.add(MemoryUpload(kind: .voice, title: "Grandpa's story about the harbour", people: [rui.id]), file: voice) {
-            steps.append("voice memory \(memory.id): \(memory.size) bytes of \(memory.mediaType), with Rui")
-        }
-        if case .uploaded(let memory, _) = try await collector.add(MemoryUpload(
-            kind: .text, title: "Sunday soup", description: "Grandma's soup: onions, potatoes, kale; an hour on a low fire.", people: [rui.id, ana.id]), file: nil) {
-            steps.append("text memory \(memory.id), with Rui and Ana")
-        }
-        let listed = try await hub.memories()
-        steps.append("the hub lists \(listed.memories.count) memories; Ana is in \(try await hub.memories(person: ana.id).memories.count)")
-
-        let screenshot = folder + "/dashboard.png"
-        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first(where: FileManager.default.isExecutableFile) else {
-            return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium is not installed (scripts/install-deps.sh installs it)")
-        }
-        let arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,1500",
-                         "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(screenshot)", running.url.absoluteString + "/?key=\(data.dashboardKey)"]
-        // The browser is waited for on a thread of its own: the hub it loads runs on this process's cooperative threads.
-        let outcome: ChildProcess.Outcome? = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: try? ChildProcess.run(chromium, arguments, environment: ["HOME": folder + "/device"]))
+            let prepared = try collector.prepare(photo: photo)
+            let found = prepared.faces.count
+            collector.discard(prepared)
+            let photoOutcome = try await collector.addPhoto(photo, metadata: MemoryUpload(
+                kind: .photo, title: "Ana at the launch pad", description: "Ana in her flight suit before the launch, smiling",
+                takenAt: 1_563_120_000_000), tags: found > 0 ? [0: ana.id] : [:])
+            if case .uploaded(let memory, _) = photoOutcome {
+                steps.append("photo memory \(memory.id): \(found) face(s) found on the device, \(memory.faces.filter { $0.personId == ana.id }.count) tagged Ana; "
+                             + "thumbnail made by the hub")
             }
+            let voice = folder + "/device/grandpa-story.wav"
+            try toneWAV(seconds: 2).write(to: URL(fileURLWithPath: voice))
+            if case .uploaded(let memory, _) = try await collector.add(MemoryUpload(kind: .voice, title: "Grandpa's story about the harbour", people: [rui.id]), file: voice) {
+                steps.append("voice memory \(memory.id): \(memory.size) bytes of \(memory.mediaType), with Rui")
+            }
+            if case .uploaded(let memory, _) = try await collector.add(MemoryUpload(
+                kind: .text, title: "Sunday soup", description: "Grandma's soup: onions, potatoes, kale; an hour on a low fire.", people: [rui.id, ana.id]), file: nil) {
+                steps.append("text memory \(memory.id), with Rui and Ana")
+            }
+            let listed = try await hub.memories()
+            steps.append("the hub lists \(listed.memories.count) memories; Ana is in \(try await hub.memories(person: ana.id).memories.count)")
+
+            let screenshot = folder + "/dashboard.png"
+            guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first(where: FileManager.default.isExecutableFile) else {
+                return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium is not installed (scripts/install-deps.sh installs it)")
+            }
+            let arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,1500",
+                             "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(screenshot)", running.url.absoluteString + "/?key=\(data.dashboardKey)"]
+            // The browser is waited for on a thread of its own: the hub it loads runs on this process's cooperative threads.
+            let outcome: ChildProcess.Outcome? = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(returning: try? ChildProcess.run(chromium, arguments, environment: ["HOME": folder + "/device"]))
+                }
+            }
+            guard outcome?.status == 0, FileSystem.exists(screenshot) else {
+                return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium could not take the screenshot")
+            }
+            return Report(hub: running.url.absoluteString, steps: steps, screenshot: screenshot, screenshotNote: nil)
+        } cleanup: {
+            await running.stop()
         }
-        guard outcome?.status == 0, FileSystem.exists(screenshot) else {
-            return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium could not take the screenshot")
-        }
-        return Report(hub: running.url.absoluteString, steps: steps, screenshot: screenshot, screenshotNote: nil)
     }
 
     /// A voice note stand-in: a WAV file of a soft 440 Hz tone (16 kHz, 16-bit mono).

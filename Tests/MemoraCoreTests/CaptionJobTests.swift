@@ -20,21 +20,24 @@ struct CaptionJobTests {
         try Data("not a photo".utf8).write(to: URL(fileURLWithPath: folder + "/photos/notes.txt"))
         let server = LoopbackModelServer(flavor: .ollama)
         let url = try await server.start()
-        defer { Task { await server.stop() } }
-        let database = try CaptionDatabase(path: folder + "/memora.sqlite")
-        let configuration = CaptionConfiguration(mode: .onDevice, endpoint: url, model: "llava", environment: [:])
-        let events = JobEventLog()
-        let report = try await CaptionJob(database: database, models: .configured(configuration), ignoresConstraints: true)
-            .run(paths: [folder + "/photos"]) { events.append($0) }
-        #expect(report.summary.captioned == 2)
-        #expect(report.scan.queued == 2 && report.scan.notPhotos == 1)
-        #expect(report.mode == .onDevice && report.ignoredConstraints)
-        #expect(report.chain.first?.hasPrefix("ollama:llava") == true)
-        #expect(report.failures.isEmpty)
-        #expect(try MetadataReader.read(contentsOf: first).captions.caption == "A red kite above a green hill.")
-        #expect(await server.requests.contains { $0.path.hasSuffix("/api/chat") })
-        let kinds = events.kinds
-        #expect(kinds.first == "models" && kinds.contains("started") && kinds.filter { $0 == "photo" }.count == 2)
+        try await withAsyncCleanup {
+            let database = try CaptionDatabase(path: folder + "/memora.sqlite")
+            let configuration = CaptionConfiguration(mode: .onDevice, endpoint: url, model: "llava", environment: [:])
+            let events = JobEventLog()
+            let report = try await CaptionJob(database: database, models: .configured(configuration), ignoresConstraints: true)
+                .run(paths: [folder + "/photos"]) { events.append($0) }
+            #expect(report.summary.captioned == 2)
+            #expect(report.scan.queued == 2 && report.scan.notPhotos == 1)
+            #expect(report.mode == .onDevice && report.ignoredConstraints)
+            #expect(report.chain.first?.hasPrefix("ollama:llava") == true)
+            #expect(report.failures.isEmpty)
+            #expect(try MetadataReader.read(contentsOf: first).captions.caption == "A red kite above a green hill.")
+            #expect(await server.requests.contains { $0.path.hasSuffix("/api/chat") })
+            let kinds = events.kinds
+            #expect(kinds.first == "models" && kinds.contains("started") && kinds.filter { $0 == "photo" }.count == 2)
+        } cleanup: {
+            await server.stop()
+        }
     }
 
     @Test("a missing path is refused before anything is queued, and a second job on the same database is refused while one runs")

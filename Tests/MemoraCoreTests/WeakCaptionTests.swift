@@ -72,18 +72,21 @@ struct WeakCaptionTests {
 
         let server = LoopbackModelServer(flavor: .ollama)
         let url = try await server.start()
-        defer { Task { await server.stop() } }
-        let real = CaptionConfiguration(mode: .onDevice, endpoint: url, model: "llava", environment: [:])
-        let second = try await CaptionJob(database: database, models: .configured(real), ignoresConstraints: true).run(paths: [photo])
-        #expect(second.summary.captioned == 1)
-        let replaced = try MetadataReader.read(contentsOf: photo).captions
-        #expect(replaced.caption == "A red kite above a green hill." && !replaced.isBasicDescription && replaced.basicDescription == nil)
-        let entries = try PhotoHistory(database: database).entries(forPath: photo)
-        #expect(entries.map(\.modelUsed) == [BasicDescriptionGenerator.identifier, "ollama:llava"])
+        try await withAsyncCleanup {
+            let real = CaptionConfiguration(mode: .onDevice, endpoint: url, model: "llava", environment: [:])
+            let second = try await CaptionJob(database: database, models: .configured(real), ignoresConstraints: true).run(paths: [photo])
+            #expect(second.summary.captioned == 1)
+            let replaced = try MetadataReader.read(contentsOf: photo).captions
+            #expect(replaced.caption == "A red kite above a green hill." && !replaced.isBasicDescription && replaced.basicDescription == nil)
+            let entries = try PhotoHistory(database: database).entries(forPath: photo)
+            #expect(entries.map(\.modelUsed) == [BasicDescriptionGenerator.identifier, "ollama:llava"])
 
-        // The real caption is Memora's own: kept without --force, replaced with it.
-        let third = try await CaptionJob(database: database, models: .configured(real), ignoresConstraints: true).run(paths: [photo])
-        #expect(third.summary.captioned == 0)
+            // The real caption is Memora's own: kept without --force, replaced with it.
+            let third = try await CaptionJob(database: database, models: .configured(real), ignoresConstraints: true).run(paths: [photo])
+            #expect(third.summary.captioned == 0)
+        } cleanup: {
+            await server.stop()
+        }
     }
 
     @Test("one call describes a file or bytes with a configuration, writing nothing; no model and no fallback is noModel")
@@ -94,21 +97,24 @@ struct WeakCaptionTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: photo))
         let server = LoopbackModelServer(flavor: .ollama)
         let url = try await server.start()
-        defer { Task { await server.stop() } }
-        let configuration = CaptionConfiguration(mode: .onDevice, endpoint: url, model: "llava", environment: [:])
-        let described = try await configuration.describe(file: photo)
-        #expect(described.description == "A red kite above a green hill." && described.model.identifier == "ollama:llava")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == before, "nothing written")
-        let fromBytes = try await configuration.describe(bytes: [UInt8](before))
-        #expect(fromBytes.description == described.description)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-            .filter { $0.hasPrefix("memora-describe-") }.isEmpty, "the temporary copy is gone")
+        try await withAsyncCleanup {
+            let configuration = CaptionConfiguration(mode: .onDevice, endpoint: url, model: "llava", environment: [:])
+            let described = try await configuration.describe(file: photo)
+            #expect(described.description == "A red kite above a green hill." && described.model.identifier == "ollama:llava")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == before, "nothing written")
+            let fromBytes = try await configuration.describe(bytes: [UInt8](before))
+            #expect(fromBytes.description == described.description)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+                .filter { $0.hasPrefix("memora-describe-") }.isEmpty, "the temporary copy is gone")
 
-        let refused = try LoopbackModelServer.refusedURL()
-        let none = CaptionConfiguration(mode: .onDevice, endpoint: refused, environment: [:])
-        await #expect { _ = try await none.describe(file: photo) } throws: { ($0 as? MemoraError)?.code == .noModel }
-        let basic = try await CaptionConfiguration(mode: .onDevice, endpoint: refused, environment: [:], fallback: .basic).describe(file: photo)
-        #expect(basic.model.provider == .basicDescription && basic.altText != basic.description)
+            let refused = try LoopbackModelServer.refusedURL()
+            let none = CaptionConfiguration(mode: .onDevice, endpoint: refused, environment: [:])
+            await #expect { _ = try await none.describe(file: photo) } throws: { ($0 as? MemoraError)?.code == .noModel }
+            let basic = try await CaptionConfiguration(mode: .onDevice, endpoint: refused, environment: [:], fallback: .basic).describe(file: photo)
+            #expect(basic.model.provider == .basicDescription && basic.altText != basic.description)
+        } cleanup: {
+            await server.stop()
+        }
     }
 
     /// The words the composer's tests check text against (the installed lists are tested in PhotoVisionCoreTests).

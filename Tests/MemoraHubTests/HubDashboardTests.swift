@@ -60,69 +60,72 @@ struct HubDashboardTests {
     func dashboard() async throws {
         let folder = try temporaryFolder("hub-dashboard")
         let server = try await TestServer(folder: folder + "/server")
-        defer { Task { await server.stop() } }
-        let hub = try await server.pairedClient(folder)
-        let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")
-        _ = try await hub.addPerson(name: "Rui <grandpa>")
-        let portrait = folder + "/ana.jpg"
-        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 300, height: 300, seed: 12), to: portrait, as: .jpeg())
-        _ = try await hub.setAvatar(person: ana.id, image: portrait)
-        // A photo of one strong colour, so the screenshot shows whether its thumbnail is on the page.
-        let photo = folder + "/red.jpg"
-        try ImageEncoder.write(try Image(width: 800, height: 600, fill: RGBAColor(red: 220, green: 20, blue: 30)), to: photo, as: .jpeg())
-        _ = try await hub.upload(MemoryUpload(kind: .photo, title: "Ana's red coat", description: "Ana in her red coat at the harbour",
-                                              people: [ana.id], faces: [FaceTag(x: 0.4, y: 0.2, width: 0.2, height: 0.3, personId: ana.id)]), file: photo)
-        _ = try await hub.upload(MemoryUpload(kind: .text, title: "Sunday lunch", description: "Grandma's soup <recipe> & bread"))
+        try await withAsyncCleanup {
+            let hub = try await server.pairedClient(folder)
+            let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")
+            _ = try await hub.addPerson(name: "Rui <grandpa>")
+            let portrait = folder + "/ana.jpg"
+            try ImageEncoder.write(try SyntheticPhoto.landscape(width: 300, height: 300, seed: 12), to: portrait, as: .jpeg())
+            _ = try await hub.setAvatar(person: ana.id, image: portrait)
+            // A photo of one strong colour, so the screenshot shows whether its thumbnail is on the page.
+            let photo = folder + "/red.jpg"
+            try ImageEncoder.write(try Image(width: 800, height: 600, fill: RGBAColor(red: 220, green: 20, blue: 30)), to: photo, as: .jpeg())
+            _ = try await hub.upload(MemoryUpload(kind: .photo, title: "Ana's red coat", description: "Ana in her red coat at the harbour",
+                                                  people: [ana.id], faces: [FaceTag(x: 0.4, y: 0.2, width: 0.2, height: 0.3, personId: ana.id)]), file: photo)
+            _ = try await hub.upload(MemoryUpload(kind: .text, title: "Sunday lunch", description: "Grandma's soup <recipe> & bread"))
 
-        // The key in the address once; the browser keeps it in the cookie the redirect sets.
-        let key = try await ServerData.open(folder + "/server").dashboardKey
-        let keyed = URL(string: server.url.absoluteString + "/?key=\(key)")!
-        let screenshot = folder + "/dashboard.png"
-        let report = try await Self.browse(keyed, screenshot: screenshot)
-        #expect(report.title == "Memory Palace")
-        // Every image has alt text and loaded: the thumbnail's alt is the memory's description; Ana's avatar,
-        // beside her name, is decorative (empty alt).
-        #expect(report.images.map(\.alt) == ["Ana in her red coat at the harbour", ""], "\(report.images)")
-        #expect(report.images.allSatisfy { $0.loaded }, "\(report.images)")
-        // Keyboard: Tab reaches the skip link first, then the navigation.
-        #expect(report.focus.first?.text == "Skip to the content" && report.focus.first?.href == "#main", "\(report.focus)")
-        #expect(report.focus.dropFirst().first?.text == "Latest memories", "\(report.focus)")
-        // axe-core: no violation at all (WCAG 2.1 A and AA, best practices).
-        #expect(report.axe.error == nil, "\(report.axe.error ?? "")")
-        #expect(report.axe.violations?.isEmpty == true, "\(report.axe.violations ?? [])")
-        #expect((report.axe.passes ?? 0) > 10)
+            // The key in the address once; the browser keeps it in the cookie the redirect sets.
+            let key = try await ServerData.open(folder + "/server").dashboardKey
+            let keyed = URL(string: server.url.absoluteString + "/?key=\(key)")!
+            let screenshot = folder + "/dashboard.png"
+            let report = try await Self.browse(keyed, screenshot: screenshot)
+            #expect(report.title == "Memory Palace")
+            // Every image has alt text and loaded: the thumbnail's alt is the memory's description; Ana's avatar,
+            // beside her name, is decorative (empty alt).
+            #expect(report.images.map(\.alt) == ["Ana in her red coat at the harbour", ""], "\(report.images)")
+            #expect(report.images.allSatisfy { $0.loaded }, "\(report.images)")
+            // Keyboard: Tab reaches the skip link first, then the navigation.
+            #expect(report.focus.first?.text == "Skip to the content" && report.focus.first?.href == "#main", "\(report.focus)")
+            #expect(report.focus.dropFirst().first?.text == "Latest memories", "\(report.focus)")
+            // axe-core: no violation at all (WCAG 2.1 A and AA, best practices).
+            #expect(report.axe.error == nil, "\(report.axe.error ?? "")")
+            #expect(report.axe.violations?.isEmpty == true, "\(report.axe.violations ?? [])")
+            #expect((report.axe.passes ?? 0) > 10)
 
-        // The screenshot shows the thumbnail (a block of its red); no QR code until one is asked for.
-        let (red, black) = try Self.count(screenshot)
-        #expect(red > 5000, "the thumbnail's red covers \(red) sampled pixels")
-        #expect(black < 500, "\(black) sampled black pixels: a QR code on a page view")
+            // The screenshot shows the thumbnail (a block of its red); no QR code until one is asked for.
+            let (red, black) = try Self.count(screenshot)
+            #expect(red > 5000, "the thumbnail's red covers \(red) sampled pixels")
+            #expect(black < 500, "\(black) sampled black pixels: a QR code on a page view")
 
-        // The button makes a pairing code: the page it leads to shows the QR code (black modules on white).
-        let pairing = try await Self.browse(keyed, screenshot: folder + "/pair.png", click: "#pair-button")
-        #expect(pairing.title == "Pair a device: Memory Palace")
-        #expect(pairing.axe.violations?.isEmpty == true, "\(pairing.axe.violations ?? [])")
-        #expect(try Self.count(folder + "/pair.png").black > 2000, "the QR code is missing")
+            // The button makes a pairing code: the page it leads to shows the QR code (black modules on white).
+            let pairing = try await Self.browse(keyed, screenshot: folder + "/pair.png", click: "#pair-button")
+            #expect(pairing.title == "Pair a device: Memory Palace")
+            #expect(pairing.axe.violations?.isEmpty == true, "\(pairing.axe.violations ?? [])")
+            #expect(try Self.count(folder + "/pair.png").black > 2000, "the QR code is missing")
 
-        // The page's HTML: the names escaped; the pairing code's JSON works once with `memora hub pair`.
-        let transport = URLSessionTransport()
-        let cookie = ["Cookie": "memora_dashboard=\(try await ServerData.open(folder + "/server").newDashboardSession())"]
-        let page = try await transport.send(HTTPRequest(method: "GET", url: server.url, headers: cookie))
-        let html = String(decoding: page.body, as: UTF8.self)
-        #expect(html.contains("Rui &lt;grandpa&gt;") && !html.contains("Rui <grandpa>"))
-        #expect(html.contains("Grandma&#39;s soup &lt;recipe&gt; &amp; bread"))
-        #expect(!html.contains("authToken"))
-        #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
-        let pairPage = try await transport.send(HTTPRequest(method: "POST", url: server.url.appendingPathComponent("dashboard/pair"), headers: cookie))
-        let pairHTML = String(decoding: pairPage.body, as: UTF8.self)
-        let start = try #require(pairHTML.range(of: "memora hub pair '")), end = try #require(pairHTML.range(of: "'</code>", range: start.upperBound..<pairHTML.endIndex))
-        let json = String(pairHTML[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
-        let second = try await HubClient.pair(try ServerConfig(qrText: json), credentials: SyncCredentialFile(path: folder + "/second.json"))
-        #expect(try await second.people().count == 2)
+            // The page's HTML: the names escaped; the pairing code's JSON works once with `memora hub pair`.
+            let transport = URLSessionTransport()
+            let cookie = ["Cookie": "memora_dashboard=\(try await ServerData.open(folder + "/server").newDashboardSession())"]
+            let page = try await transport.send(HTTPRequest(method: "GET", url: server.url, headers: cookie))
+            let html = String(decoding: page.body, as: UTF8.self)
+            #expect(html.contains("Rui &lt;grandpa&gt;") && !html.contains("Rui <grandpa>"))
+            #expect(html.contains("Grandma&#39;s soup &lt;recipe&gt; &amp; bread"))
+            #expect(!html.contains("authToken"))
+            #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+            let pairPage = try await transport.send(HTTPRequest(method: "POST", url: server.url.appendingPathComponent("dashboard/pair"), headers: cookie))
+            let pairHTML = String(decoding: pairPage.body, as: UTF8.self)
+            let start = try #require(pairHTML.range(of: "memora hub pair '")), end = try #require(pairHTML.range(of: "'</code>", range: start.upperBound..<pairHTML.endIndex))
+            let json = String(pairHTML[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
+            let second = try await HubClient.pair(try ServerConfig(qrText: json), credentials: SyncCredentialFile(path: folder + "/second.json"))
+            #expect(try await second.people().count == 2)
 
-        // Ana's page lists her memory.
-        let anaPage = try await Self.browse(URL(string: server.url.absoluteString + "/people/\(ana.id)?key=\(key)")!, screenshot: folder + "/ana.png")
-        #expect(anaPage.title == "Ana: Memory Palace" && anaPage.images.count == 1)
-        #expect(anaPage.axe.violations?.isEmpty == true, "\(anaPage.axe.violations ?? [])")
+            // Ana's page lists her memory.
+            let anaPage = try await Self.browse(URL(string: server.url.absoluteString + "/people/\(ana.id)?key=\(key)")!, screenshot: folder + "/ana.png")
+            #expect(anaPage.title == "Ana: Memory Palace" && anaPage.images.count == 1)
+            #expect(anaPage.axe.violations?.isEmpty == true, "\(anaPage.axe.violations ?? [])")
+        } cleanup: {
+            await server.stop()
+        }
     }
 
     /// Sampled (every second pixel) strong red and black pixels of a screenshot.
@@ -145,21 +148,24 @@ struct HubDashboardTests {
         guard let address = NetworkAddress.localIPv4() else { return }  // no network but the loopback: nothing to test from
         let folder = try temporaryFolder("hub-dashboard-key")
         let server = try await TestServer(folder: folder + "/server", host: "0.0.0.0")
-        defer { Task { await server.stop() } }
-        let key = try await ServerData.open(folder + "/server").dashboardKey
-        let base = URL(string: "http://\(address):\(server.port)")!
-        let transport = URLSessionTransport()
-        let refused = try await transport.send(HTTPRequest(method: "GET", url: base))
-        #expect(refused.status == 401)
-        #expect(String(decoding: refused.body, as: UTF8.self).contains("memora-server dashboard"))
-        let wrong = try await transport.send(HTTPRequest(method: "GET", url: URL(string: "\(base.absoluteString)/?key=wrong")!))
-        #expect(wrong.status == 401)
-        let thumbnail = try await transport.send(HTTPRequest(method: "GET", url: base.appendingPathComponent("dashboard/thumbnails/1")))
-        #expect(thumbnail.status == 401)
-        // The key itself is not a cookie: the session the key opens is (URLSession follows the redirect and keeps no cookies).
-        #expect(try await transport.send(HTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(key)"])).status == 401)
-        let session = try await ServerData.open(folder + "/server").newDashboardSession()
-        let admitted = try await transport.send(HTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(session)"]))
-        #expect(admitted.status == 200 && String(decoding: admitted.body, as: UTF8.self).contains("<h1>Memory Palace</h1>"))
+        try await withAsyncCleanup {
+            let key = try await ServerData.open(folder + "/server").dashboardKey
+            let base = URL(string: "http://\(address):\(server.port)")!
+            let transport = URLSessionTransport()
+            let refused = try await transport.send(HTTPRequest(method: "GET", url: base))
+            #expect(refused.status == 401)
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("memora-server dashboard"))
+            let wrong = try await transport.send(HTTPRequest(method: "GET", url: URL(string: "\(base.absoluteString)/?key=wrong")!))
+            #expect(wrong.status == 401)
+            let thumbnail = try await transport.send(HTTPRequest(method: "GET", url: base.appendingPathComponent("dashboard/thumbnails/1")))
+            #expect(thumbnail.status == 401)
+            // The key itself is not a cookie: the session the key opens is (URLSession follows the redirect and keeps no cookies).
+            #expect(try await transport.send(HTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(key)"])).status == 401)
+            let session = try await ServerData.open(folder + "/server").newDashboardSession()
+            let admitted = try await transport.send(HTTPRequest(method: "GET", url: base, headers: ["Cookie": "memora_dashboard=\(session)"]))
+            #expect(admitted.status == 200 && String(decoding: admitted.body, as: UTF8.self).contains("<h1>Memory Palace</h1>"))
+        } cleanup: {
+            await server.stop()
+        }
     }
 }

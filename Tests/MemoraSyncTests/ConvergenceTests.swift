@@ -5,6 +5,7 @@ import MemoraSyncTesting
 import ServerTestSupport
 import Testing
 import TestSupport
+import MemoraSystem
 
 @Suite("Sync convergence")
 struct ConvergenceTests {
@@ -15,17 +16,23 @@ struct ConvergenceTests {
         let seed = Self.seed
         let root = try temporaryFolder("sync-convergence")
         let server = try await TestServer(folder: root + "/server", store: store)
-        defer { Task { await server.stop() } }
-        // On PostgreSQL a second server shares the database and the folder (a fleet): the middle device talks to it.
-        let second = store == .postgres ? try await TestServer(sharingDataOf: server) : server
-        defer { Task { await second.stop() } }
-        let servers = [server, second, server].map(\.server.simulationServer)
-        let outcome = try await ConvergenceSimulation(seed: seed, operations: 1200).run(folder: root, servers: servers, joinCode: server.joinCode)
-        for problem in outcome.problems { Issue.record("\(problem)") }
-        #expect(outcome.places > 0, "seed \(seed): every place ended deleted; the run says little")
-        print("convergence on \(store.rawValue)\(store == .postgres ? " (two server processes)" : "") (seed \(seed)): \(outcome.operations) operations, \(outcome.syncs) syncs (\(outcome.failedSyncs) failed), \(outcome.faults) injected network faults, \(outcome.restarts) server restarts, \(outcome.crashes) client crashes, \(outcome.rejected) changes refused (\(outcome.unstorable) holding a NUL); \(outcome.places) places agree")
-        #expect(outcome.faults > 20)
-        // Changes holding a NUL were refused one by one (the same on both stores), and the rest converged.
-        #expect(outcome.unstorable > 0 && outcome.rejected >= outcome.unstorable, "\(outcome.unstorable) unstorable, \(outcome.rejected) refused")
+        try await withAsyncCleanup {
+            // On PostgreSQL a second server shares the database and the folder (a fleet): the middle device talks to it.
+            let second = store == .postgres ? try await TestServer(sharingDataOf: server) : server
+            try await withAsyncCleanup {
+                let servers = [server, second, server].map(\.server.simulationServer)
+                let outcome = try await ConvergenceSimulation(seed: seed, operations: 1200).run(folder: root, servers: servers, joinCode: server.joinCode)
+                for problem in outcome.problems { Issue.record("\(problem)") }
+                #expect(outcome.places > 0, "seed \(seed): every place ended deleted; the run says little")
+                print("convergence on \(store.rawValue)\(store == .postgres ? " (two server processes)" : "") (seed \(seed)): \(outcome.operations) operations, \(outcome.syncs) syncs (\(outcome.failedSyncs) failed), \(outcome.faults) injected network faults, \(outcome.restarts) server restarts, \(outcome.crashes) client crashes, \(outcome.rejected) changes refused (\(outcome.unstorable) holding a NUL); \(outcome.places) places agree")
+                #expect(outcome.faults > 20)
+                // Changes holding a NUL were refused one by one (the same on both stores), and the rest converged.
+                #expect(outcome.unstorable > 0 && outcome.rejected >= outcome.unstorable, "\(outcome.unstorable) unstorable, \(outcome.rejected) refused")
+            } cleanup: {
+                await second.stop()
+            }
+        } cleanup: {
+            await server.stop()
+        }
     }
 }
