@@ -6,10 +6,13 @@ internal import MemoraSystem
 /// The server's SQLite file (WAL, opened by MemoraDatabase's `DatabasePolicy`): one writer at a
 /// time, so a version taken from the counter inside a write transaction is in commit order.
 ///
-/// GRDB runs a transaction as a synchronous closure on its writer's thread, while the stores write
-/// their transactions once, as async code for both databases. A ``SQLiteDatabase/Channel`` joins
-/// the two: the body runs as a task and hands each statement to the writer's thread, which runs it
-/// inside GRDB's transaction and hands the rows back; when the body throws, the transaction rolls back.
+/// GRDB runs a transaction as a synchronous closure on its writer's (or a reader's) thread, while
+/// the stores write their transactions once, as async code for both databases. The body therefore
+/// runs as a task whose executor is that thread itself (``SQLiteTransaction``): each statement runs
+/// on the connection directly, and the body never waits for a thread of the cooperative pool while
+/// it holds the database's one writer (a pool busy with other work would otherwise hold every
+/// writer of the file, other processes' included). A body that uses its database again from
+/// inside, instead of its transaction, is refused with an error rather than left to deadlock.
 final class SQLiteDatabase: SQLDatabase {
     var dialect: SyncTableSQL.Dialect { .sqlite }
     let pool: DatabasePool
@@ -34,38 +37,55 @@ final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// The database whose transaction the current task is inside, if any.
+    @TaskLocal static var openTransaction: ObjectIdentifier?
+
+    /// Refuses a use of this database from inside one of its own transactions: on SQLite it would
+    /// wait for the writer the transaction holds, for ever.
+    private func refuseNested() throws(ServerError) {
+        guard Self.openTransaction != ObjectIdentifier(self) else {
+            throw .storage("a transaction used its database instead of its own statements (a nested use would wait for itself)")
+        }
+    }
+
     func transaction<T: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any SQLTransaction) async throws(ServerError) -> T)
         async throws(ServerError) -> T {
-        let channel = Channel()
-        let work = Task { () -> Result<T, ServerError> in
-            let result: Result<T, ServerError>
-            do throws(ServerError) { result = .success(try await body(channel)) } catch { result = .failure(error) }
-            channel.finish(failed: (try? result.get()) == nil)
-            return result
-        }
+        try refuseNested()
+        let identity = ObjectIdentifier(self)
+        let outcome = Locked<Result<T, ServerError>?>(nil)
         do {
             let serve: @Sendable (Database) throws -> Void = { db in
-                while let (statement, reply) = channel.next() {
-                    do { reply.resume(returning: try Self.run(statement, in: db)) } catch { reply.resume(throwing: error) }
+                let transaction = SQLiteTransaction(db)
+                Task(executorPreference: transaction) {
+                    let result: Result<T, ServerError>
+                    do {
+                        result = .success(try await Self.$openTransaction.withValue(identity) { try await body(transaction) })
+                    } catch let error as ServerError {
+                        result = .failure(error)
+                    } catch {
+                        result = .failure(.storage(DatabaseFailure(error).reason))
+                    }
+                    outcome.withLock { $0 = result }
+                    transaction.finish()
                 }
-                if channel.failed { throw RolledBack() }
+                transaction.run()
+                if case .failure = outcome.withLock({ $0 }) { throw RolledBack() }
             }
             if snapshot { try await pool.read(serve) } else { try await pool.write(serve) }
         } catch is RolledBack {
             // The body's own error, below.
         } catch {
-            // The transaction could not begin or commit: statements still waiting fail with it.
-            let failure = ServerError.storage(DatabaseFailure(error).reason)
-            channel.close(failure)
-            _ = await work.value
-            throw failure
+            // The transaction could not begin or commit.
+            throw .storage(DatabaseFailure(error).reason)
         }
-        return try await work.value.get()
+        guard let result = outcome.withLock({ $0 }) else { throw .storage("the transaction ended without its body") }
+        return try result.get()
     }
 
     private struct RolledBack: Error {}
 
     func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[[SQLValue]]] {
+        try refuseNested()
         do {
             return try await pool.write { db in try statements.map { statement in try Self.run(statement, in: db) } }
         } catch let error as ServerError {
@@ -76,6 +96,7 @@ final class SQLiteDatabase: SQLDatabase {
     }
 
     func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [[SQLValue]] {
+        try refuseNested()
         do {
             let work: @Sendable (Database) throws -> [[SQLValue]] = { db in try Self.run(statement, in: db) }
             return readOnly ? try await pool.read(work) : try await pool.write(work)
@@ -84,7 +105,7 @@ final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    private static func run(_ statement: SQLStatement, in db: Database) throws -> [[SQLValue]] {
+    static func run(_ statement: SQLStatement, in db: Database) throws -> [[SQLValue]] {
         let arguments = StatementArguments(statement.values.map { value -> (any DatabaseValueConvertible)? in
             switch value {
             case .null: nil
@@ -106,69 +127,55 @@ final class SQLiteDatabase: SQLDatabase {
             }
         }
     }
+}
 
-    /// Statements handed from a transaction's body (a task) to the thread GRDB runs the transaction
-    /// on, one at a time, each with the continuation its rows go back to.
-    final class Channel: SQLTransaction {
-        typealias Reply = CheckedContinuation<[[SQLValue]], any Error>
-        private struct State {
-            var pending: [(SQLStatement, Reply)] = []
-            var finished = false
-            var failed = false
-        }
-        private let state = Locked(State())
-        /// One signal for each statement handed over, and one when the body is done.
-        private let signal = DispatchSemaphore(value: 0)
+/// One SQLite transaction as the executor of its body: the thread GRDB runs the transaction on runs
+/// the body's jobs (``run()``) until the body is done, so the body's statements run on the
+/// connection directly, on the thread that owns it.
+final class SQLiteTransaction: TaskExecutor, SQLTransaction, @unchecked Sendable {
+    // Unchecked: `db` is used only on the transaction's thread, by the body's jobs that `run()` runs
+    // there (GRDB checks the thread of every use); the jobs are behind the lock.
+    private let db: Database
+    private let jobs = Locked<(waiting: [UnownedJob], finished: Bool)>(([], false))
+    /// One signal for each job, and one when the body is done.
+    private let signal = DispatchSemaphore(value: 0)
 
-        func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [[SQLValue]] {
-            do {
-                return try await withCheckedThrowingContinuation { (reply: Reply) in
-                    let open = state.withLock { state in
-                        guard !state.finished else { return false }
-                        state.pending.append((SQLStatement(sql, values), reply))
-                        return true
-                    }
-                    if open { signal.signal() } else { reply.resume(throwing: ServerError.storage("the transaction has ended")) }
-                }
-            } catch let error as ServerError {
-                throw error
-            } catch {
-                throw .storage(DatabaseFailure(error).reason)
+    init(_ db: Database) {
+        self.db = db
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.waiting.append(job) }
+        signal.signal()
+    }
+
+    /// On the transaction's thread: runs the body's jobs as they come, until ``finish()``.
+    func run() {
+        while true {
+            signal.wait()
+            let (job, finished) = jobs.withLock { state in
+                (state.waiting.isEmpty ? nil : state.waiting.removeFirst(), state.finished)
+            }
+            if let job {
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            } else if finished {
+                return
             }
         }
+    }
 
-        /// The body is done (`failed`: it threw, so the transaction rolls back). Once only counts.
-        func finish(failed: Bool) {
-            let first = state.withLock { state in
-                defer { state.finished = true; state.failed = state.failed || failed }
-                return !state.finished
-            }
-            if first { signal.signal() }
-        }
+    /// The body is done (called by its last job).
+    func finish() {
+        jobs.withLock { $0.finished = true }
+        signal.signal()
+    }
 
-        /// Ends the channel from outside (the transaction failed): every statement still waiting, and
-        /// every later one, fails with `error`.
-        func close(_ error: ServerError) {
-            let waiting = state.withLock { state in
-                defer { state.pending = []; state.finished = true; state.failed = true }
-                return state.pending.map(\.1)
-            }
-            for reply in waiting { reply.resume(throwing: error) }
-        }
-
-        /// Whether the body threw.
-        var failed: Bool { state.withLock { $0.failed } }
-
-        /// On the transaction's thread: the next statement, waiting for it; nil when the body is done.
-        func next() -> (SQLStatement, Reply)? {
-            while true {
-                signal.wait()
-                let (item, finished) = state.withLock { state in
-                    (state.pending.isEmpty ? nil : state.pending.removeFirst(), state.finished)
-                }
-                if let item { return item }
-                if finished { return nil }
-            }
+    func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [[SQLValue]] {
+        do {
+            return try SQLiteDatabase.run(SQLStatement(sql, values), in: db)
+        } catch {
+            throw .storage(DatabaseFailure(error).reason)
         }
     }
 }
