@@ -1,6 +1,5 @@
 import Foundation
 @testable import MemoraServer
-import MemoraSystem
 import ServerTestSupport
 import Testing
 import TestSupport
@@ -27,18 +26,18 @@ struct SQLDatabaseTests {
     @Test("a body that throws after writing rolls everything back, and its own error comes out unchanged", arguments: TestStore.available)
     func rollback(store: TestStore) async throws {
         let database = try await Self.open(store, folder: try temporaryFolder("sql-rollback"))
-        do {
+        do throws(ServerError) {
             _ = try await database.transaction { (transaction) async throws(ServerError) -> Int in
                 try await transaction.execute("UPDATE counters SET value = 41, flag = ? WHERE name = 'a'", [.boolean(true)])
-                #expect(try await transaction.value("SELECT value FROM counters WHERE name = 'a'")?.integer == 41)  // seen inside
+                #expect(try await transaction.value("SELECT value FROM counters WHERE name = 'a'", as: Int64.self) == 41)  // seen inside
                 throw ServerError.mutationGap(expected: 7)
             }
             Issue.record("the transaction did not throw")
         } catch {
             #expect(error.code == .mutationGap)
         }
-        let row = try await database.read("SELECT value, flag FROM counters WHERE name = 'a'")
-        #expect(row.first?[0].integer == 0 && row.first?[1].boolean == false)
+        let row = try #require(try await database.read("SELECT value, flag FROM counters WHERE name = 'a'").first)
+        #expect(try row["value"] as Int64 == 0 && row["flag"] as Bool == false)
     }
 
     @Test("a statement the database refuses fails with its message and rolls back the statements before it", arguments: TestStore.available)
@@ -51,7 +50,7 @@ struct SQLDatabaseTests {
         } catch {
             #expect(error.code == .storageUnavailable && !error.message.contains("INSERT"), "\(error.message)")
         }
-        #expect(try await database.read("SELECT COUNT(*) FROM counters").first?[0].integer == 1)
+        #expect(try await database.value("SELECT COUNT(*) FROM counters", as: Int64.self) == 1)
     }
 
     @Test("concurrent read-modify-write transactions are applied one at a time; a long transaction runs every statement", arguments: TestStore.available)
@@ -62,7 +61,7 @@ struct SQLDatabaseTests {
             for _ in 0..<12 {
                 group.addTask {
                     try await database.transaction { (transaction) async throws(ServerError) in
-                        let value = try await transaction.value("SELECT value FROM counters WHERE name = 'a'\(forUpdate)")?.integer ?? -1
+                        let value = try await transaction.value("SELECT value FROM counters WHERE name = 'a'\(forUpdate)", as: Int64.self) ?? -1
                         try? await Task.sleep(for: .milliseconds(2))
                         try await transaction.execute("UPDATE counters SET value = ? WHERE name = 'a'", [.integer(value + 1)])
                     }
@@ -70,15 +69,38 @@ struct SQLDatabaseTests {
             }
             try await group.waitForAll()
         }
-        #expect(try await database.read("SELECT value FROM counters WHERE name = 'a'").first?[0].integer == 12)
+        #expect(try await database.value("SELECT value FROM counters WHERE name = 'a'", as: Int64.self) == 12)
         let total = try await database.transaction { (transaction) async throws(ServerError) -> Int64 in
             for index in 0..<1_000 {
                 try await transaction.execute("INSERT INTO counters (name, value, flag) VALUES (?, ?, ?)", [.text("n\(index)"), .integer(Int64(index)), .boolean(index % 2 == 0)])
             }
-            return try await transaction.value("SELECT CAST(SUM(value) AS BIGINT) FROM counters WHERE name LIKE 'n%'")?.integer ?? 0
+            return try await transaction.value("SELECT CAST(SUM(value) AS BIGINT) FROM counters WHERE name LIKE 'n%'", as: Int64.self) ?? 0
         }
         #expect(total == 499_500)
-        #expect(try await database.read("SELECT COUNT(*) FROM counters WHERE flag").first?[0].integer == 500)
+        #expect(try await database.value("SELECT COUNT(*) FROM counters WHERE flag", as: Int64.self) == 500)
+    }
+
+    @Test("rows are read by column name: a missing column, another type, a null where a value must be and bytes are refused, naming the column", arguments: TestStore.available)
+    func typedRows(store: TestStore) async throws {
+        let database = try await Self.open(store, folder: try temporaryFolder("sql-typed"))
+        let row = try #require(try await database.read("SELECT name, value, flag, NULL AS absent, CAST(2.5 AS DOUBLE PRECISION) AS half FROM counters WHERE name = 'a'").first)
+        #expect(try row["name"] as String == "a" && row["value"] as Int64 == 0 && row["flag"] as Bool == false)
+        #expect(try row["absent"] as String? == nil && row["half"] as Double == 2.5 && row["value"] as Double == 0, "an integer widens to a number")
+        func refusal(_ read: () throws(ServerError) -> Void) -> String {
+            do throws(ServerError) { try read(); return "read" } catch { return error.message }
+        }
+        #expect(refusal { () throws(ServerError) in _ = try row["missing"] as String }.contains("no column missing (it has name, value, flag, absent, half)"))
+        #expect(refusal { () throws(ServerError) in _ = try row["name"] as Int64 }.contains("column name holds text, not an integer"))
+        #expect(refusal { () throws(ServerError) in _ = try row["half"] as Int64 }.contains("column half holds a number with a fraction, not an integer"))
+        #expect(refusal { () throws(ServerError) in _ = try row["absent"] as Int64 }.contains("column absent holds null, not an integer"))
+        #expect(refusal { () throws(ServerError) in _ = try row["value"] as Int64? }.hasPrefix("read"))
+        let bytes = database.dialect == .sqlite ? "X'00FF'" : "'\\x00ff'::bytea"
+        do throws(ServerError) {
+            let read = try await database.read("SELECT \(bytes) AS picture")
+            Issue.record("bytes were read as \(read.first?.values ?? [])")
+        } catch {
+            #expect(error.code == .storageUnavailable, "\(error)")
+        }
     }
 
     @Test("a body that uses its database instead of its transaction is refused at once, not left waiting for itself", .timeLimit(.minutes(1)))
@@ -100,7 +122,7 @@ struct SQLDatabaseTests {
             }
             #expect(answer.contains("nested use"), "\(answer)")
         }
-        #expect(try await database.read("SELECT value FROM counters WHERE name = 'a'").first?[0].integer == 2, "the outer transactions committed")
+        #expect(try await database.value("SELECT value FROM counters WHERE name = 'a'", as: Int64.self) == 2, "the outer transactions committed")
     }
 
     @Test("bodies that await between statements (an actor, a yield) interleave safely: writes one at a time, each snapshot stays one state", arguments: TestStore.available)
@@ -113,17 +135,17 @@ struct SQLDatabaseTests {
                 group.addTask {
                     if index % 2 == 0 {
                         try await database.transaction { (transaction) async throws(ServerError) in
-                            let value = try await transaction.value("SELECT value FROM counters WHERE name = 'a'\(forUpdate)")?.integer ?? -1
+                            let value = try await transaction.value("SELECT value FROM counters WHERE name = 'a'\(forUpdate)", as: Int64.self) ?? -1
                             await witness.note(value)
                             await Task.yield()
                             try await transaction.execute("UPDATE counters SET value = ? WHERE name = 'a'", [.integer(value + 1)])
                         }
                     } else {
                         let (first, second) = try await database.transaction(snapshot: true) { (transaction) async throws(ServerError) in
-                            let first = try await transaction.value("SELECT value FROM counters WHERE name = 'a'")?.integer ?? -1
+                            let first = try await transaction.value("SELECT value FROM counters WHERE name = 'a'", as: Int64.self) ?? -1
                             await witness.note(first)
                             await Task.yield()
-                            return (first, try await transaction.value("SELECT value FROM counters WHERE name = 'a'")?.integer ?? -2)
+                            return (first, try await transaction.value("SELECT value FROM counters WHERE name = 'a'", as: Int64.self) ?? -2)
                         }
                         #expect(first == second, "a snapshot saw two states")
                     }
@@ -131,39 +153,31 @@ struct SQLDatabaseTests {
             }
             try await group.waitForAll()
         }
-        #expect(try await database.read("SELECT value FROM counters WHERE name = 'a'").first?[0].integer == 8)
+        #expect(try await database.value("SELECT value FROM counters WHERE name = 'a'", as: Int64.self) == 8)
         #expect(await witness.count == 16)
     }
 
-    @Test("on SQLite a transaction's statements run while every thread of the cooperative pool is busy: the body runs on the transaction's own thread", .timeLimit(.minutes(2)))
-    func bodyOffThePool() async throws {
-        let database = try await Self.open(.sqlite, folder: try temporaryFolder("sql-off-pool"))
-        let blockers = ProcessInfo.processInfo.activeProcessorCount
-        let started = Locked(0), finished = Locked(0), bodyDone = Locked(false), timedOut = Locked(0)
-        let outcome = try await database.transaction { (transaction) async throws(ServerError) -> (allStarted: Bool, statements: Int) in
-            try await transaction.execute("UPDATE counters SET value = 1 WHERE name = 'a'")
-            // Occupy every thread of the cooperative pool until this body is done (or 30 s pass).
-            for _ in 0..<blockers {
-                Task.detached {
-                    started.withLock { $0 += 1 }
-                    if !Blocking.wait(seconds: 30, until: { bodyDone.withLock { $0 } }) { timedOut.withLock { $0 += 1 } }
-                    finished.withLock { $0 += 1 }
-                }
-            }
-            let allStarted = Blocking.wait(seconds: 60, until: { started.withLock { $0 } == blockers })
-            var statements = 0
-            for index in 0..<20 {
-                try await transaction.execute("INSERT INTO counters (name, value, flag) VALUES (?, ?, ?)", [.text("p\(index)"), .integer(1), .boolean(true)])
-                statements += 1
-            }
-            bodyDone.withLock { $0 = true }
-            return (allStarted, statements)
+    @Test("on SQLite a body runs on the thread that holds its transaction, across yields and actor hops: it never waits for the cooperative pool")
+    func bodyOnTransactionThread() async throws {
+        guard let database = try await Self.open(.sqlite, folder: try temporaryFolder("sql-own-thread")) as? SQLiteDatabase else {
+            Issue.record("not an SQLite database")
+            return
         }
-        #expect(outcome.allStarted, "the pool's threads were taken before the statements")
-        #expect(outcome.statements == 20)
-        _ = Blocking.wait(seconds: 60, until: { finished.withLock { $0 } == blockers })
-        #expect(timedOut.withLock { $0 } == 0, "the body waited for a thread of the pool")
-        #expect(try await database.read("SELECT COUNT(*) FROM counters WHERE name LIKE 'p%'").first?[0].integer == 20)
+        let witness = Witness()
+        for snapshot in [false, true] {
+            let steps = try await database.transaction(snapshot: snapshot) { (transaction) async throws(ServerError) -> [Bool] in
+                var steps = [database.isTransactionThread()]
+                for index in 0..<5 {
+                    _ = try await transaction.rows("SELECT value FROM counters WHERE name = 'a'", [])
+                    await witness.note(Int64(index))
+                    await Task.yield()
+                    steps.append(database.isTransactionThread())
+                }
+                return steps
+            }
+            #expect(steps == Array(repeating: true, count: 6), "snapshot \(snapshot): \(steps)")
+        }
+        #expect(!database.isTransactionThread(), "the test's own thread holds no transaction")
     }
 }
 
@@ -171,17 +185,4 @@ struct SQLDatabaseTests {
 private actor Witness {
     private(set) var count = 0
     func note(_ value: Int64) { count += 1 }
-}
-
-/// Waiting that blocks its thread, on purpose.
-private enum Blocking {
-    /// Polls `condition` every 10 ms for at most `seconds`; whether it held.
-    static func wait(seconds: Double, until condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return true
-    }
 }

@@ -241,7 +241,10 @@ struct ServerLimitsTests {
                     \r
 
                     """.utf8))
-                #expect(chunked.hasPrefix("HTTP/1.1 400"), "\(chunked.prefix(200))")
+                // NIO's decoder fails the connection at the bad chunk: the route answers 400 when it reads the body
+                // first; on a loaded machine the decoder's error can close the connection before any answer.
+                // Never a 500, never a success.
+                #expect(chunked.hasPrefix("HTTP/1.1 400") || chunked.isEmpty, "\(chunked.prefix(200))")
                 #expect(try await client.send("GET", "api/health").status == 200)
             } cleanup: {
                 await loopback.stop()

@@ -21,7 +21,7 @@ struct HubStore: Sendable {
             return
         }
         func exists() async throws(ServerError) -> Bool {
-            try await database.rows("SELECT COUNT(*) FROM pragma_table_info('\(table)') WHERE name = ?", [.text(name)]).first?[0].integer != 0
+            try await database.value("SELECT COUNT(*) FROM pragma_table_info('\(table)') WHERE name = ?", [.text(name)], as: Int64.self, readOnly: false) != 0
         }
         guard try await !exists() else { return }
         do {
@@ -110,19 +110,20 @@ struct HubStore: Sendable {
     /// before the rebuild and larger than every remaining one is unknown, and can be given once more).
     private static func rebuildWithoutReuse(_ database: any SQLDatabase) async throws(ServerError) {
         for table in numberedTables {
-            let definition = try await database.rows("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table.name)]).first?[0].text ?? ""
+            let definition = try await database.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table.name)],
+                                                      as: String.self, readOnly: false) ?? ""
             guard !definition.uppercased().contains("AUTOINCREMENT") else { continue }
             let columns = try await database.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table.name)])
-                .compactMap { $0[0].text }.map { "\"\($0)\"" }.joined(separator: ", ")
+                .column("name", as: String.self).map { "\"\($0)\"" }.joined(separator: ", ")
             let (name, building, create) = (table.name, table.name + "_v4", table.create(.sqlite, table.name + "_v4"))
             try await database.transaction { (transaction) async throws(ServerError) in
                 // Checked again inside the transaction: a server starting beside this one may have rebuilt it meanwhile.
-                let now = try await transaction.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])?.text ?? ""
+                let now = try await transaction.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)], as: String.self) ?? ""
                 guard !now.uppercased().contains("AUTOINCREMENT") else { return }
                 try await transaction.execute(create)
                 try await transaction.execute("INSERT INTO \(building) (\(columns)) SELECT \(columns) FROM \(name)")
-                let copied = try await transaction.value("SELECT (SELECT COUNT(*) FROM \(name)) = (SELECT COUNT(*) FROM \(building))")
-                guard copied?.integer == 1 else { throw .storage("rebuilding \(name) did not copy every row; the table is unchanged") }
+                let copied = try await transaction.value("SELECT (SELECT COUNT(*) FROM \(name)) = (SELECT COUNT(*) FROM \(building))", as: Int64.self)
+                guard copied == 1 else { throw .storage("rebuilding \(name) did not copy every row; the table is unchanged") }
                 try await transaction.execute("DROP TABLE \(name)")
                 try await transaction.execute("ALTER TABLE \(building) RENAME TO \(name)")
             }
@@ -163,8 +164,8 @@ struct HubStore: Sendable {
 
     /// The SHA-256 of every memory's media and every person's avatar: the files the hub keeps.
     func referencedFiles() async throws(ServerError) -> (media: Set<String>, avatars: Set<String>) {
-        let media = try await database.rows("SELECT sha256 FROM hub_memories", []).compactMap { $0[0].text }
-        let avatars = try await database.rows("SELECT avatar_sha256 FROM hub_people WHERE avatar_sha256 IS NOT NULL", []).compactMap { $0[0].text }
+        let media = try await database.rows("SELECT sha256 FROM hub_memories", []).column("sha256", as: String.self)
+        let avatars = try await database.rows("SELECT avatar_sha256 FROM hub_people WHERE avatar_sha256 IS NOT NULL", []).column("avatar_sha256", as: String.self)
         return (Set(media), Set(avatars))
     }
 
@@ -219,9 +220,9 @@ struct HubStore: Sendable {
     /// The device's unexpired session with this id.
     func uploadSession(id: String, device: String, now: Int64) async throws(ServerError) -> UploadSession? {
         try await database.rows("SELECT id, device, size, sha256, content_type, expires_at FROM hub_uploads WHERE id = ? AND device = ? AND expires_at > ?",
-                              [.text(id), .text(device), .integer(now)]).first.map { row in
-            UploadSession(id: row[0].text ?? "", device: row[1].text ?? "", size: row[2].integer ?? 0, sha256: row[3].text ?? "",
-                          contentType: row[4].text ?? "", expiresAt: row[5].integer ?? 0)
+                              [.text(id), .text(device), .integer(now)]).first.map { (row) throws(ServerError) in
+            UploadSession(id: try row["id"], device: try row["device"], size: try row["size"], sha256: try row["sha256"],
+                          contentType: try row["content_type"], expiresAt: try row["expires_at"])
         }
     }
 
@@ -232,31 +233,31 @@ struct HubStore: Sendable {
 
     /// Removes the sessions that expired before `now`; returns their ids (their files go too).
     func removeExpiredUploadSessions(now: Int64) async throws(ServerError) -> [String] {
-        try await database.rows("DELETE FROM hub_uploads WHERE expires_at <= ? RETURNING id", [.integer(now)]).compactMap { $0[0].text }
+        try await database.rows("DELETE FROM hub_uploads WHERE expires_at <= ? RETURNING id", [.integer(now)]).column("id", as: String.self)
     }
 
     // MARK: People
 
     private static let personColumns = """
-        p.id, p.name, p.relationship, p.avatar_sha256,
+        p.id AS id, p.name AS name, p.relationship AS relationship, p.avatar_sha256 AS avatar_sha256,
         (SELECT COUNT(*) FROM (SELECT memory_id FROM hub_memory_people WHERE person_id = p.id
-                               UNION SELECT memory_id FROM hub_faces WHERE person_id = p.id) AS counted)
+                               UNION SELECT memory_id FROM hub_faces WHERE person_id = p.id) AS counted) AS memory_count
         """
 
-    private static func person(_ row: [SQLValue]) -> HubPerson {
-        let id = row[0].integer ?? 0
-        return HubPerson(id: id, name: row[1].text ?? "", relationship: row[2].text,
-                         avatarUrl: row[3].text == nil ? nil : "/api/people/\(id)/avatar", memoryCount: Int(row[4].integer ?? 0))
+    private static func person(_ row: SQLRow) throws(ServerError) -> HubPerson {
+        let id: Int64 = try row["id"]
+        return HubPerson(id: id, name: try row["name"], relationship: try row["relationship"],
+                         avatarUrl: try row["avatar_sha256"] as String? == nil ? nil : "/api/people/\(id)/avatar", memoryCount: try row["memory_count"])
     }
 
     /// Every person, by name.
     func people() async throws(ServerError) -> [HubPerson] {
-        try await database.rows("SELECT \(Self.personColumns) FROM hub_people p ORDER BY p.name_key").map(Self.person)
+        try await database.rows("SELECT \(Self.personColumns) FROM hub_people p ORDER BY p.name_key").map { (row) throws(ServerError) in try Self.person(row) }
     }
 
     /// The person with this id.
     func person(id: Int64) async throws(ServerError) -> HubPerson? {
-        try await database.rows("SELECT \(Self.personColumns) FROM hub_people p WHERE p.id = ?", [.integer(id)]).first.map(Self.person)
+        try await database.rows("SELECT \(Self.personColumns) FROM hub_people p WHERE p.id = ?", [.integer(id)]).first.map { (row) throws(ServerError) in try Self.person(row) }
     }
 
     /// Adds a person; when the name is taken, nothing changes and the person who has it comes back with `created` false.
@@ -270,7 +271,7 @@ struct HubStore: Sendable {
             SQLStatement("SELECT \(Self.personColumns) FROM hub_people p WHERE p.name_key = ?", [.text(key)]),
         ])
         guard let row = results[1].first else { throw .storage("the person was not stored") }
-        return (Self.person(row), !results[0].isEmpty)
+        return (try Self.person(row), !results[0].isEmpty)
     }
 
     /// Renames a person or changes their relationship. Nil when there is no such person; the other person
@@ -285,8 +286,9 @@ struct HubStore: Sendable {
             SQLStatement("SELECT \(Self.personColumns) FROM hub_people p WHERE p.id = ?", [.integer(id)]),
             SQLStatement("SELECT \(Self.personColumns) FROM hub_people p WHERE p.name_key = ? AND p.id <> ?", [.text(key), .integer(id)]),
         ])
-        if !results[0].isEmpty { return (results[1].first.map(Self.person), nil) }
-        return (results[1].first.map(Self.person), results[2].first.map(Self.person))
+        let person = try results[1].first.map { (row) throws(ServerError) in try Self.person(row) }
+        if !results[0].isEmpty { return (person, nil) }
+        return (person, try results[2].first.map { (row) throws(ServerError) in try Self.person(row) })
     }
 
     /// Removes a person: their links to memories go, their faces stay untagged. False when there was none.
@@ -307,7 +309,7 @@ struct HubStore: Sendable {
 
     /// A person's avatar, if they have one.
     func avatar(person id: Int64) async throws(ServerError) -> String? {
-        try await database.rows("SELECT avatar_sha256 FROM hub_people WHERE id = ?", [.integer(id)]).first?[0].text
+        try await database.value("SELECT avatar_sha256 FROM hub_people WHERE id = ?", [.integer(id)], as: String?.self, readOnly: false) ?? nil
     }
 
     /// Which of these ids are people on the hub.
@@ -315,7 +317,7 @@ struct HubStore: Sendable {
         guard !ids.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
         let rows = try await database.rows("SELECT id FROM hub_people WHERE id IN (\(marks))", ids.map { .integer($0) })
-        return Set(rows.compactMap { $0[0].integer })
+        return Set(try rows.column("id", as: Int64.self))
     }
 
     // MARK: Memories
@@ -354,7 +356,7 @@ struct HubStore: Sendable {
         if database.dialect == .postgres { statements.append(Self.memoryLock(target)) }
         statements += mergeStatements(into: target, people: upload.people ?? [], faces: upload.faces ?? [], device: memory.device, now: now)
         let results = try await database.run(statements)
-        guard let id = results[1].first?[0].integer else { throw .storage("the memory was not stored") }
+        guard let id = try results[1].first?.only(as: Int64.self) else { throw .storage("the memory was not stored") }
         return (id, !results[0].isEmpty)
     }
 
@@ -370,8 +372,9 @@ struct HubStore: Sendable {
     }
 
     private static let memoryColumns = """
-        m.id, m.kind, m.title, m.description, m.taken_at, m.latitude, m.longitude, m.place, m.media_type, m.size, m.width, m.height,
-        m.has_thumbnail, m.uploaded_by, m.created_at, m.sha256, m.duration_ms
+        m.id AS id, m.kind AS kind, m.title AS title, m.description AS description, m.taken_at AS taken_at, m.latitude AS latitude,
+        m.longitude AS longitude, m.place AS place, m.media_type AS media_type, m.size AS size, m.width AS width, m.height AS height,
+        m.has_thumbnail AS has_thumbnail, m.uploaded_by AS uploaded_by, m.created_at AS created_at, m.sha256 AS sha256, m.duration_ms AS duration_ms
         """
 
     /// A page of memories, newest first, with their people and faces.
@@ -402,30 +405,32 @@ struct HubStore: Sendable {
         try await withPeopleAndFaces(try await database.rows("SELECT \(Self.memoryColumns) FROM hub_memories m WHERE m.sha256 = ?", [.text(sha256)])).first
     }
 
-    private func withPeopleAndFaces(_ rows: [[SQLValue]]) async throws(ServerError) -> [HubMemory] {
+    private func withPeopleAndFaces(_ rows: [SQLRow]) async throws(ServerError) -> [HubMemory] {
         guard !rows.isEmpty else { return [] }
-        let ids = rows.compactMap { $0[0].integer }
+        let ids = try rows.column("id", as: Int64.self)
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
         let results = try await database.run([
             SQLStatement("SELECT memory_id, person_id FROM hub_memory_people WHERE memory_id IN (\(marks)) ORDER BY person_id", ids.map { .integer($0) }),
             SQLStatement("SELECT memory_id, id, x, y, width, height, person_id FROM hub_faces WHERE memory_id IN (\(marks)) ORDER BY id", ids.map { .integer($0) }),
         ])
         var people: [Int64: [Int64]] = [:], faces: [Int64: [FaceTag]] = [:]
-        for row in results[0] { people[row[0].integer ?? 0, default: []].append(row[1].integer ?? 0) }
+        for row in results[0] { people[try row["memory_id"], default: []].append(try row["person_id"]) }
         for row in results[1] {
-            faces[row[0].integer ?? 0, default: []].append(FaceTag(id: row[1].integer, x: row[2].real ?? 0, y: row[3].real ?? 0,
-                                                                   width: row[4].real ?? 0, height: row[5].real ?? 0, personId: row[6].integer))
+            faces[try row["memory_id"], default: []].append(FaceTag(id: try row["id"], x: try row["x"], y: try row["y"],
+                                                                    width: try row["width"], height: try row["height"], personId: try row["person_id"]))
         }
-        return rows.map { row in
-            let id = row[0].integer ?? 0
+        return try rows.map { (row) throws(ServerError) in
+            let id: Int64 = try row["id"]
             let tagged = (faces[id] ?? []).compactMap(\.personId)
+            let kind: String = try row["kind"]
+            guard let memoryKind = MemoryKind(rawValue: kind) else { throw .storage("memory \(id) is of an unknown kind (\(kind))") }
             return HubMemory(
-                id: id, kind: MemoryKind(rawValue: row[1].text ?? "") ?? .photo, title: row[2].text ?? "", description: row[3].text,
-                takenAt: row[4].integer, latitude: row[5].real, longitude: row[6].real, place: row[7].text,
-                people: Array(Set((people[id] ?? []) + tagged)).sorted(), faces: faces[id] ?? [], mediaType: row[8].text ?? "",
-                size: row[9].integer ?? 0, sha256: row[15].text ?? "", durationMs: row[16].integer, width: row[10].integer.map(Int.init), height: row[11].integer.map(Int.init),
-                uploadedBy: row[13].text ?? "", createdAt: row[14].integer ?? 0, mediaUrl: "/api/memories/\(id)/media",
-                thumbnailUrl: row[12].integer == 1 ? "/api/memories/\(id)/thumbnail" : nil)
+                id: id, kind: memoryKind, title: try row["title"], description: try row["description"],
+                takenAt: try row["taken_at"], latitude: try row["latitude"], longitude: try row["longitude"], place: try row["place"],
+                people: Array(Set((people[id] ?? []) + tagged)).sorted(), faces: faces[id] ?? [], mediaType: try row["media_type"],
+                size: try row["size"], sha256: try row["sha256"], durationMs: try row["duration_ms"], width: try row["width"], height: try row["height"],
+                uploadedBy: try row["uploaded_by"], createdAt: try row["created_at"], mediaUrl: "/api/memories/\(id)/media",
+                thumbnailUrl: try row["has_thumbnail"] as Int64 == 1 ? "/api/memories/\(id)/thumbnail" : nil)
         }
     }
 
@@ -436,7 +441,7 @@ struct HubStore: Sendable {
             SQLStatement("DELETE FROM hub_faces WHERE memory_id = ?", [.integer(id)]),
             SQLStatement("DELETE FROM hub_memories WHERE id = ? RETURNING sha256", [.integer(id)]),
         ])
-        return results[2].first?[0].text
+        return try results[2].first?.only(as: String.self)
     }
 
     /// Tags (or, with nil, untags) face `faceID` of memory `memoryID`: false when there is no such face.
@@ -513,15 +518,19 @@ struct HubStore: Sendable {
     /// The latest tagged faces that have an embedding, at most ``KnownFaceList/perPerson`` a person and
     /// `limit` in all.
     func knownFaces(limit: Int) async throws(ServerError) -> [KnownFace] {
-        try await database.rows("""
+        let rows = try await database.rows("""
             SELECT person_id, embedding FROM (
                 SELECT person_id, embedding, ROW_NUMBER() OVER (PARTITION BY person_id ORDER BY updated_at DESC, id DESC) AS n
                 FROM hub_faces WHERE person_id IS NOT NULL AND embedding IS NOT NULL) AS ranked
             WHERE n <= ? ORDER BY person_id, n LIMIT ?
-            """, [.integer(Int64(KnownFaceList.perPerson)), .integer(Int64(limit))]).compactMap { row in
-            guard let person = row[0].integer, let embedding = row[1].text.flatMap(Self.decode) else { return nil }
-            return KnownFace(personId: person, embedding: embedding)
+            """, [.integer(Int64(KnownFaceList.perPerson)), .integer(Int64(limit))])
+        var faces: [KnownFace] = []
+        for row in rows {
+            // An embedding that does not decode (not base64 of whole floats) is left out, as a face without one.
+            guard let embedding = Self.decode(try row["embedding"]) else { continue }
+            faces.append(KnownFace(personId: try row["person_id"], embedding: embedding))
         }
+        return faces
     }
 
     /// An embedding as the hub keeps it: base64 of its 32-bit floats, little-endian.

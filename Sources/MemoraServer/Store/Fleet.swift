@@ -43,7 +43,7 @@ struct Fleet: Sendable {
             SQLStatement("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", [.text(name), .text(proposed)]),
             SQLStatement("SELECT value FROM server_secrets WHERE name = ?", [.text(name)]),
         ])
-        guard let value = results.last?.first?.first?.text, !value.isEmpty else {
+        guard let value = try results.last?.first?.only(as: String.self), !value.isEmpty else {
             throw .storage("the database holds no \(name) after storing one: check the database (server_secrets)")
         }
         return value
@@ -52,7 +52,7 @@ struct Fleet: Sendable {
     /// The secret called `name`, or nil when none was made yet. A read beside SQLite's one writer: the
     /// dashboard asks at each request.
     func existingSecret(_ name: String) async throws(ServerError) -> String? {
-        try await database.read("SELECT value FROM server_secrets WHERE name = ?", [.text(name)]).first?.first?.text
+        try await database.value("SELECT value FROM server_secrets WHERE name = ?", [.text(name)], as: String.self)
     }
 
     /// Replaces the secret called `name` with `value` for the whole fleet.
@@ -113,6 +113,6 @@ struct Fleet: Sendable {
             SQLStatement("DELETE FROM server_leases WHERE expires_at <= ?", [.integer(now)]),
             SQLStatement("SELECT server_id FROM server_leases"),
         ])
-        return Set((results.last ?? []).compactMap { $0.first?.text })
+        return Set(try (results.last ?? []).column("server_id", as: String.self))
     }
 }

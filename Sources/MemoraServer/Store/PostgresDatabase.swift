@@ -39,7 +39,7 @@ final class PostgresDatabase: SQLDatabase {
         try await transaction { (transaction) async throws(ServerError) in
             try await transaction.execute("SELECT pg_advisory_xact_lock(?)", [.integer(lock)])
             try await transaction.execute("CREATE TABLE IF NOT EXISTS memora_migrations (name TEXT PRIMARY KEY)")
-            let applied = Set(try await transaction.rows("SELECT name FROM memora_migrations", []).compactMap { $0.first?.text })
+            let applied = Set(try await transaction.rows("SELECT name FROM memora_migrations", []).column("name", as: String.self))
             for migration in migrations where !applied.contains(migration.name) {
                 for statement in migration.statements { try await transaction.execute(statement.sql, statement.values) }
                 try await transaction.execute("INSERT INTO memora_migrations (name) VALUES (?)", [.text(migration.name)])
@@ -79,7 +79,7 @@ final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [[SQLValue]] {
+    func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [SQLRow] {
         let logger = self.logger
         do {
             return try await client.withConnection { connection in
@@ -97,7 +97,7 @@ final class PostgresDatabase: SQLDatabase {
         let connection: PostgresConnection
         let logger: Logger
 
-        func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [[SQLValue]] {
+        func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [SQLRow] {
             var binds = PostgresBindings()
             for value in values {
                 switch value {
@@ -110,7 +110,9 @@ final class PostgresDatabase: SQLDatabase {
             }
             do {
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: SQLStatement(sql).numbered, binds: binds), logger: logger).collect()
-                return try rows.map { row in try row.map(Self.value) }
+                guard let first = rows.first else { return [] }
+                let columns = SQLColumns(first.map(\.columnName))
+                return try rows.map { row in SQLRow(columns: columns, values: try row.map(Self.value)) }
             } catch {
                 throw .storage(PostgresDatabase.describe(error))
             }
@@ -121,8 +123,14 @@ final class PostgresDatabase: SQLDatabase {
             guard cell.bytes != nil else { return .null }
             switch cell.dataType {
             case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
-            case .float4, .float8, .numeric: return .real(try cell.decode(Double.self))
+            case .float4, .float8: return .real(try cell.decode(Double.self))
+            case .numeric:
+                // NUMERIC arrives as decimal text (PostgresNIO decodes it to no floating-point type).
+                let text = try cell.decode(String.self)
+                guard let number = Double(text) else { throw ServerError.storage("column \(cell.columnName) holds \(text), not a number") }
+                return .real(number)
             case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .bytea: throw ServerError.storage("column \(cell.columnName) holds bytes (BYTEA), which the server never stores")
             default: return .text(try cell.decode(String.self))
             }
         }

@@ -63,10 +63,10 @@ struct SQLStatement: Sendable {
     }
 }
 
-/// The statements of one open transaction: each call runs one and returns its rows (columns in order).
+/// The statements of one open transaction: each call runs one and returns its rows.
 protocol SQLTransaction: Sendable {
     /// Runs `sql` with `values` bound to its `?` placeholders, and returns its rows.
-    func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [[SQLValue]]
+    func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [SQLRow]
 }
 
 extension SQLTransaction {
@@ -75,9 +75,9 @@ extension SQLTransaction {
         _ = try await rows(sql, values)
     }
 
-    /// The first column of the first row, when there is one.
-    func value(_ sql: String, _ values: [SQLValue] = []) async throws(ServerError) -> SQLValue? {
-        try await rows(sql, values).first?.first
+    /// The one column of the first row, as `Value`; nil when there is no row.
+    func value<Value: SQLColumnValue>(_ sql: String, _ values: [SQLValue] = [], as type: Value.Type = Value.self) async throws(ServerError) -> Value? {
+        try await rows(sql, values).first?.only()
     }
 }
 
@@ -99,12 +99,12 @@ protocol SQLDatabase: Sendable {
 
     /// Runs one statement on its own (its own transaction), without the cost of an explicit one;
     /// `readOnly` lets SQLite run it beside the writer.
-    func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [[SQLValue]]
+    func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [SQLRow]
 
     /// Runs `statements` in one transaction and returns each one's rows: a batch whose later
     /// statements refer to earlier rows by their unique keys (the hub's changes). SQLite runs a
     /// batch in one go on the writer's thread, without handing each statement over.
-    func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[[SQLValue]]]
+    func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[SQLRow]]
 }
 
 extension SQLDatabase {
@@ -114,22 +114,28 @@ extension SQLDatabase {
     }
 
     /// A batch as a transaction of its statements in turn (PostgreSQL's way).
-    func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[[SQLValue]]] {
+    func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[SQLRow]] {
         try await transaction { (transaction) async throws(ServerError) in
-            var results: [[[SQLValue]]] = []
+            var results: [[SQLRow]] = []
             for statement in statements { results.append(try await transaction.rows(statement.sql, statement.values)) }
             return results
         }
     }
 
     /// The rows of one statement run on its own.
-    func rows(_ sql: String, _ values: [SQLValue] = []) async throws(ServerError) -> [[SQLValue]] {
+    func rows(_ sql: String, _ values: [SQLValue] = []) async throws(ServerError) -> [SQLRow] {
         try await statement(SQLStatement(sql, values), readOnly: false)
     }
 
     /// The rows of one statement that only reads, run on its own.
-    func read(_ sql: String, _ values: [SQLValue] = []) async throws(ServerError) -> [[SQLValue]] {
+    func read(_ sql: String, _ values: [SQLValue] = []) async throws(ServerError) -> [SQLRow] {
         try await statement(SQLStatement(sql, values), readOnly: true)
+    }
+
+    /// The one column of the first row of a statement run on its own, as `Value`; nil when there is no row.
+    func value<Value: SQLColumnValue>(_ sql: String, _ values: [SQLValue] = [], as type: Value.Type = Value.self, readOnly: Bool = true)
+        async throws(ServerError) -> Value? {
+        try await statement(SQLStatement(sql, values), readOnly: readOnly).first?.only()
     }
 
     /// `FOR UPDATE` on PostgreSQL, which locks the rows a transaction reads until it ends; nothing on

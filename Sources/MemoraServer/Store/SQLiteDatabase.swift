@@ -37,13 +37,21 @@ final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// The database whose transaction the current task is inside, if any.
-    @TaskLocal static var openTransaction: ObjectIdentifier?
+    /// The threads running one of this database's transactions now (each runs its body's jobs).
+    private let transactionThreads = Locked<Set<ObjectIdentifier>>([])
 
-    /// Refuses a use of this database from inside one of its own transactions: on SQLite it would
-    /// wait for the writer the transaction holds, for ever.
+    /// Whether the calling code runs on a thread that holds one of this database's transactions (a
+    /// transaction's body does).
+    func isTransactionThread() -> Bool {
+        let thread = ObjectIdentifier(Thread.current)
+        return transactionThreads.withLock { $0.contains(thread) }
+    }
+
+    /// Refuses a use of this database from a transaction's own body (on the thread that runs it):
+    /// on SQLite it would wait for the writer the transaction holds, for ever. A task the body starts
+    /// runs elsewhere, and waits for the writer as any other.
     private func refuseNested() throws(ServerError) {
-        guard Self.openTransaction != ObjectIdentifier(self) else {
+        guard !isTransactionThread() else {
             throw .storage("a transaction used its database instead of its own statements (a nested use would wait for itself)")
         }
     }
@@ -51,24 +59,25 @@ final class SQLiteDatabase: SQLDatabase {
     func transaction<T: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (any SQLTransaction) async throws(ServerError) -> T)
         async throws(ServerError) -> T {
         try refuseNested()
-        let identity = ObjectIdentifier(self)
+        let threads = transactionThreads
         let outcome = Locked<Result<T, ServerError>?>(nil)
         do {
             let serve: @Sendable (Database) throws -> Void = { db in
                 let transaction = SQLiteTransaction(db)
                 Task(executorPreference: transaction) {
                     let result: Result<T, ServerError>
-                    do {
-                        result = .success(try await Self.$openTransaction.withValue(identity) { try await body(transaction) })
-                    } catch let error as ServerError {
-                        result = .failure(error)
+                    do throws(ServerError) {
+                        result = .success(try await body(transaction))
                     } catch {
-                        result = .failure(.storage(DatabaseFailure(error).reason))
+                        result = .failure(error)
                     }
                     outcome.withLock { $0 = result }
                     transaction.finish()
                 }
+                let thread = ObjectIdentifier(Thread.current)
+                threads.withLock { _ = $0.insert(thread) }
                 transaction.run()
+                threads.withLock { _ = $0.remove(thread) }
                 if case .failure = outcome.withLock({ $0 }) { throw RolledBack() }
             }
             if snapshot { try await pool.read(serve) } else { try await pool.write(serve) }
@@ -84,7 +93,7 @@ final class SQLiteDatabase: SQLDatabase {
 
     private struct RolledBack: Error {}
 
-    func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[[SQLValue]]] {
+    func run(_ statements: [SQLStatement]) async throws(ServerError) -> [[SQLRow]] {
         try refuseNested()
         do {
             return try await pool.write { db in try statements.map { statement in try Self.run(statement, in: db) } }
@@ -95,17 +104,21 @@ final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [[SQLValue]] {
+    func statement(_ statement: SQLStatement, readOnly: Bool) async throws(ServerError) -> [SQLRow] {
         try refuseNested()
         do {
-            let work: @Sendable (Database) throws -> [[SQLValue]] = { db in try Self.run(statement, in: db) }
+            let work: @Sendable (Database) throws -> [SQLRow] = { db in try Self.run(statement, in: db) }
             return readOnly ? try await pool.read(work) : try await pool.write(work)
+        } catch let error as ServerError {
+            throw error
         } catch {
             throw .storage(DatabaseFailure(error).reason)
         }
     }
 
-    static func run(_ statement: SQLStatement, in db: Database) throws -> [[SQLValue]] {
+    /// Runs `statement` on `db` and reads its rows. A BLOB is refused: the server stores none, and
+    /// bytes read as text would be a silent corruption.
+    static func run(_ statement: SQLStatement, in db: Database) throws -> [SQLRow] {
         let arguments = StatementArguments(statement.values.map { value -> (any DatabaseValueConvertible)? in
             switch value {
             case .null: nil
@@ -115,16 +128,19 @@ final class SQLiteDatabase: SQLDatabase {
             case .boolean(let flag): flag
             }
         })
-        return try Row.fetchAll(db, sql: statement.sql, arguments: arguments).map { row in
-            row.databaseValues.map { value -> SQLValue in
+        let rows = try Row.fetchAll(db, sql: statement.sql, arguments: arguments)
+        guard let first = rows.first else { return [] }
+        let columns = SQLColumns(Array(first.columnNames))
+        return try rows.map { row in
+            SQLRow(columns: columns, values: try zip(columns.names, row.databaseValues).map { (name, value) throws(ServerError) -> SQLValue in
                 switch value.storage {
                 case .null: .null
                 case .int64(let number): .integer(number)
                 case .double(let number): .real(number)
                 case .string(let text): .text(text)
-                case .blob(let data): .text(String(decoding: data, as: UTF8.self))
+                case .blob: throw .storage("column \(name) holds bytes (a BLOB), which the server never stores")
                 }
-            }
+            })
         }
     }
 }
@@ -171,9 +187,11 @@ final class SQLiteTransaction: TaskExecutor, SQLTransaction, @unchecked Sendable
         signal.signal()
     }
 
-    func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [[SQLValue]] {
+    func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [SQLRow] {
         do {
             return try SQLiteDatabase.run(SQLStatement(sql, values), in: db)
+        } catch let error as ServerError {
+            throw error
         } catch {
             throw .storage(DatabaseFailure(error).reason)
         }

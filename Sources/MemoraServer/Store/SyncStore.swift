@@ -43,7 +43,7 @@ public final class SyncStore: Sendable {
     private init(database: any SQLDatabase, location: String) async throws(ServerError) {
         self.database = database
         self.location = location
-        epoch = try await database.read("SELECT value FROM meta WHERE name = 'epoch'").first?.first?.text ?? ""
+        epoch = try await database.value("SELECT value FROM meta WHERE name = 'epoch'", as: String.self) ?? ""
     }
 
     /// Opens (creating and migrating as needed) the SQLite store at `path`.
@@ -92,8 +92,9 @@ public final class SyncStore: Sendable {
         return try await database.transaction { (transaction) async throws(ServerError) in
             var registered = deviceID
             if let row = try await transaction.rows("SELECT revoked_at, token_expires_at FROM devices WHERE device_id = ?\(forUpdate)", [.text(deviceID)]).first {
-                if row[0] != .null { throw ServerError.revoked }
-                if (row[1].integer ?? 0) <= now {
+                let revokedAt: Int64? = try row["revoked_at"], tokenExpiresAt: Int64 = try row["token_expires_at"]
+                if revokedAt != nil { throw ServerError.revoked }
+                if tokenExpiresAt <= now {
                     // The device's token has expired (a device offline for months): it comes back under its id.
                     try await transaction.execute("UPDATE devices SET token_hash = ?, token_expires_at = ?, platform = ? WHERE device_id = ?",
                                                   [.text(tokenHash), .integer(expiresAt), .text(platform), .text(deviceID)])
@@ -112,8 +113,8 @@ public final class SyncStore: Sendable {
 
     /// The device whose unexpired, unrevoked token has this hash.
     public func device(tokenHash: String, now: Int64) async throws(ServerError) -> String? {
-        try await database.read("SELECT device_id FROM devices WHERE token_hash = ? AND revoked_at IS NULL AND token_expires_at > ?",
-                                [.text(tokenHash), .integer(now)]).first?.first?.text
+        try await database.value("SELECT device_id FROM devices WHERE token_hash = ? AND revoked_at IS NULL AND token_expires_at > ?",
+                                 [.text(tokenHash), .integer(now)], as: String.self)
     }
 
     /// Replaces a device's token.
@@ -137,9 +138,9 @@ public final class SyncStore: Sendable {
     public func devices() async throws(ServerError) -> [RegisteredDevice] {
         try await database.read("""
             SELECT device_id, platform, created_at, last_sync_at, revoked_at, last_mutation_id FROM devices ORDER BY created_at, device_id
-            """).map { row in
-            RegisteredDevice(deviceID: row[0].text ?? "", platform: row[1].text ?? "", createdAt: row[2].integer ?? 0, lastSyncAt: row[3].integer,
-                             revokedAt: row[4].integer, lastMutationID: row[5].integer ?? 0)
+            """).map { (row) throws(ServerError) in
+            RegisteredDevice(deviceID: try row["device_id"], platform: try row["platform"], createdAt: try row["created_at"], lastSyncAt: try row["last_sync_at"],
+                             revokedAt: try row["revoked_at"], lastMutationID: try row["last_mutation_id"])
         }
     }
 
@@ -167,21 +168,21 @@ public final class SyncStore: Sendable {
             // The device's row first (one push per device at a time), then, when something may be
             // written, the counter row: every push from here on sees what the previous one committed,
             // and takes the next version.
-            let recorded = try await transaction.value("SELECT last_mutation_id FROM devices WHERE device_id = ?\(forUpdate)", [.text(deviceID)])?.integer ?? 0
+            let recorded = try await transaction.value("SELECT last_mutation_id FROM devices WHERE device_id = ?\(forUpdate)", [.text(deviceID)], as: Int64.self) ?? 0
             let last = numbered ? recorded : mutations[0].id - 1
             if let first = mutations.first(where: { $0.id > last }), first.id != last + 1 {
                 throw ServerError.mutationGap(expected: last + 1)
             }
             let version = mutations.contains { $0.id > last }
-                ? try await transaction.value("UPDATE sync_counter SET value = value + 1 WHERE id = 1 RETURNING value")?.integer ?? 0
+                ? try await transaction.value("UPDATE sync_counter SET value = value + 1 WHERE id = 1 RETURNING value", as: Int64.self) ?? 0
                 : 0
             let rows = try await Self.states(of: touched, dialect: dialect, in: transaction)
             var rejected: [Int64: MutationResult] = [:]
             if let firstOld = mutations.first?.id, firstOld <= last {
                 for row in try await transaction.rows("SELECT mutation_id, error FROM mutation_rejections WHERE device_id = ? AND mutation_id BETWEEN ? AND ?",
                                                       [.text(deviceID), .integer(firstOld), .integer(last)]) {
-                    guard let id = row[0].integer else { continue }
-                    let error = row[1].text.flatMap { try? JSONDecoder().decode(APIError.self, from: Data($0.utf8)) }
+                    let id: Int64 = try row["mutation_id"]
+                    let error = try (row["error"] as String?).flatMap { try? JSONDecoder().decode(APIError.self, from: Data($0.utf8)) }
                     rejected[id] = MutationResult(id: id, status: .rejected, error: error)
                 }
             }
@@ -214,10 +215,9 @@ public final class SyncStore: Sendable {
             guard let collection = SyncSchema.collection(named: name) else { continue }
             let owner = collection.ownerField.map { dialect == .postgres ? "\($0)::text" : $0 } ?? "NULL"
             for chunk in chunks(keys.map(\.key).sorted(), of: 500) {
-                for found in try await transaction.rows("SELECT key, version, deleted, \(owner) FROM \(collection.name) WHERE key IN (\(SQLStatement.marks(chunk.count)))",
+                for found in try await transaction.rows("SELECT key, version, deleted, \(owner) AS owner FROM \(collection.name) WHERE key IN (\(SQLStatement.marks(chunk.count)))",
                                                         chunk.map { .text($0) }) {
-                    guard let key = found[0].text else { continue }
-                    rows[RowID(collection: name, key: key)] = RowState(version: found[1].integer ?? 0, deleted: found[2].boolean ?? false, owner: found[3].text)
+                    rows[RowID(collection: name, key: try found["key"])] = RowState(version: try found["version"], deleted: try found["deleted"], owner: try found["owner"])
                 }
             }
         }
@@ -259,7 +259,7 @@ public final class SyncStore: Sendable {
 
     /// The retention horizon: tombstones at or below it were purged.
     private static func horizon(_ transaction: any SQLTransaction) async throws(ServerError) -> Int64 {
-        Int64(try await transaction.value("SELECT value FROM meta WHERE name = 'horizon'")?.text ?? "0") ?? 0
+        Int64(try await transaction.value("SELECT value FROM meta WHERE name = 'horizon'", as: String.self) ?? "0") ?? 0
     }
 
     /// Which of `hashes` are uploaded objects.
@@ -268,7 +268,7 @@ public final class SyncStore: Sendable {
         var found = Set<String>()
         for chunk in chunks(hashes.sorted(), of: 500) {
             for row in try await transaction.rows("SELECT sha256 FROM objects WHERE sha256 IN (\(SQLStatement.marks(chunk.count)))", chunk.map { .text($0) }) {
-                if let hash = row.first?.text { found.insert(hash) }
+                found.insert(try row["sha256"])
             }
         }
         return found
@@ -279,8 +279,8 @@ public final class SyncStore: Sendable {
         let parsed = try PullPlan.cursor(cursor)
         let epoch = self.epoch, dialect = database.dialect
         return try await database.transaction(snapshot: true) { (transaction) async throws(ServerError) in
-            let last = try await transaction.value("SELECT last_mutation_id FROM devices WHERE device_id = ?", [.text(deviceID)])?.integer ?? 0
-            let latest = try await transaction.value("SELECT value FROM sync_counter WHERE id = 1")?.integer ?? 0
+            let last = try await transaction.value("SELECT last_mutation_id FROM devices WHERE device_id = ?", [.text(deviceID)], as: Int64.self) ?? 0
+            let latest = try await transaction.value("SELECT value FROM sync_counter WHERE id = 1", as: Int64.self) ?? 0
             if let parsed, PullPlan.needsReset(parsed, epoch: epoch, horizon: try await Self.horizon(transaction), latest: latest) {
                 return PullResponse(changes: [], cursor: SyncCursor(epoch: epoch, version: 0).text, hasMore: true, reset: true, lastMutationId: last)
             }
@@ -291,15 +291,15 @@ public final class SyncStore: Sendable {
             let pulled = SyncSchema.collections.filter(\.pulled)
             for collection in pulled {
                 versions.append(try await transaction.rows("SELECT version FROM \(collection.name) WHERE version > ?\(liveOnly) ORDER BY version LIMIT ?",
-                                                           [.integer(after), .integer(Int64(limit) + 1)]).compactMap { $0.first?.integer })
-                newest = max(newest, try await transaction.value("SELECT MAX(version) FROM \(collection.name)")?.integer ?? 0)
+                                                           [.integer(after), .integer(Int64(limit) + 1)]).column("version", as: Int64.self))
+                newest = max(newest, try await transaction.value("SELECT COALESCE(MAX(version), 0) AS newest FROM \(collection.name)", as: Int64.self) ?? 0)
             }
             let plan = PullPlan(after: after, limit: limit, versions: versions, newestPulled: newest, latest: latest)
             var changes: [SyncChange] = []
             for collection in pulled {
                 changes += try await transaction.rows("""
                     SELECT \(SyncValues.selectList(collection, dialect: dialect)) FROM \(collection.name) WHERE version > ? AND version <= ?\(liveOnly)
-                    """, [.integer(plan.after), .integer(plan.through)]).map { SyncValues.change(from: $0, collection: collection) }
+                    """, [.integer(plan.after), .integer(plan.through)]).map { (row) throws(ServerError) in try SyncValues.change(from: row, collection: collection) }
             }
             changes.sort { ($0.version, $0.collection, $0.key) < ($1.version, $1.collection, $1.key) }
             return PullResponse(changes: changes, cursor: SyncCursor(epoch: epoch, version: plan.through).text, hasMore: plan.hasMore, reset: false,
@@ -311,7 +311,7 @@ public final class SyncStore: Sendable {
     public func record(collection name: String, key: String) async throws(ServerError) -> SyncChange? {
         guard let collection = SyncSchema.collection(named: name) else { return nil }
         return try await database.read("SELECT \(SyncValues.selectList(collection, dialect: database.dialect)) FROM \(collection.name) WHERE key = ? AND NOT deleted",
-                                       [.text(key)]).first.map { SyncValues.change(from: $0, collection: collection) }
+                                       [.text(key)]).first.map { (row) throws(ServerError) in try SyncValues.change(from: row, collection: collection) }
     }
 
     /// Removes tombstones written before `before` (server clock) and moves the retention horizon past
@@ -325,7 +325,7 @@ public final class SyncStore: Sendable {
             var removed = 0
             for collection in SyncSchema.collections {
                 let versions = try await transaction.rows("DELETE FROM \(collection.name) WHERE deleted AND server_updated_at < ? RETURNING version",
-                                                          [.integer(before)]).compactMap { $0.first?.integer }
+                                                          [.integer(before)]).column("version", as: Int64.self)
                 removed += versions.count
                 horizon = max(horizon, versions.max() ?? 0)
             }
@@ -356,15 +356,15 @@ public final class SyncStore: Sendable {
                 for field in collection.fields {
                     guard case .objectList = field.kind else { continue }
                     let column = dialect == .postgres ? "\(field.name)::text" : field.name
-                    for row in try await transaction.rows("SELECT \(column) FROM \(collection.name) WHERE \(field.name) IS NOT NULL", []) {
-                        if case .array(let items)? = row.first?.text.flatMap({ JSONValue(jsonText: $0) }) {
+                    for row in try await transaction.rows("SELECT \(column) AS \(field.name) FROM \(collection.name) WHERE \(field.name) IS NOT NULL", []) {
+                        if case .array(let items)? = try (row[field.name] as String?).flatMap({ JSONValue(jsonText: $0) }) {
                             for case .string(let hash) in items { referenced.insert(hash) }
                         }
                     }
                 }
             }
             let candidates = try await transaction.rows("SELECT sha256 FROM objects WHERE created_at < ?\(forUpdate)", [.integer(before)])
-                .compactMap { $0.first?.text }
+                .column("sha256", as: String.self)
             let orphans = candidates.filter { !referenced.contains($0) }
             for chunk in Self.chunks(orphans, of: 500) {
                 try await transaction.execute("DELETE FROM objects WHERE sha256 IN (\(SQLStatement.marks(chunk.count)))", chunk.map { .text($0) })

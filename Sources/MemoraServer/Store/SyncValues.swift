@@ -17,15 +17,18 @@ enum SyncValues {
         }
     }
 
-    /// A column's value as the field's JSON.
-    static func json(_ value: SQLValue, kind: SyncField.Kind) -> JSONValue {
-        if value == .null { return .null }
+    /// Column `name` of `row` as the field's JSON: a value of another type than the field's is
+    /// refused, and so is JSON text that does not parse.
+    static func json(_ row: SQLRow, _ name: String, kind: SyncField.Kind) throws(ServerError) -> JSONValue {
         switch kind {
-        case .text, .identifier, .deviceID, .sha256, .choice: return value.text.map(JSONValue.string) ?? .null
-        case .integer, .timestamp: return value.integer.map(JSONValue.integer) ?? .null
-        case .real: return value.real.map(JSONValue.number) ?? .null
-        case .boolean: return value.boolean.map(JSONValue.bool) ?? .null
-        case .jsonObject, .objectList: return value.text.flatMap { JSONValue(jsonText: $0) } ?? .null
+        case .text, .identifier, .deviceID, .sha256, .choice: return try (row[name] as String?).map(JSONValue.string) ?? .null
+        case .integer, .timestamp: return try (row[name] as Int64?).map(JSONValue.integer) ?? .null
+        case .real: return try (row[name] as Double?).map(JSONValue.number) ?? .null
+        case .boolean: return try (row[name] as Bool?).map(JSONValue.bool) ?? .null
+        case .jsonObject, .objectList:
+            guard let text: String = try row[name] else { return .null }
+            guard let value = JSONValue(jsonText: text) else { throw .storage("column \(name) holds text that is not JSON") }
+            return value
         }
     }
 
@@ -49,15 +52,15 @@ enum SyncValues {
     }
 
     /// A row read with ``selectList(_:dialect:)`` as a change (a tombstone's fields are empty).
-    static func change(from row: [SQLValue], collection: SyncCollection) -> SyncChange {
-        let deleted = row[2].boolean ?? false
+    static func change(from row: SQLRow, collection: SyncCollection) throws(ServerError) -> SyncChange {
+        let deleted: Bool = try row["deleted"]
         var fields: [String: JSONValue] = [:]
         if !deleted {
-            for (index, field) in collection.allFields.enumerated() {
-                let value = json(row[3 + index], kind: field.kind)
+            for field in collection.allFields {
+                let value = try json(row, field.name, kind: field.kind)
                 if value != .null { fields[field.name] = value }
             }
         }
-        return SyncChange(collection: collection.name, key: row[0].text ?? "", version: row[1].integer ?? 0, deleted: deleted, fields: fields)
+        return SyncChange(collection: collection.name, key: try row["key"], version: try row["version"], deleted: deleted, fields: fields)
     }
 }
