@@ -5,6 +5,13 @@ import Testing
 /// The threaded block writer under ``AtomicFileWriter``, and writing past the page cache.
 struct BlockWriterTests {
     /// The temporary folder (ext4 on CI: direct I/O) and, when present, /dev/shm (tmpfs refuses `O_DIRECT`).
+    /// Whether the temporary folder's file system takes direct I/O (tmpfs does not).
+    static var directIOAvailable: Bool {
+        guard let folder = try? TemporaryFolder(),
+              let probe = try? SystemFile(folder.path + "/probe", .creatingNew(permissions: 0o600), requireRegularFile: false) else { return false }
+        return probe.setUncached(true)
+    }
+
     static var folders: [String] {
         FileManager.default.isWritableFile(atPath: "/dev/shm") ? [NSTemporaryDirectory(), "/dev/shm/"] : [NSTemporaryDirectory()]
     }
@@ -54,15 +61,13 @@ struct BlockWriterTests {
         #expect(try FileSystem.entries(of: folder).count == 2 * Self.sizes.count)
     }
 
-    @Test("on a disk file system the aligned part of a large file never enters the page cache")
+    @Test("on a disk file system the aligned part of a large file never enters the page cache",
+          .enabled(if: directIOAvailable, "the temporary folder's file system takes no direct I/O (tmpfs): the exact-bytes test covers it"))
     func bypassesThePageCache() throws {
         let folder = try TemporaryFolder()
         let path = folder.path + "/photo"
         let content = [UInt8](repeating: 0xA5, count: 3 << 20 | 123)
         try AtomicFileWriter.write(content, to: path, options: .init(uncached: true))
-        // Does this file system take direct I/O at all? (tmpfs does not: then the exact-bytes test covers it.)
-        let probe = try SystemFile(folder.path + "/probe", .creatingNew(permissions: 0o600), requireRegularFile: false)
-        guard probe.setUncached(true) else { return }
         let file = try SystemFile(path)
         // mincore: which pages of the file are in memory, without reading (and so caching) them.
         let mapping = try #require(mmap(nil, content.count, PROT_READ, MAP_SHARED, file.descriptor, 0))

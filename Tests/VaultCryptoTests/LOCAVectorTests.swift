@@ -3,11 +3,13 @@ import Testing
 
 @Suite("LOCA known-answer vectors (from the independent Python reference)")
 struct LOCAVectorTests {
-    @Test("encryption with fixed keys and nonces gives exactly the expected bytes", arguments: LOCAVectors.files.map(\.name))
+    /// The vectors of the algorithms this CPU runs (AES-256-GCM needs AES-NI: the suite below reports when it is missing).
+    static let runnable = LOCAVectors.files.filter { AEADAlgorithm(rawValue: $0.algorithm)?.isAvailable != false }.map(\.name)
+
+    @Test("encryption with fixed keys and nonces gives exactly the expected bytes", arguments: runnable)
     func file(name: String) throws {
         let vector = try #require(LOCAVectors.files.first { $0.name == name })
         let algorithm = try #require(AEADAlgorithm(rawValue: vector.algorithm))
-        guard algorithm.isAvailable else { return }  // AES-256-GCM vectors need AES-NI (reported by the suite below)
         let plaintext = hexBytes(vector.plaintextPrefix) + (0..<vector.patternLength).map { UInt8($0 % 251) }
         let key = try SecretKey(copying: hexBytes(vector.key))
         let file = try LOCACipher(algorithm: algorithm, chunkExponent: vector.chunkExponent)
