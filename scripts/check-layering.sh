@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
 # Enforces Memora's module layering (Docs/Architecture.md) by reading every
 # `import` line under Sources/ and Benchmarks/:
-#   - MemoraSystem (the system layer) imports none of our modules, and no other file
-#     imports a platform module (Glibc, Darwin, Musl, WinSDK, ...) or calls libc's file
-#     and process calls directly: they live in the system layer;
-#   - MemoraDatabase, ImageKit and MetadataKit import none of our other modules but MemoraSystem;
-#     VaultCrypto and MemoraSync also MemoraDatabase;
-#   - MemoraServer (the sync server's library) imports MemoraSystem, MemoraDatabase and MemoraSync;
-#   - PhotoVision imports only MemoraSystem and ImageKit;
-#   - PhotoIndex may import MemoraDatabase, MetadataKit, ImageKit and PhotoVision;
-#   - MemoraCore may import MemoraDatabase, MetadataKit, VaultCrypto, PhotoVision, PhotoIndex, ImageKit and MemoraSync;
+#   - no file outside MemoraSystem (the system layer) imports a platform module (Glibc, Darwin, Musl,
+#     WinSDK, ...) or calls libc's file and process calls directly: they live in the system layer;
+#   - the package graph has none of the forbidden edges listed in FORBIDDEN below (the graph itself
+#     is the one truth of what each module uses; the list names only what must never be added,
+#     directly or through another module, each with its reason);
 #   - exactly one Swift file in the package imports each C module.
 # And it reads the package graph (`swift package dump-package`) and checks it against the source:
 #   - every Swift target (Sources/, Benchmarks/, Tests/) imports each dependency it declares, and
@@ -38,27 +34,6 @@ esac
 ours=(MemoraSystem MemoraDatabase MemoraHTTP MemoraPinning ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision MemoraSync MemoraHub PhotoIndex MemoraCore MemoraServer MemoraTesting MemoraSyncTesting MemoraDemo)
 c_modules=(CMemoraSystem CSodium CExif CZlib CDeflate CExiv2 CExiv2Library CDlib CDlibLibrary CTurboJPEG CJPEG CPNG CWebP CTIFF CHeif CFreeType CONNXRuntime CBenchPeers CVisionKernels CQREncode CFFmpeg)
 platform_modules=(Glibc Darwin Musl WinSDK ucrt Android Bionic WASILibc CRT)
-
-allowed_for() {
-  case "$1" in
-    MemoraSystem) echo "" ;;
-    MemoraDatabase|ImageKit|MetadataKit) echo "MemoraSystem" ;;
-    MemoraHTTP) echo "MemoraSystem" ;;
-    MemoraPinning) echo "MemoraSystem MemoraHTTP" ;;
-    VaultCrypto) echo "MemoraSystem MemoraDatabase" ;;
-    MemoraSync) echo "MemoraSystem MemoraDatabase MemoraHTTP" ;;
-    MemoraHub) echo "MemoraSystem MemoraHTTP MemoraSync ImageKit MetadataKit PhotoVisionCore" ;;
-    MemoraServer) echo "MemoraSystem MemoraDatabase MemoraSync MemoraHub ImageKit MetadataKit" ;;
-    PhotoVisionCore) echo "MemoraSystem ImageKit" ;;
-    PhotoVision) echo "MemoraSystem ImageKit PhotoVisionCore" ;;
-    PhotoIndex) echo "MemoraSystem MemoraDatabase MetadataKit ImageKit PhotoVisionCore" ;;
-    MemoraCore) echo "MemoraSystem MemoraDatabase MemoraHTTP MemoraPinning MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex ImageKit MemoraSync" ;;
-    MemoraTesting) echo "MemoraSystem MemoraCore" ;;
-    MemoraSyncTesting) echo "MemoraSystem MemoraHTTP MemoraSync MemoraServer PhotoIndex" ;;
-    MemoraDemo) echo "MemoraSystem ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer" ;;
-    *) echo "${ours[*]}" ;;  # front ends (memora, memora-bench) may use everything
-  esac
-}
 
 # The package graph, as SwiftPM reads Package.swift (its own scratch path: no wait on a build's lock).
 dump_file=$(mktemp)
@@ -323,6 +298,54 @@ for t, root, files in swift_targets:
                 report("Package.swift: target %s does not declare %s, imported by %s, and %s is neither one of our targets nor a product Package.swift names — declare the product that provides it in %s's dependencies (if it is an Apple or platform module, add it to SYSTEM in scripts/check-layering.sh)"
                        % (name, module, where, module, name))
 
+# Forbidden edges, checked against each target's dependencies as Package.swift declares them, followed
+# through our other targets (a module reached through another is linked all the same). The graph is the
+# one truth of what each module uses; this list names only what must never be added, and why.
+libraries = {t["name"] for t, root, _ in swift_targets if t["type"] == "regular" and root.startswith("Sources" + os.sep)}
+executables = {t["name"] for t in targets if t["type"] == "executable"}
+test_support = {"MemoraTesting", "MemoraSyncTesting"}
+ANY = libraries | executables
+FORBIDDEN = [
+    ({"MemoraSystem"}, ANY, "the system layer is the bottom: it imports none of our modules"),
+    ({"ImageKit", "MetadataKit", "MemoraDatabase", "MemoraHTTP"}, ANY - {"MemoraSystem"},
+     "a leaf library stands alone on the system layer: its users link nothing else of ours"),
+    ({"VaultCrypto"}, ANY - {"MemoraSystem", "MemoraDatabase"}, "the vault needs only the system layer and its catalogue's database"),
+    ({"PhotoVisionCore"}, {"PhotoVision", "MetadataKit", "MemoraDatabase", "VaultCrypto"},
+     "what every vision engine shares links no engine, no metadata and no database"),
+    ({"PhotoIndex"}, {"PhotoVision", "VaultCrypto", "MemoraHTTP"},
+     "the index builds on PhotoVisionCore (no model engine), holds no keys and calls no server"),
+    ({"MemoraSync"}, {"MemoraServer", "MemoraHub", "MemoraCore", "PhotoVision", "PhotoIndex"},
+     "a device's sync client links no server, no hub and no vision"),
+    ({"MemoraHub"}, {"PhotoVision", "MemoraServer", "MemoraCore"},
+     "the hub's wire types are shared with the server, which must not link dlib; the face analyser is injected"),
+    ({"MemoraServer"}, {"MemoraCore", "PhotoVision", "PhotoIndex", "MemoraPinning", "VaultCrypto"},
+     "the server links no vision engine, no caption job and no client-side pinning"),
+    (libraries - test_support - {"MemoraDemo"}, test_support | {"MemoraDemo"},
+     "a library never links test support or the demo"),
+    (libraries - test_support - {"MemoraDemo", "MemoraCore"}, {"MemoraCore"},
+     "MemoraCore composes the libraries: only the front ends, the demo and MemoraTesting build on it"),
+    (libraries, executables, "nothing links a front end"),
+]
+
+
+@functools.lru_cache(maxsize=None)
+def reach(name):
+    """Our targets `name` depends on, directly or through others."""
+    out = set()
+    for d in dependencies(by_name[name]):
+        if d[2] == "target" and d[1] in by_name and d[1] != name:
+            out.add(d[1])
+            out |= reach(d[1])
+    return frozenset(out)
+
+
+for sources, banned, reason in FORBIDDEN:
+    for source in sorted(sources & set(by_name)):
+        direct = {d[1] for d in dependencies(by_name[source]) if d[2] == "target"}
+        for target in sorted(reach(source) & banned - {source}):
+            via = "" if target in direct else " (through %s)" % ", ".join(sorted(d for d in direct if target in reach(d)))
+            report("Package.swift: %s depends on %s%s, a forbidden edge: %s" % (source, target, via, reason))
+
 for name, root in missing:
     report("Package.swift: target %s has no folder %s — create it or give the target its path" % (name, root))
 
@@ -338,7 +361,7 @@ for top in ("Sources", "Tests", "Benchmarks"):
 listed_ours, listed_c = set(sys.argv[3].split()), set(sys.argv[4].split())
 for t, root, _ in swift_targets:
     if t["type"] == "regular" and root.startswith("Sources" + os.sep) and t["name"] not in listed_ours:
-        report("scripts/check-layering.sh: the library target %s is not in the ours list — add it there and give it a line in allowed_for (the modules it may import)" % t["name"])
+        report("scripts/check-layering.sh: the library target %s is not in the ours list — add it there, and to FORBIDDEN what it must never depend on" % t["name"])
 for t in targets:
     if (t["type"] == "system" or (t["type"] == "regular" and t["name"] not in swift_names and os.path.isdir(target_dir(t)))) and t["name"] not in listed_c:
         report("scripts/check-layering.sh: the C target %s is not in the c_modules list — add it there (one Swift file may import it)" % t["name"])
@@ -370,20 +393,6 @@ failures=0
 imports=$(grep -rEn --include='*.swift' \
   '^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?[A-Za-z_][A-Za-z0-9_]*' \
   Sources Benchmarks | sed -E 's/^([^:]+):[0-9]+:.*import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\1:\4/')
-
-while IFS=: read -r file module; do
-  [ -n "$file" ] || continue
-  target=$(echo "$file" | cut -d/ -f2)
-  for our in "${ours[@]}"; do
-    if [ "$module" = "$our" ] && [ "$module" != "$target" ]; then
-      allowed=" $(allowed_for "$target") "
-      if [[ "$allowed" != *" $module "* ]]; then
-        echo "layering: $file imports $module, which $target must not use" >&2
-        failures=$((failures + 1))
-      fi
-    fi
-  done
-done <<< "$imports"
 
 for c in "${c_modules[@]}"; do
   importers=$(echo "$imports" | awk -F: -v m="$c" '$2 == m { print $1 }' | sort -u)
