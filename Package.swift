@@ -229,7 +229,7 @@ let package = Package(
         // (its seeded generator is PhotoIndex's).
         .target(
             name: "MemoraSyncTesting",
-            dependencies: ["MemoraSystem", "MemoraHTTP", "MemoraSync", "MemoraServer", "PhotoIndex"],
+            dependencies: ["MemoraSystem", "MemoraHTTP", "MemoraSync", "MemoraServer"],
             swiftSettings: strictSwift),
 
         // The sync server's library (routes, authentication, rate limits, storage); memora-server runs it.
@@ -326,7 +326,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift),
-        .testTarget(name: "PhotoVisionCoreTests", dependencies: ["PhotoVisionCore"], swiftSettings: strictSwift),
+        .testTarget(name: "PhotoVisionCoreTests", dependencies: ["PhotoVisionCore", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoVisionTests", dependencies: ["TestSupport", "PhotoVision", "PhotoVisionCore", "ImageKit", "MemoraSystem"], swiftSettings: strictSwift),
         .testTarget(name: "PhotoIndexTests", dependencies: ["TestSupport", "PhotoIndex", "PhotoVision", "PhotoVisionCore", "ImageKit", "MemoraSystem", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSwift),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraSystem
 import PhotoIndex
 import PhotoVision
 import PhotoVisionCore

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraSystem
 import PhotoIndex
 
 /// Scenario 18 (`--only people`): 50,000 faces clustered into people through the index, as

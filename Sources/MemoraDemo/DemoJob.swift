@@ -3,7 +3,7 @@ internal import MemoraSystem
 import ImageKit
 import MetadataKit
 import PhotoIndex
-public import PhotoVision
+package import PhotoVision
 internal import PhotoVisionCore
 import VaultCrypto
 import MemoraCore
@@ -18,32 +18,32 @@ import MemoraCore
 /// which is verified and one of its photos exported and compared with the original.
 ///
 /// Everything is written under ``output``; what an earlier run left there is replaced.
-public struct DemoJob: Sendable {
+package struct DemoJob: Sendable {
     /// A step's progress: `completed` of `total` items of `stage` ("thumbnails", "vault") are done.
-    public struct Progress: Sendable, Hashable {
+    package struct Progress: Sendable, Hashable {
         /// The step.
-        public var stage: String
+        package var stage: String
         /// Items done.
-        public var completed: Int
+        package var completed: Int
         /// Items in the step.
-        public var total: Int
+        package var total: Int
         /// The item just done (a file name).
-        public var item: String
+        package var item: String
     }
 
     /// The folder the sample library and every result go in.
-    public var output: String
+    package var output: String
     /// The longest side of the thumbnails, in pixels.
-    public var thumbnailSize: Int
+    package var thumbnailSize: Int
 
     /// A demo writing into `output`.
-    public init(output: String, thumbnailSize: Int = 384) {
+    package init(output: String, thumbnailSize: Int = 384) {
         self.output = output
         self.thumbnailSize = thumbnailSize
     }
 
     /// Runs every step and reports what each did; `onProgress` follows the longer steps.
-    public func run(onProgress: @Sendable (Progress) -> Void = { _ in }) async throws -> DemoReport {
+    package func run(onProgress: @Sendable (Progress) -> Void = { _ in }) async throws -> DemoReport {
         let start = Date()
         let library = output + "/library"
         let thumbnails = output + "/thumbnails"
@@ -111,9 +111,9 @@ public struct DemoJob: Sendable {
         }
     }
 
-    /// The astronaut photo the models script installs (NASA, public domain), with the box of her
+    /// The astronaut photo the models script installs (NASA, package domain), with the box of her
     /// face as the detector finds it; nil when the fixture or the models are missing.
-    public static func faceSample(models: VisionModels = .installed) -> SampleFamilyAlbum.FaceSample? {
+    package static func faceSample(models: VisionModels = .installed) -> SampleFamilyAlbum.FaceSample? {
         guard let image = try? ImageDecoder.decode(contentsOf: models.folder + "/fixtures/astronaut.png"),
               let analyzer = try? DlibFaceAnalyzer(models: models, options: DlibFaceAnalyzer.Options(computesEmbeddings: false)),
               let face = (try? analyzer.faces(in: image))?.first else { return nil }

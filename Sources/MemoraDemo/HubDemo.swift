@@ -3,26 +3,26 @@ internal import MemoraHub
 internal import MemoraSync
 internal import MemoraServer
 internal import MemoraSystem
-public import PhotoVisionCore
+package import PhotoVisionCore
 
 /// The Memory Palace part of `make demo`: a hub on loopback (SQLite in `folder/hub`), a device paired
 /// from the QR code's JSON, two people, a photo memory whose face the device found and tagged, a voice
 /// note and a text memory; then a screenshot of the dashboard in headless Chromium.
-public enum HubDemo {
+package enum HubDemo {
     /// What the demo did.
-    public struct Report: Sendable, Codable {
+    package struct Report: Sendable, Codable {
         /// The hub's address during the demo.
-        public var hub: String
+        package var hub: String
         /// What happened, one line per step.
-        public var steps: [String]
+        package var steps: [String]
         /// The dashboard's screenshot, when Chromium is installed.
-        public var screenshot: String?
+        package var screenshot: String?
         /// Why there is no screenshot.
-        public var screenshotNote: String?
+        package var screenshotNote: String?
     }
 
     /// Runs the demo in `folder` (replaced), with `photo` as the photo memory and `faceAnalyzer` looking for its faces.
-    public static func run(folder: String, photo: String, faceAnalyzer: (any FaceAnalyzing)?) async throws -> Report {
+    package static func run(folder: String, photo: String, faceAnalyzer: (any FaceAnalyzing)?) async throws -> Report {
         try? FileManager.default.removeItem(atPath: folder)
         let data = try await ServerData.open(folder + "/hub")
         var configuration = ServerConfiguration(joinCode: data.joinCode)

@@ -1,6 +1,6 @@
 import Foundation
 internal import MemoraSystem
-public import ImageKit
+package import ImageKit
 import MetadataKit
 
 /// The demo's family album: photos across nine years, each with the metadata a phone or a photo
@@ -8,33 +8,33 @@ import MetadataKit
 /// people in it and their face regions, MWG), so that the index, its people and places, the
 /// collages by year, place and person and the basic description have something to work on.
 /// The pixels are synthetic (made with the real JPEG encoder); the faces exist only as regions.
-public enum SampleFamilyAlbum {
+package enum SampleFamilyAlbum {
     /// A person's face in a photo: a box in normalised coordinates of the upright photo, top-left origin.
-    public struct Face: Sendable, Hashable {
-        public var name: String
-        public var x, y, width, height: Double
+    package struct Face: Sendable, Hashable {
+        package var name: String
+        package var x, y, width, height: Double
     }
 
     /// One photo of the album.
-    public struct Photo: Sendable, Hashable {
+    package struct Photo: Sendable, Hashable {
         /// The file name.
-        public var name: String
+        package var name: String
         /// When it was taken, in its own time zone (`2019-07-14T16:20:00+02:00`).
-        public var taken: String
+        package var taken: String
         /// The city and country.
-        public var city: String, country: String
+        package var city: String, country: String
         /// The place within the city, when named.
-        public var sublocation: String?
+        package var sublocation: String?
         /// The people in it.
-        public var faces: [Face]
+        package var faces: [Face]
     }
 
     /// The people of the album.
-    public static let people = ["Ana", "Ben", "Grandma Rosa"]
+    package static let people = ["Ana", "Ben", "Grandma Rosa"]
 
     /// The album: three photos a year from 2017 to 2025 in four places. Ana's face is large
     /// (over 15% of the photo) in a dozen of them, so a collage of her has enough photos.
-    public static var photos: [Photo] {
+    package static var photos: [Photo] {
         let places: [(city: String, country: String, sublocation: String?, offset: String)] = [
             ("Lyon", "France", nil, "+02:00"), ("Annecy", "France", "Lake shore", "+02:00"),
             ("Vienne", "France", "Grandma's house", "+01:00"), ("Porto", "Portugal", "Ribeira", "+01:00"),
@@ -65,14 +65,14 @@ public enum SampleFamilyAlbum {
     }
 
     /// A real face for the album's portraits: a photo and the box of the face in it, in pixels.
-    public struct FaceSample: Sendable {
+    package struct FaceSample: Sendable {
         /// The photo (RGB).
-        public var image: Image
+        package var image: Image
         /// The face's box in the photo's pixels.
-        public var box: PixelRect
+        package var box: PixelRect
 
         /// A face sample.
-        public init(image: Image, box: PixelRect) {
+        package init(image: Image, box: PixelRect) {
             self.image = image
             self.box = box
         }
@@ -80,13 +80,13 @@ public enum SampleFamilyAlbum {
 
     /// The photos that show the sample face without naming anyone (`2025-08-untagged-N.jpg`): face
     /// recognition puts them with Ana.
-    public static let untaggedCount = 3
+    package static let untaggedCount = 3
 
     /// Writes the album into `folder` (created if needed) and returns the file names. With `face`
     /// (the demo uses the astronaut photo the models script installs), Ana's portraits show that
     /// real face where her region says, large enough for her collage, and ``untaggedCount`` more
     /// photos show it with no name in their metadata, for face recognition to find.
-    public static func generate(in folder: String, width: Int = 1600, height: Int = 1200, face: FaceSample? = nil) throws -> [String] {
+    package static func generate(in folder: String, width: Int = 1600, height: Int = 1200, face: FaceSample? = nil) throws -> [String] {
         try FileSystem.makeFolder(folder)
         var names: [String] = []
         var album = photos

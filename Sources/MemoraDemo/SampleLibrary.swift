@@ -5,9 +5,9 @@ import ImageKit
 /// The demo's sample photos: every format and variant ImageKit reads, made with the real
 /// encoders (libturbojpeg, libpng, libheif where it can encode), plus two broken files that
 /// show bad input being refused with a clear message.
-public enum SampleLibrary {
+package enum SampleLibrary {
     /// Writes the samples into `folder` (which must exist) and returns their file names.
-    public static func generate(in folder: String) throws -> [String] {
+    package static func generate(in folder: String) throws -> [String] {
         var names: [String] = []
         func save(_ name: String, _ image: Image, _ format: EncodingFormat) throws {
             try ImageEncoder.write(image, to: folder + "/" + name, as: format)

@@ -6,21 +6,21 @@ internal import MemoraSystem
 /// The sync part of `make demo`: a server on loopback (SQLite in `folder/server`) and two simulated
 /// devices, each with its own replica and token, that save places offline, sync, edit and delete,
 /// and end with the same data.
-public enum SyncDemo {
+package enum SyncDemo {
     /// What the demo did.
-    public struct Report: Sendable, Codable {
+    package struct Report: Sendable, Codable {
         /// The server's address during the demo.
-        public var server: String
+        package var server: String
         /// What happened, one line per step.
-        public var steps: [String]
+        package var steps: [String]
         /// The places each device ends with, by name.
-        public var placesPerDevice: [[String]]
+        package var placesPerDevice: [[String]]
         /// Whether both devices ended with the same records as the server.
-        public var converged: Bool
+        package var converged: Bool
     }
 
     /// Runs the demo in `folder` (created; a previous run's data is replaced).
-    public static func run(folder: String) async throws -> Report {
+    package static func run(folder: String) async throws -> Report {
         try? FileManager.default.removeItem(atPath: folder)
         let data = try await ServerData.open(folder + "/server")
         var configuration = ServerConfiguration(joinCode: data.joinCode)

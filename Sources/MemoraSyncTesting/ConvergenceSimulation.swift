@@ -1,6 +1,6 @@
 public import Foundation
 internal import MemoraSync
-internal import PhotoIndex
+internal import MemoraSystem
 
 /// The convergence property of the sync protocol (Docs/Sync.md), as a reusable run: simulated devices
 /// make random changes (places, categories, preferences, processing state) offline and sync through

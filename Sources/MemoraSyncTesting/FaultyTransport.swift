@@ -1,6 +1,5 @@
 internal import Foundation
 public import MemoraHTTP
-internal import PhotoIndex
 internal import MemoraSystem
 
 /// An HTTP transport over real HTTP that, from a seed, loses requests before they are sent, loses

@@ -43,8 +43,10 @@ struct PinnedTransportTests {
         return try await body(port)
     }
 
-    static func transport(_ pins: TrustPins, port: Int, host: String = gemini, timeout: Duration = .seconds(10)) -> PinnedTransport {
-        PinnedTransport(pins: pins, fallback: URLSessionTransport(timeout: .seconds(10)), timeout: timeout, maximumResponseBytes: 1 << 20,
+    /// A transport to the test server. The deadline is generous: in a full parallel run the face tests
+    /// keep both cores busy, and a TLS handshake on loopback has waited more than 10 s for a thread.
+    static func transport(_ pins: TrustPins, port: Int, host: String = gemini, timeout: Duration = .seconds(90)) -> PinnedTransport {
+        PinnedTransport(pins: pins, fallback: URLSessionTransport(timeout: .seconds(90)), timeout: timeout, maximumResponseBytes: 1 << 20,
                         connectingTo: [host: "127.0.0.1"])
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import GRDB
 import ImageKit
+import MemoraSystem
 import Testing
 @testable import PhotoIndex
 

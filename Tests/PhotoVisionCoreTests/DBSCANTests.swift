@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PhotoVisionCore
+import MemoraSystem
 
 @Suite("DBSCAN")
 struct DBSCANTests {
@@ -111,7 +112,7 @@ struct DBSCANTests {
 
     @Test("every kernel's dot products match doubles, for row counts and dimensions that are not multiples of the tile's")
     func kernelsMatchDoubles() throws {
-        var random = TestRandom(seed: 99)
+        var random = SeededRandom(seed: 99)
         for (rowsA, rowsB, dimension) in [(5, 7, 3), (13, 9, 17), (40, 33, 128), (8, 12, 512)] {
             let a = try EmbeddingMatrix((0..<rowsA).map { _ in (0..<dimension).map { _ in Float(random.uniform() * 2 - 1) } })
             let b = try EmbeddingMatrix((0..<rowsB).map { _ in (0..<dimension).map { _ in Float(random.uniform() * 2 - 1) } })
@@ -153,7 +154,7 @@ struct DBSCANTests {
     @Test("a dense cluster keeps memory proportional to its points: pairs of two certain core points are not kept")
     func boundedPairs() throws {
         // 1,500 points within epsilon of each other: 1.1 million pairs.
-        var random = TestRandom(seed: 3)
+        var random = SeededRandom(seed: 3)
         let rows = (0..<1500).map { _ in (0..<8).map { _ in Float(1 + random.uniform() * 0.01) } }
         let points = try EmbeddingMatrix(rows)
         let padded = try PaddedRows(points, metric: .euclidean, centre: PaddedRows.columnMeans(of: points))
@@ -218,7 +219,7 @@ struct DBSCANTests {
         #expect(try dbscan.cluster(data.matrix, groups: Array(0..<700)) == plain)
 
         // "Photos" of 1 to 4 points drawn at random: many share a planted cluster.
-        var random = TestRandom(seed: 5)
+        var random = SeededRandom(seed: 5)
         var groups: [Int] = [], photo = 0
         while groups.count < 700 {
             groups += Array(repeating: photo, count: min(700 - groups.count, 1 + Int(random.uniform() * 4)))
@@ -384,17 +385,8 @@ struct DBSCANTests {
 
 // MARK: - Test data and the reference
 
-/// SplitMix64: a seeded generator, the same on every platform.
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The tests' draws from MemoraSystem's seeded generator (SplitMix64, the same on every platform).
+extension SeededRandom {
     /// Uniform in [0, 1).
     mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
     /// Standard normal (Box–Muller).
@@ -415,7 +407,7 @@ struct PlantedData {
 
     /// `crowding` above 1 brings the centres closer together (clusters that touch, in few dimensions).
     init(count: Int, dimension: Int, clusters: Int, metric: DBSCAN.Metric, seed: UInt64, noise: Double = 0.08, crowding: Double = 1) {
-        var random = TestRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         self.metric = metric
         let root = Double(dimension).squareRoot()
         // Cosine: centres of length about 1, spreads 0.25-0.45 (distances about 0.06-0.2 between points at 1 spread).

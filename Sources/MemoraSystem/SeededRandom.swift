@@ -1,8 +1,9 @@
 /// A small, documented, portable pseudo-random generator: SplitMix64
 /// (Steele, Lea and Flood, 2014), as published by Sebastiano Vigna.
 ///
-/// Collage selection uses it so a seed gives the same shuffle on every run and
-/// every platform; the system generator gives no such promise. Not for cryptography.
+/// Collage selection, the sync convergence simulation, the tests and the benchmarks use it, so a
+/// seed gives the same sequence on every run and every platform; the system generator gives no
+/// such promise. Not for cryptography.
 package struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
     /// The generator's whole state.
     package private(set) var state: UInt64

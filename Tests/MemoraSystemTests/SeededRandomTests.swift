@@ -1,7 +1,7 @@
-import PhotoIndex
+import MemoraSystem
 import Testing
 
-@Suite("SeededRandom, the portable PRNG behind deterministic collages")
+@Suite("SeededRandom, the portable PRNG behind deterministic collages and simulations")
 struct SeededRandomTests {
     @Test("SplitMix64 matches the reference outputs for seed 0")
     func referenceVectors() {
