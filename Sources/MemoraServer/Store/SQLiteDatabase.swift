@@ -13,6 +13,8 @@ internal import MemoraSystem
 /// it holds the database's one writer (a pool busy with other work would otherwise hold every
 /// writer of the file, other processes' included). A body that uses its database again from
 /// inside, instead of its transaction, is refused with an error rather than left to deadlock.
+/// (macOS 14 and iOS 17 have no task executors: there the body runs on the pool and hands each
+/// statement over, and a nested use is not detected.)
 final class SQLiteDatabase: SQLDatabase {
     var dialect: SyncTableSQL.Dialect { .sqlite }
     let pool: DatabasePool
@@ -43,7 +45,7 @@ final class SQLiteDatabase: SQLDatabase {
     /// Whether the calling code runs on a thread that holds one of this database's transactions (a
     /// transaction's body does).
     func isTransactionThread() -> Bool {
-        let thread = ObjectIdentifier(Thread.current)
+        let thread = SQLiteTransaction.currentThread()
         return transactionThreads.withLock { $0.contains(thread) }
     }
 
@@ -64,7 +66,7 @@ final class SQLiteDatabase: SQLDatabase {
         do {
             let serve: @Sendable (Database) throws -> Void = { db in
                 let transaction = SQLiteTransaction(db)
-                Task(executorPreference: transaction) {
+                let operation: @Sendable () async -> Void = {
                     let result: Result<T, ServerError>
                     do throws(ServerError) {
                         result = .success(try await body(transaction))
@@ -74,7 +76,12 @@ final class SQLiteDatabase: SQLDatabase {
                     outcome.withLock { $0 = result }
                     transaction.finish()
                 }
-                let thread = ObjectIdentifier(Thread.current)
+                if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+                    Task(executorPreference: transaction, operation: operation)
+                } else {
+                    Task(operation: operation)
+                }
+                let thread = SQLiteTransaction.currentThread()
                 threads.withLock { _ = $0.insert(thread) }
                 transaction.run()
                 threads.withLock { _ = $0.remove(thread) }
@@ -145,36 +152,40 @@ final class SQLiteDatabase: SQLDatabase {
     }
 }
 
-/// One SQLite transaction as the executor of its body: the thread GRDB runs the transaction on runs
-/// the body's jobs (``run()``) until the body is done, so the body's statements run on the
-/// connection directly, on the thread that owns it.
-final class SQLiteTransaction: TaskExecutor, SQLTransaction, @unchecked Sendable {
-    // Unchecked: `db` is used only on the transaction's thread, by the body's jobs that `run()` runs
-    // there (GRDB checks the thread of every use); the jobs are behind the lock.
+/// One SQLite transaction and the thread GRDB runs it on: that thread runs the transaction's work
+/// (``run()``) until the body is done. Where the standard library has task executors (Linux; macOS
+/// 15 and iOS 18) the body itself runs there, as this executor's jobs, and its statements run on the
+/// connection directly; on macOS 14 and iOS 17 the body runs on the cooperative pool and hands each
+/// statement to the thread.
+final class SQLiteTransaction: SQLTransaction, @unchecked Sendable {
+    // Unchecked: `db` is used only on the transaction's thread, by the work `run()` runs there (GRDB
+    // checks the thread of every use); the queue of work is behind the lock.
     private let db: Database
-    private let jobs = Locked<(waiting: [UnownedJob], finished: Bool)>(([], false))
-    /// One signal for each job, and one when the body is done.
+    private let work = Locked<(waiting: [@Sendable () -> Void], finished: Bool, thread: ObjectIdentifier?)>(([], false, nil))
+    /// One signal for each piece of work, and one when the body is done.
     private let signal = DispatchSemaphore(value: 0)
 
     init(_ db: Database) {
         self.db = db
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        jobs.withLock { $0.waiting.append(job) }
+    /// Adds `item` to the work the transaction's thread runs.
+    fileprivate func submit(_ item: @escaping @Sendable () -> Void) {
+        work.withLock { $0.waiting.append(item) }
         signal.signal()
     }
 
-    /// On the transaction's thread: runs the body's jobs as they come, until ``finish()``.
+    /// On the transaction's thread: runs the work as it comes, until ``finish()``.
     func run() {
+        let thread = Self.currentThread()
+        work.withLock { $0.thread = thread }
         while true {
             signal.wait()
-            let (job, finished) = jobs.withLock { state in
+            let (item, finished) = work.withLock { state in
                 (state.waiting.isEmpty ? nil : state.waiting.removeFirst(), state.finished)
             }
-            if let job {
-                job.runSynchronously(on: asUnownedTaskExecutor())
+            if let item {
+                item()
             } else if finished {
                 return
             }
@@ -183,17 +194,41 @@ final class SQLiteTransaction: TaskExecutor, SQLTransaction, @unchecked Sendable
 
     /// The body is done (called by its last job).
     func finish() {
-        jobs.withLock { $0.finished = true }
+        work.withLock { $0.finished = true }
         signal.signal()
     }
 
     func rows(_ sql: String, _ values: [SQLValue]) async throws(ServerError) -> [SQLRow] {
+        let statement = SQLStatement(sql, values)
+        if work.withLock({ $0.thread }) == Self.currentThread() { return try execute(statement) }
+        // The body runs elsewhere (no task executors on this system): the statement goes to the thread.
+        let result: Result<[SQLRow], ServerError> = await withCheckedContinuation { reply in
+            submit { reply.resume(returning: Result { () throws(ServerError) in try self.execute(statement) }) }
+        }
+        return try result.get()
+    }
+
+    /// Runs `statement` on the connection (on the transaction's thread).
+    private func execute(_ statement: SQLStatement) throws(ServerError) -> [SQLRow] {
         do {
-            return try SQLiteDatabase.run(SQLStatement(sql, values), in: db)
+            return try SQLiteDatabase.run(statement, in: db)
         } catch let error as ServerError {
             throw error
         } catch {
             throw .storage(DatabaseFailure(error).reason)
         }
+    }
+
+    /// The calling thread's identity (a synchronous function: `Thread.current` is not for async code).
+    static func currentThread() -> ObjectIdentifier {
+        ObjectIdentifier(Thread.current)
+    }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension SQLiteTransaction: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        submit { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
