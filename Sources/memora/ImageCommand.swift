@@ -173,8 +173,10 @@ extension ImageCommand {
                     }
                     if let scene = photo.sight?.scene {
                         print("  scene: " + scene.labels.prefix(3).map { String(format: "%@ %.0f%%", $0.name, $0.probability * 100) }.joined(separator: ", "))
+                        let unsaid = photo.facts.detail.map { $0 < PictureDetail.minimumForScene } == true
                         print("  subject: " + (scene.subject.map { String(format: "%@ %.0f%%", $0.noun, $0.probability * 100) }
-                                               ?? "none named (no noun reaches \(Int(SceneNouns.minimumProbability * 100))%)"))
+                                               ?? "none named (no noun reaches \(Int(SceneNouns.minimumProbability * 100))%)")
+                              + (unsaid ? String(format: " (not said: detail %.1f, under %.0f)", photo.facts.detail ?? 0, PictureDetail.minimumForScene) : ""))
                     }
                     for line in photo.sight?.text ?? [] {
                         print("  text: \"\(line.text)\"" + String(format: "  %.0f%%  x %.3f y %.3f w %.3f h %.3f", line.confidence * 100, line.x, line.y, line.width, line.height))

@@ -199,6 +199,39 @@ struct WeakCaptionTests {
         }
     }
 
+    @Test("detail: a flat picture has none, a checkerboard much; a generated landscape falls under the scene gate, a real photo over it")
+    func pictureDetail() throws {
+        #expect(PictureDetail.measure(try Self.image(width: 40, height: 30) { _, _ in RGBAColor(red: 90, green: 140, blue: 200) }) == 0)
+        let checkerboard = try Self.image(width: 40, height: 30) { x, y in (x + y) % 2 == 0 ? RGBAColor(red: 0, green: 0, blue: 0) : RGBAColor(red: 255, green: 255, blue: 255) }
+        #expect(PictureDetail.measure(checkerboard) > 1000)
+        #expect(PictureDetail.measure(try Self.image(width: 2, height: 2) { _, _ in RGBAColor(red: 0, green: 0, blue: 0) }) == 0, "too small to measure")
+        for seed in [UInt64(100), 101, 102] {
+            let drawn = try SyntheticPhoto.landscape(width: 1600, height: 1200, seed: seed).resized(fittingLongSide: PictureDetail.sampleSize)
+            #expect(PictureDetail.measure(drawn) < PictureDetail.minimumForScene)
+        }
+        let photo = try ImageDecoder.thumbnail(contentsOf: VisionModels.installed.folder + "/photos/chelsea.png", maxPixelSize: PictureDetail.sampleSize)
+        #expect(PictureDetail.measure(photo) >= PictureDetail.minimumForScene)
+    }
+
+    @Test("a generated landscape's stripes read as a picket fence to the scene model, and the description does not say so; a real photo keeps its subject")
+    func noSubjectWithoutDetail() throws {
+        let vision = try IndexVision.describing(threads: 1)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let drawn = folder + "/drawn.jpg"
+        try ImageEncoder.write(try SyntheticPhoto.landscape(width: 1600, height: 1200, seed: 100), to: drawn, as: .jpeg())
+        let described = try PhotoFacts.describe(path: drawn, vision: vision)
+        let seen = try #require(described.sight?.scene?.subject, "the scene model names something in the drawn landscape")
+        #expect(described.facts.subject == nil && described.facts.setting == nil)
+        #expect(try #require(described.facts.detail) < PictureDetail.minimumForScene)
+        for text in [described.caption, described.altText, described.extendedDescription ?? ""] {
+            #expect(!text.lowercased().contains(seen.noun.lowercased()), "\(text)")
+        }
+        #expect(described.facts.modelsUsed.contains("scene"), "the model ran; its words were not used")
+        let cat = try PhotoFacts.describe(path: VisionModels.installed.folder + "/photos/chelsea.png", vision: vision)
+        #expect(cat.facts.subject?.noun == "cat" && cat.caption.hasPrefix("A cat"))
+    }
+
     @Test("names a person confirmed in the photo index are used; a face the clustering named from other photos' metadata is not")
     func namesFromTheIndex() throws {
         let folder = try temporaryFolder("facts-index")

@@ -30,6 +30,9 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     public var colors: [String]
     /// The kind of picture, when its pixels and its text show one (a page, handwriting, black and white).
     public var kind: PictureKind?
+    /// How much fine detail the picture holds (``PictureDetail``); below ``PictureDetail/minimumForScene``
+    /// the scene model's subject and setting are not said. Nil when it was not measured.
+    public var detail: Double?
     /// Which on-device models ran (for the history: "faces", "scene", "text").
     public var modelsUsed: [String]
 
@@ -67,14 +70,18 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     }
 
     private static func look(path: String, metadata: PhotoMetadata?, vision: IndexVision?, index: PhotoIndexDatabase?) throws(MemoraError) -> (facts: PhotoFacts, sight: PhotoSight?) {
-        let thumbnail: Image
+        let thumbnail: Image, detail: Double
         do {
-            thumbnail = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: sampleSize, options: DecodingOptions(applyOrientation: true))
+            // One decode: detail on the larger thumbnail, light and colours on the small one.
+            let larger = try ImageDecoder.thumbnail(contentsOf: path, maxPixelSize: PictureDetail.sampleSize, options: DecodingOptions(applyOrientation: true))
+            detail = PictureDetail.measure(larger)
+            thumbnail = try larger.resized(fittingLongSide: sampleSize)
         } catch {
             throw .imageUnreadable(path: path, reason: error.reason)
         }
         let metadata = metadata ?? (try? MetadataReader.read(contentsOf: path))
         var facts = PhotoFacts(isDark: ColorNames.brightness(of: thumbnail) < 0.22, colors: ColorNames.dominant(in: thumbnail))
+        facts.detail = detail
         let (paperShare, colouredShare) = ColorNames.paperAndColour(in: thumbnail)
         if let metadata {
             facts.names = metadata.people.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
@@ -96,8 +103,11 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
                 facts.modelsUsed.append("faces")
             }
             if let scene = sight.scene {
-                facts.subject = scene.subject
-                facts.setting = ScenePlaces.place(of: scene.labels.map { ($0.classIndex, $0.probability) }, subject: scene.subject)?.phrase
+                // What the scene model names is not said of a picture without a photo's fine detail (PictureDetail).
+                if detail >= PictureDetail.minimumForScene {
+                    facts.subject = scene.subject
+                    facts.setting = ScenePlaces.place(of: scene.labels.map { ($0.classIndex, $0.probability) }, subject: scene.subject)?.phrase
+                }
                 facts.modelsUsed.append("scene")
             }
             if let text = sight.text {

@@ -8,7 +8,7 @@ internal import MemoraSystem
 /// scaled to 256 pixels and its centre 224x224 taken, as the model was trained; the features are
 /// the 1280 pooled values before the classifier. One analyzer may be used from several threads
 /// (ONNX Runtime's sessions run concurrently).
-public final class ONNXSceneAnalyzer: SceneAnalyzing, @unchecked Sendable {
+public final class ONNXSceneAnalyzer: SceneAnalyzing, Sendable {
     /// The side of the model's square input.
     public static let inputSize = 224
     private static let mean: [Float] = [0.485, 0.456, 0.406]
@@ -18,7 +18,7 @@ public final class ONNXSceneAnalyzer: SceneAnalyzing, @unchecked Sendable {
     /// The class names, in the model's output order.
     public let labelNames: [String]
     /// How many labels an analysis keeps.
-    public var labelCount: Int
+    public let labelCount: Int
 
     /// Loads the model, its labels and ONNX Runtime from `models`, running each image with
     /// `threads` threads (1 when photos are analysed in parallel already).

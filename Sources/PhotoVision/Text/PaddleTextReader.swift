@@ -18,7 +18,7 @@ internal import MemoraSystem
 ///
 /// Lines under ``Options/minConfidence``, with fewer than ``Options/minCharacters`` letters or
 /// digits, or read twice are dropped. One reader may be used from several threads.
-public final class PaddleTextReader: TextReading, @unchecked Sendable {
+public final class PaddleTextReader: TextReading, Sendable {
     /// How the reader works.
     public struct Options: Sendable, Hashable {
         /// A photo's longer side is scaled down to this first (2000, as RapidOCR).
