@@ -28,29 +28,13 @@ public struct QualityScore: Sendable, Hashable, Codable {
 
     /// Scores a thumbnail of a photo that is `pixelWidth` by `pixelHeight` and has `faceCount` faces.
     public init(thumbnail: Image, pixelWidth: Int, pixelHeight: Int, faceCount: Int) {
-        let width = thumbnail.width, height = thumbnail.height
-        var luma = [Double](repeating: 0, count: width * height)
-        for y in 0..<height {
-            for x in 0..<width {
-                let p = thumbnail.pixel(x: x, y: y)
-                luma[y * width + x] = (0.299 * Double(p.red) + 0.587 * Double(p.green) + 0.114 * Double(p.blue)) / 255
-            }
-        }
+        let plane = LumaPlane(thumbnail)
+        let luma = plane.values.map { $0 / 255 }
         let count = Double(max(1, luma.count))
         let mean = luma.reduce(0, +) / count
         let deviation = (luma.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / count).squareRoot()
         let clipped = Double(luma.filter { $0 < 0.02 || $0 > 0.98 }.count) / count
-        var laplacians: [Double] = []
-        if width >= 3 && height >= 3 {
-            laplacians.reserveCapacity((width - 2) * (height - 2))
-            for y in 1..<(height - 1) {
-                for x in 1..<(width - 1) {
-                    let centre = luma[y * width + x]
-                    let value = luma[(y - 1) * width + x] + luma[(y + 1) * width + x] + luma[y * width + x - 1] + luma[y * width + x + 1] - 4 * centre
-                    laplacians.append(value * 255)
-                }
-            }
-        }
+        let laplacians = plane.laplacian()
         let lapMean = laplacians.reduce(0, +) / Double(max(1, laplacians.count))
         let variance = laplacians.reduce(0) { $0 + ($1 - lapMean) * ($1 - lapMean) } / Double(max(1, laplacians.count))
         sharpness = variance / (variance + 150)

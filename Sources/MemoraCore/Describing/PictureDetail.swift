@@ -21,24 +21,7 @@ public enum PictureDetail {
     /// The 90th percentile of the absolute Laplacian of `image`'s luma (Rec. 601, 0...255 scale);
     /// 0 for an image under 3 pixels on a side or without any detail.
     public static func measure(_ image: Image) -> Double {
-        let width = image.width, height = image.height
-        guard width >= 3, height >= 3 else { return 0 }
-        var luma = [Double](repeating: 0, count: width * height)
-        for y in 0..<height {
-            for x in 0..<width {
-                let pixel = image.pixel(x: x, y: y)
-                luma[y * width + x] = 0.299 * Double(pixel.red) + 0.587 * Double(pixel.green) + 0.114 * Double(pixel.blue)
-            }
-        }
-        var responses: [Double] = []
-        responses.reserveCapacity((width - 2) * (height - 2))
-        for y in 1..<(height - 1) {
-            for x in 1..<(width - 1) {
-                let centre = y * width + x
-                responses.append(abs(4 * luma[centre] - luma[centre - 1] - luma[centre + 1] - luma[centre - width] - luma[centre + width]))
-            }
-        }
-        responses.sort()
-        return responses[responses.count * 9 / 10]
+        let responses = LumaPlane(image).laplacian().map(abs).sorted()
+        return responses.isEmpty ? 0 : responses[responses.count * 9 / 10]
     }
 }
