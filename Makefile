@@ -45,17 +45,21 @@ lint:
 bench: deps
 	@scripts/bench.sh
 
-## Install memora, its manual pages (one per command) and its bash, zsh and fish completions
-## under $(PREFIX) ($(DESTDIR) in front, for packaging).
-## The binary is installed stripped: 163 MB with its symbol tables, 32 MB without (Swift reads
-## its own metadata, not symbols; a crash's backtrace then shows addresses).
+## Install memora and memora-server, their manual pages (one per command) and memora's bash, zsh
+## and fish completions under $(PREFIX) ($(DESTDIR) in front, for packaging).
+## The binaries are installed stripped: memora is 163 MB with its symbol tables, 32 MB without
+## (Swift reads its own metadata, not symbols; a crash's backtrace then shows addresses).
+## generate-manual builds every product in release first, memora-server among them.
 install: release
 	$(SWIFT) package generate-manual --multi-page
+	$(SWIFT) build -c release --product memora-server
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -s -m 755 .build/release/memora $(DESTDIR)$(PREFIX)/bin/memora
-	install -m 644 .build/plugins/GenerateManual/outputs/memora/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -s -m 755 .build/release/memora-server $(DESTDIR)$(PREFIX)/bin/memora-server
+	install -m 644 .build/plugins/GenerateManual/outputs/memora/*.1 .build/plugins/GenerateManual/outputs/memora-server/*.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/
 	.build/release/memora --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/memora
 	.build/release/memora --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_memora
 	.build/release/memora --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/memora.fish

@@ -232,6 +232,36 @@ struct WeakCaptionTests {
         #expect(cat.facts.subject?.noun == "cat" && cat.caption.hasPrefix("A cat"))
     }
 
+    @Test("a page photographed in room light is grey, and still a page: paper is judged against the picture's own white")
+    func greyPaper() throws {
+        // Paper at value 0.55 (a phone's photo of a page indoors) with dark lines of writing on it.
+        let grey = try Self.image(width: 64, height: 48) { _, y in
+            y % 8 == 4 ? RGBAColor(red: 40, green: 40, blue: 40) : RGBAColor(red: 140, green: 140, blue: 138)
+        }
+        #expect(ColorNames.paperAndColour(in: grey).paper > 0.8)
+        // The same picture with no white to speak of (under 0.45) is dark, not a page.
+        let dark = try Self.image(width: 64, height: 48) { _, y in
+            y % 8 == 4 ? RGBAColor(red: 10, green: 10, blue: 10) : RGBAColor(red: 100, green: 100, blue: 100)
+        }
+        #expect(ColorNames.paperAndColour(in: dark).paper == 0)
+        // A bright picture keeps the fixed threshold (0.6): mid-grey under a white sky is not paper.
+        let sky = try Self.image(width: 64, height: 48) { _, y in
+            y < 12 ? RGBAColor(red: 250, green: 250, blue: 250) : RGBAColor(red: 130, green: 130, blue: 130)
+        }
+        #expect(abs(ColorNames.paperAndColour(in: sky).paper - 0.25) < 0.01)
+    }
+
+    @Test("the installed pages: a printed page is quoted, a handwritten one whose lines the reader cannot read is called one")
+    func installedPages() throws {
+        let vision = try IndexVision.describing(threads: 1)
+        let printed = try PhotoFacts.describe(path: VisionModels.installed.folder + "/photos/page.png", vision: vision)
+        #expect(printed.facts.kind == .printedPage && printed.caption.hasPrefix("A printed page. Text in the photo reads"), "\(printed.caption)")
+        // Grey paper, lines of writing the reader reads as one character each (kept for the layout).
+        let written = try PhotoFacts.describe(path: VisionModels.installed.folder + "/photos/text.png", vision: vision)
+        #expect(written.facts.text.count >= PictureKind.minPageLines)
+        #expect(written.facts.kind == .handwrittenPage && written.altText == "A handwritten page.", "\(written.altText)")
+    }
+
     @Test("names a person confirmed in the photo index are used; a face the clustering named from other photos' metadata is not")
     func namesFromTheIndex() throws {
         let folder = try temporaryFolder("facts-index")

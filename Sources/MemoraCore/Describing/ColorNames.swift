@@ -63,24 +63,43 @@ enum ColorNames {
     }
 
     /// The share of paper pixels (light, with little colour: white or light grey) and the share of
-    /// coloured ones (any hue a person would name) in `image`.
+    /// coloured ones (any hue a person would name) in `image`. Light is judged against the
+    /// picture's own white, its 95th-percentile value: a page photographed in room light is grey
+    /// (paper at value 0.55 where a scan's is 0.95), so a pixel is paper at ``paperLightness`` of
+    /// that white or more, and always at 0.6 or more (a sunny photo's paper is no stricter than a
+    /// scan's). A picture whose white is under ``minPaperWhite`` has no paper: it is dark, not a page.
     static func paperAndColour(in image: Image) -> (paper: Double, coloured: Double) {
-        var paper = 0, coloured = 0
+        // Values (the brightest channel) of every pixel, and of the pixels with little colour.
+        var values = [Int](repeating: 0, count: 256), unsaturated = [Int](repeating: 0, count: 256)
+        var coloured = 0
         for y in 0..<image.height {
             for x in 0..<image.width {
                 let pixel = image.pixel(x: x, y: y)
                 let maximum = max(pixel.red, pixel.green, pixel.blue), minimum = min(pixel.red, pixel.green, pixel.blue)
-                let chroma = Double(maximum - minimum) / 255, value = Double(maximum) / 255
-                if chroma < 0.12 {
-                    if value >= 0.6 { paper += 1 }
-                } else if value >= 0.15 {
+                values[Int(maximum)] += 1
+                if Double(maximum - minimum) / 255 < 0.12 {
+                    unsaturated[Int(maximum)] += 1
+                } else if Double(maximum) / 255 >= 0.15 {
                     coloured += 1
                 }
             }
         }
         let total = Double(max(1, image.pixelCount))
-        return (Double(paper) / total, Double(coloured) / total)
+        // The picture's white: the value 95% of its pixels do not exceed.
+        var below = 0, white = 0.0
+        for (value, count) in values.enumerated() {
+            below += count
+            if Double(below) >= 0.95 * total { white = Double(value) / 255; break }
+        }
+        guard white >= minPaperWhite else { return (0, Double(coloured) / total) }
+        let light = min(255, Int((min(0.6, paperLightness * white) * 255).rounded(.up)))
+        return (Double(unsaturated[light...].reduce(0, +)) / total, Double(coloured) / total)
     }
+
+    /// A paper pixel is at least this share of the picture's white (see ``paperAndColour(in:)``).
+    static let paperLightness = 0.65
+    /// A picture whose white (95th-percentile value) is darker than this has no paper.
+    static let minPaperWhite = 0.45
 
     /// Mean luma (Rec. 601) in 0...1.
     static func brightness(of image: Image) -> Double {

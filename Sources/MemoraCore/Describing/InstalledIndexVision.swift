@@ -18,8 +18,9 @@ extension IndexVision {
     /// The vision the on-device description uses (`BasicDescriptionGenerator`, `memora image look`):
     /// CenterFace counts the faces (no embeddings: a description needs how many, and the names come
     /// from the metadata and the index), MobileNetV2 sees the scene, and PP-OCRv4 reads the text on
-    /// `threads` threads, every line it detects kept with its confidence (`TextLegibility` decides
-    /// what is quoted, and the lines it does not quote still show a page's layout), its detector on
+    /// `threads` threads, every line it detects with a letter or a digit kept with its confidence
+    /// (`TextLegibility` decides what is quoted, and the lines it does not quote still show a page's
+    /// layout: a handwritten line is often read as one character), its detector on
     /// the photo at 1280 pixels (a 12 MP photo's text is found in a third of a second, not 0.6 s).
     public static func describing(models: VisionModels = .installed,
                                   threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws(VisionError) -> IndexVision {
@@ -28,6 +29,7 @@ extension IndexVision {
         var text = PaddleTextReader.Options()
         text.threads = max(1, threads)
         text.minConfidence = 0
+        text.minCharacters = 1
         text.detectorMaxSide = 1280
         return IndexVision(faces: try CenterFaceDetector(models: models, options: faces), scenes: try ONNXSceneAnalyzer(models: models, threads: 1),
                            text: try PaddleTextReader(models: models, options: text))

@@ -43,8 +43,19 @@ public struct MemoryOutbox: Sendable {
     public init(folder: String) { self.folder = folder }
 
     /// A name that sorts in the order things were queued.
+    /// The last millisecond a name was made for, and how many names were made in it.
+    private static let lastQueued = Locked<(millisecond: Int64, sequence: Int)>((0, 0))
+
+    /// A new file name that sorts after every name this process made before: the time in
+    /// milliseconds (never going back, even when the wall clock does), a sequence number within the
+    /// millisecond, and a random part. Two items queued in one millisecond keep their order.
     private static func queueName() -> String {
-        String(format: "%015.0f-", Date().timeIntervalSince1970 * 1000) + UUID().uuidString.lowercased()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let (millisecond, sequence) = lastQueued.withLock { last in
+            if now > last.millisecond { last = (now, 0) } else if last.sequence < 999_999 { last.sequence += 1 } else { last = (last.millisecond + 1, 0) }
+            return last
+        }
+        return String(format: "%015lld-%06d-", millisecond, sequence) + UUID().uuidString.lowercased()
     }
 
     /// Queues a face tag; returns how many tags wait now.

@@ -20,13 +20,16 @@ final class TokenBucketLimiter: Sendable {
         buckets.withLock { (table: inout [String: Bucket]) -> Int? in
             if table.count > 100_000 { table = table.filter { now - $0.value.updated < 600 } }
             var bucket = table[key] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * perSecond)
-            bucket.updated = now
+            // A wall clock stepped back refills nothing and drains nothing.
+            bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updated) * perSecond)
+            bucket.updated = max(bucket.updated, now)
             var wait: Int?
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
             } else {
-                wait = max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+                // At most a day (a bucket that never refills, perSecond 0, waits a day, not forever).
+                let seconds = perSecond > 0 ? (1 - bucket.tokens) / perSecond : .infinity
+                wait = max(1, Int(min(seconds, 86_400).rounded(.up)))
             }
             table[key] = bucket
             return wait

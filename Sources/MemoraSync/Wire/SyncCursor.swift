@@ -15,7 +15,9 @@ package struct SyncCursor: Sendable, Hashable {
     package init?(_ text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == "v1", !parts[1].isEmpty, parts[1].count <= 64,
-              let version = Int64(parts[2]), version >= 0 else { return nil }
+              // Digits only, as `text` writes them: no sign, no leading zero (one spelling per cursor).
+              parts[2].allSatisfy({ $0.isASCII && $0.isNumber }), parts[2] == "0" || parts[2].first != "0",
+              let version = Int64(parts[2]) else { return nil }
         epoch = String(parts[1])
         self.version = version
     }
