@@ -40,6 +40,7 @@ test: deps lint models
 lint:
 	@scripts/check-layering.sh
 	@scripts/check-pins.sh
+	@scripts/check-sendable.sh
 
 ## Benchmarks against peers measured in the same run (release build; installs Pillow with pip if missing).
 bench: deps

@@ -153,7 +153,7 @@ public struct ConvergenceSimulation: Sendable {
 }
 
 /// One simulated device: its replica file (reopened to simulate a crash), credentials and transport.
-private final class SimulatedDevice: @unchecked Sendable {
+private final class SimulatedDevice {
     let folder: String
     let transport: FaultyTransport
     var replica: SyncReplica

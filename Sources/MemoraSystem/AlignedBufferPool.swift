@@ -11,8 +11,9 @@ package final class AlignedBufferPool: Sendable {
     package let bufferSize: Int
     /// Whether buffers are overwritten with zeros when given back and when freed.
     package let wipes: Bool
-    /// The buffers given back, for the next ``take()``.
-    private let spare = Locked<[UnsafeMutableRawBufferPointer]>([])
+    /// The addresses of the buffers given back, for the next ``take()``: the pool owns them (nothing
+    /// else holds a buffer once it is given back), so an address is all it keeps.
+    private let spare = Locked<[UInt]>([])
 
     /// A pool of buffers of `bufferSize` bytes (rounded up to the alignment).
     package init(bufferSize: Int, wipes: Bool = false) {
@@ -22,21 +23,26 @@ package final class AlignedBufferPool: Sendable {
 
     deinit {
         spare.withLock { spare in
-            for buffer in spare { buffer.deallocate() }
+            for address in spare { buffer(at: address).deallocate() }
         }
     }
 
     /// A spare buffer, or a new one.
     package func take() -> UnsafeMutableRawBufferPointer {
-        spare.withLock { $0.popLast() }
-            ?? UnsafeMutableRawBufferPointer(
-                start: UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: Self.alignment), count: bufferSize)
+        if let address = spare.withLock({ $0.popLast() }) { return buffer(at: address) }
+        return UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: Self.alignment), count: bufferSize)
+    }
+
+    /// The buffer of this pool at `address`.
+    private func buffer(at address: UInt) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: address), count: bufferSize)
     }
 
     /// Returns `buffer` (from ``take()``) for the next file.
     package func give(_ buffer: UnsafeMutableRawBufferPointer) {
         if wipes { SecureMemory.wipe(buffer) }
-        spare.withLock { $0.append(buffer) }
+        guard let base = buffer.baseAddress else { return }
+        spare.withLock { $0.append(UInt(bitPattern: base)) }
     }
 }
 

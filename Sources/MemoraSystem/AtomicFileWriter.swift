@@ -18,7 +18,7 @@ import Darwin
 /// we measure on, copying a photo into fresh cache pages and flushing it cost 12 ms of kernel time
 /// per 5 MB against 0.5 ms written directly from an aligned buffer. Files expected to reach
 /// ``threadedMinimumSize`` are written by a second thread while the caller prepares the next block.
-package final class AtomicFileWriter: @unchecked Sendable {
+package final class AtomicFileWriter {
     /// How the new file is written and what it keeps from the one it replaces.
     package struct Options: Sendable {
         /// The permission bits of the new file.

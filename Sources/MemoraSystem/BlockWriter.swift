@@ -9,6 +9,7 @@ import Foundation
 /// work; on shared virtual machines that copy and flush vary by 3x between runs. Written directly,
 /// in large aligned blocks, while the next block is being prepared, the file is on the disk when
 /// its last block is, and the final fsync has only the metadata left.
+// Unchecked: the queue and its flags are read and written only while holding `condition`.
 final class BlockWriter: @unchecked Sendable {
     private let file: SystemFile
     private let pool: AlignedBufferPool

@@ -10,10 +10,11 @@ import Darwin
 /// A shared library loaded at run time (`dlopen`), for a C library that is optional or installed
 /// outside the system's library path (ONNX Runtime, installed with the models). The library stays
 /// loaded for the life of the process (libraries with thread-local state must not be unloaded).
-package final class DynamicLibrary: @unchecked Sendable {
+package final class DynamicLibrary: Sendable {
     /// The file it was loaded from.
     package let path: String
-    private let handle: UnsafeMutableRawPointer
+    // Unchecked: the handle never changes, and dlsym may be called from any thread.
+    nonisolated(unsafe) private let handle: UnsafeMutableRawPointer
 
     /// Why a library could not be loaded: the loader's own words (a missing file, a missing
     /// dependency, the wrong architecture).

@@ -8,7 +8,7 @@ import Darwin
 
 /// An advisory lock (`flock`) on a lock file, shared between processes and released when the
 /// holder closes it or ends (even by SIGKILL). The lock file is created with mode 0600.
-package final class FileLock: @unchecked Sendable {
+package final class FileLock: Sendable {
     /// Shared (several holders) or exclusive (one).
     package enum Mode: Sendable { case shared, exclusive }
 

@@ -7,7 +7,7 @@ package enum ParallelWork {
     /// `body(0) … body(count - 1)` on at most `workers` threads, each index once; returns the
     /// values in the order of the indices, or throws the error of the lowest index that failed.
     /// With one worker (or one index) everything runs on the caller's thread, in order.
-    package static func map<Value, Failure: Error>(
+    package static func map<Value: Sendable, Failure: Error>(
         _ count: Int, workers: Int, _ body: @Sendable (Int) throws(Failure) -> Value
     ) throws(Failure) -> [Value] {
         guard count > 0 else { return [] }
@@ -54,7 +54,8 @@ package final class WorkCounter: Sendable {
 }
 
 /// One result per slot, each slot written by one worker only and read after the workers are done.
-package final class ResultSlots<Value>: @unchecked Sendable {
+// Unchecked: a slot is written by one worker only and read after every worker is done.
+package final class ResultSlots<Value: Sendable>: @unchecked Sendable {
     private let slots: UnsafeMutablePointer<Value?>
     private let count: Int
 

@@ -11,7 +11,7 @@ import Darwin
 /// offsets are absolute), and the image data between is never read. Anonymous private pages
 /// the process never writes stay unbacked, so the resident size follows what is written, not
 /// the region's size.
-package final class SparseMemory: @unchecked Sendable {
+package final class SparseMemory {
     /// The region: `count` bytes, zero where nothing was written.
     package let bytes: UnsafeMutableRawBufferPointer
 

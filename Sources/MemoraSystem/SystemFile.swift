@@ -9,6 +9,7 @@ import Darwin
 /// An open file descriptor, closed when the object goes away. Every read and write retries
 /// on `EINTR` and loops until all bytes are transferred; failures are ``SystemError``s
 /// naming the path.
+// Unchecked: the descriptor changes only in close(), which the owner calls once no other thread uses the file.
 package final class SystemFile: @unchecked Sendable {
     /// How to open a file.
     package enum Access: Sendable {

@@ -116,7 +116,7 @@ package enum ByteSearch {
 
 /// SHA-256 for a stream whose pieces arrive in an asynchronous loop, where a non-copyable
 /// ``SHA256Digest`` cannot be kept across suspension points: the same computation in a class.
-package final class StreamingSHA256: @unchecked Sendable {
+package final class StreamingSHA256 {
     private var state = memora_sha256_state()
 
     package init() {

@@ -392,15 +392,15 @@ public struct LOCACipher: Sendable {
         guard workers > 1 else {
             return chunks.first { !body($0) }
         }
-        let failures = FailureSlots(count: workers)
+        let failures = ResultSlots<UInt64>(count: workers)
         let perWorker = (UInt64(chunks.count) + UInt64(workers) - 1) / UInt64(workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let start = chunks.lowerBound + UInt64(worker) * perWorker
             let end = min(chunks.upperBound, start + perWorker)
             guard start < end else { return }
-            failures.record(worker, (start..<end).first { !body($0) })
+            failures[worker] = (start..<end).first { !body($0) }
         }
-        return failures.lowest
+        return (0..<workers).compactMap { failures[$0] }.min()
     }
 
     private static func sealChunk(
@@ -439,21 +439,10 @@ public struct LOCACipher: Sendable {
     }
 }
 
-/// The buffers a parallel seal or open works on. Workers touch disjoint ranges only.
-private struct SharedBuffers: @unchecked Sendable {
-    let input: UnsafeRawBufferPointer
-    let output: UnsafeMutableRawBufferPointer
+/// The buffers a parallel seal or open works on.
+private struct SharedBuffers: Sendable {
+    // Unchecked: the workers read the input and each writes a disjoint range of the output.
+    nonisolated(unsafe) let input: UnsafeRawBufferPointer
+    nonisolated(unsafe) let output: UnsafeMutableRawBufferPointer
 }
 
-/// One slot per worker for the first chunk it failed on; each worker writes only its
-/// own slot of a fixed allocation (distinct memory, no shared array to copy on write).
-private final class FailureSlots: @unchecked Sendable {
-    private let slots: UnsafeMutableBufferPointer<UInt64>
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: .max)
-    }
-    deinit { slots.deallocate() }
-    func record(_ worker: Int, _ failure: UInt64?) { slots[worker] = failure ?? .max }
-    var lowest: UInt64? { slots.min().flatMap { $0 == .max ? nil : $0 } }
-}

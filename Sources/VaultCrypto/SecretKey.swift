@@ -2,11 +2,12 @@
 /// wiped when released). Never printed, never logged, never written unwrapped.
 ///
 /// The bytes are immutable after creation, so the key can be shared across tasks.
-public final class SecretKey: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public final class SecretKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The length of every key: 32 bytes.
     public static let byteCount = 32
 
-    private let storage: UnsafeMutableRawPointer
+    // Unchecked: the bytes are written only by init and wiped by deinit; in between they are only read.
+    nonisolated(unsafe) private let storage: UnsafeMutableRawPointer
 
     /// A fresh random key from the operating system's CSPRNG.
     public init() {

@@ -4,6 +4,7 @@ internal import CSodium
 
 /// libsodium wants valid pointers even for zero-length buffers (whose Swift
 /// base address may be nil); this byte stands in for them and is never written.
+// Unchecked: allocated once and never written, only passed where libsodium reads zero bytes.
 nonisolated(unsafe) private let emptyBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
 private func bytePointer(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8> {

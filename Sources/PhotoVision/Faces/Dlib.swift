@@ -109,8 +109,9 @@ enum Dlib {
     }
 
     /// dlib's 5-point shape predictor, shared by every thread once loaded.
-    final class ShapePredictor: @unchecked Sendable {
-        private let handle: OpaquePointer
+    final class ShapePredictor: Sendable {
+        // Unchecked: dlib's shape predictor is not changed by prediction, so threads share it.
+        nonisolated(unsafe) private let handle: OpaquePointer
 
         init(path: String) throws(VisionError) {
             var error = cdlib_error()

@@ -65,7 +65,9 @@ public final class DlibFaceAnalyzer: FaceAnalyzing, Sendable {
     private let idle = Locked<[Worker]>([])
 
     /// One call's detectors and network.
-    private struct Worker {
+    // Unchecked: dlib's objects are used by one call at a time; the pool hands a worker from one
+    // call to the next under its lock, and no reference to it is kept elsewhere.
+    private struct Worker: @unchecked Sendable {
         var detector: Dlib.Detector
         var cnn: Dlib.CNNDetector?
         var encoder: Dlib.Encoder?

@@ -7,13 +7,14 @@ internal import MemoraSystem
 /// is loaded at run time from the models folder, its environment made once per process, and
 /// every status turned into a `VisionError` (its message kept, the status released). Only this
 /// file imports the C module.
-final class ONNXRuntime: @unchecked Sendable {
+final class ONNXRuntime: Sendable {
     /// One runtime per library path: ONNX Runtime allows a single environment per process.
     private static let runtimes = Locked<[String: ONNXRuntime]>([:])
 
     let library: DynamicLibrary
-    let api: UnsafePointer<OrtApi>
-    let environment: OpaquePointer
+    // Unchecked: the API table is constant, and ONNX Runtime's environment may be used from any thread.
+    nonisolated(unsafe) let api: UnsafePointer<OrtApi>
+    nonisolated(unsafe) let environment: OpaquePointer
     let version: String
 
     /// The runtime in the library at `path`, loaded (and its environment made) on first use.
@@ -57,9 +58,10 @@ final class ONNXRuntime: @unchecked Sendable {
     }
 
     /// A model loaded into a session, run with `threads` threads per operator.
-    final class Session: @unchecked Sendable {
+    final class Session: Sendable {
         let runtime: ONNXRuntime
-        let session: OpaquePointer
+        // Unchecked: ONNX Runtime allows concurrent Run calls on one session.
+        nonisolated(unsafe) let session: OpaquePointer
         let path: String
         let inputNames: [String]
         let outputNames: [String]

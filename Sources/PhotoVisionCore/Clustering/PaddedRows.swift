@@ -7,7 +7,7 @@
 ///   round less), its squared length kept, so `distance² = |a|² + |b|² - 2 dot`.
 ///
 /// Immutable once made, so workers share it.
-final class PaddedRows: @unchecked Sendable {
+final class PaddedRows: Sendable {
     /// The real rows.
     let count: Int
     /// `count` rounded up to a multiple of 4.
@@ -16,7 +16,8 @@ final class PaddedRows: @unchecked Sendable {
     let width: Int
     let metric: DBSCAN.Metric
     /// The first float of row 0.
-    let base: UnsafeMutablePointer<Float>
+    // Unchecked: written only by init; the workers only read it.
+    nonisolated(unsafe) let base: UnsafeMutablePointer<Float>
     /// Per row (`paddedCount` of them): the squared length under the euclidean metric, 0 under
     /// the cosine metric; `+infinity` for the padding rows, so that they never pass a threshold.
     let columnBias: [Float]
