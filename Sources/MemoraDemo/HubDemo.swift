@@ -37,7 +37,7 @@ package enum HubDemo {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let qr = String(decoding: try encoder.encode(code), as: UTF8.self)
-            let hub = try await HubClient.pair(try ServerConfig(qrText: qr), credentials: SyncCredentialFile(path: folder + "/device/hub.json"))
+            let hub = try await HubClient.pair(try PairingCode(qrText: qr), credentials: SyncCredentialFile(path: folder + "/device/hub.json"))
             steps.append("paired a device from the QR code's JSON (a single-use token, now spent)")
             let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: faceAnalyzer)
             let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")

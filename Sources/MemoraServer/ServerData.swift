@@ -100,7 +100,7 @@ extension ServerData {
     }
 
     /// A new pairing token for the hub's QR code: works once, for `lifetimeSeconds`. Only its hash is stored.
-    public func pairingCode(host: String, port: Int, lifetimeSeconds: Int64 = 600, name: String? = "Memory Palace") async throws(ServerError) -> ServerConfig {
+    public func pairingCode(host: String, port: Int, lifetimeSeconds: Int64 = 600, name: String? = "Memory Palace") async throws(ServerError) -> PairingCode {
         try await hub.newPairingCode(host: host, port: port, lifetimeSeconds: lifetimeSeconds, name: name)
     }
 }

@@ -1,6 +1,6 @@
 internal import Foundation
 internal import MemoraDatabase
-public import Hummingbird
+package import Hummingbird
 internal import HummingbirdCore
 internal import NIOCore
 internal import Logging
@@ -43,8 +43,9 @@ public struct SyncServer: Sendable {
         dataFolder = data.folder
     }
 
-    /// Builds the router: every route, the rate limits, authentication and the error shape.
-    public func router() -> Router<ServerContext> {
+    /// Builds the router: every route, the rate limits, authentication and the error shape (for the
+    /// package's tests and benchmarks; ``run(gracefulShutdown:onReady:)`` serves it).
+    package func router() -> Router<ServerContext> {
         router(media: hub?.media)
     }
 

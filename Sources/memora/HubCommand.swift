@@ -30,7 +30,7 @@ struct HubCommand: AsyncParsableCommand {
         @Argument(help: "The QR code's text: {\"serverIP\":…,\"port\":…,\"authToken\":…} or http://HOST:PORT/pair?token=….") var code: String
 
         func run() async throws {
-            let config = try ServerConfig(qrText: code)
+            let config = try PairingCode(qrText: code)
             let hub = try await HubClient.pair(config, credentials: credentials.file)
             let health = try await hub.testConnection()
             print("paired with \(config.serverName.map { TerminalText.escaped($0) + " at " } ?? "")\(hub.base.absoluteString) (memora-server \(health.version))")

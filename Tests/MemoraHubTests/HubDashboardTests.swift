@@ -116,7 +116,7 @@ struct HubDashboardTests {
             let pairHTML = String(decoding: pairPage.body, as: UTF8.self)
             let start = try #require(pairHTML.range(of: "memora hub pair '")), end = try #require(pairHTML.range(of: "'</code>", range: start.upperBound..<pairHTML.endIndex))
             let json = String(pairHTML[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
-            let second = try await HubClient.pair(try ServerConfig(qrText: json), credentials: SyncCredentialFile(path: folder + "/second.json"))
+            let second = try await HubClient.pair(try PairingCode(qrText: json), credentials: SyncCredentialFile(path: folder + "/second.json"))
             #expect(try await second.people().count == 2)
 
             // Ana's page lists her memory.

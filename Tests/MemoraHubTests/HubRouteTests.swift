@@ -22,10 +22,10 @@ struct HubRouteTests {
             // The QR code's JSON (the seed's ServerConfig fields) round-trips through the parser.
             let json = String(decoding: try JSONEncoder().encode(code), as: UTF8.self)
             #expect(json.contains("\"serverIP\"") && json.contains("\"authToken\"") && json.contains("\"port\""))
-            let parsed = try ServerConfig(qrText: json)
+            let parsed = try PairingCode(qrText: json)
             #expect(parsed == code)
-            #expect(throws: HubError.self) { try ServerConfig(qrText: "{\"serverIP\":\"x\"}") }
-            #expect(throws: HubError.self) { try ServerConfig(qrText: "hello") }
+            #expect(throws: HubError.self) { try PairingCode(qrText: "{\"serverIP\":\"x\"}") }
+            #expect(throws: HubError.self) { try PairingCode(qrText: "hello") }
 
             let credentials = SyncCredentialFile(path: folder + "/hub.json")
             let hub = try await HubClient.pair(parsed, credentials: credentials, transport: CheckedTransport())

@@ -24,7 +24,7 @@ package struct CheckedTransport: HTTPTransport {
 
 extension TestServer {
     /// A pairing code for this hub, as `memora-server pair` makes it.
-    package func pairingCode(lifetimeSeconds: Int64 = 600) async throws -> ServerConfig {
+    package func pairingCode(lifetimeSeconds: Int64 = 600) async throws -> PairingCode {
         try await ServerData.open(folder, database: database).pairingCode(host: "127.0.0.1", port: port, lifetimeSeconds: lifetimeSeconds)
     }
 

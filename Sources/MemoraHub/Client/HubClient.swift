@@ -9,7 +9,7 @@ internal import MemoraSystem
 /// with the person who has it.
 ///
 /// ```swift
-/// let config = try ServerConfig(qrText: scanned)
+/// let config = try PairingCode(qrText: scanned)
 /// let hub = try await HubClient.pair(config, credentials: SyncCredentialFile(path: path))
 /// let ana = try await hub.addPerson(name: "Ana", relationship: "daughter")
 /// let (memory, _) = try await hub.upload(MemoryUpload(kind: .photo, title: "Beach", people: [ana.id]), file: "beach.jpg")
@@ -40,7 +40,7 @@ public struct HubClient: Sendable {
     /// Pairs with the hub of a QR code: its one-time pairing token becomes this device's token, saved
     /// in `credentials` (0600). The device keeps its id across pairings, unless the hub gives it a new
     /// one (a device whose token still works has that id); the id the hub answers is the one saved.
-    public static func pair(_ config: ServerConfig, deviceID: String? = nil, platform: String = "linux",
+    public static func pair(_ config: PairingCode, deviceID: String? = nil, platform: String = "linux",
                             credentials file: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport(timeout: .seconds(300))) async throws(HubError) -> HubClient {
         let known = try? file.load()
         let device = deviceID ?? known?.deviceID ?? SyncCredentials.newDeviceID()

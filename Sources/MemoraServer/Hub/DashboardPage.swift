@@ -135,7 +135,7 @@ enum DashboardPage {
     }
 
     /// The page with a new pairing code: its QR code and its text for `memora hub pair`.
-    static func pairing(_ pairing: ServerConfig, json: String, qr: QRCode?) -> String {
+    static func pairing(_ pairing: PairingCode, json: String, qr: QRCode?) -> String {
         let expires = pairing.expiresAt.map { "It works once, until \(time(Double($0) / 1000)) UTC." } ?? ""
         return page(title: "Pair a device: Memory Palace", body: """
             <section aria-labelledby="pair-title"><h2 id="pair-title">Pair a device</h2>

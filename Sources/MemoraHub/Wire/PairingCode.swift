@@ -3,7 +3,7 @@ public import Foundation
 /// What a hub's pairing QR code holds (the seed's `ServerConfig`): the hub's address and port and a
 /// pairing token. The token is short-lived and single-use: a device exchanges it for a device token of
 /// its own (`POST /api/hub/pair`), so a photographed QR code is worth nothing minutes later.
-public struct ServerConfig: Sendable, Hashable, Codable {
+public struct PairingCode: Sendable, Hashable, Codable {
     /// The hub's address on the home network (the seed's field name).
     public var serverIP: String
     /// The hub's port.
@@ -29,7 +29,7 @@ public struct ServerConfig: Sendable, Hashable, Codable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{") {
             do {
-                self = try JSONDecoder().decode(ServerConfig.self, from: Data(trimmed.utf8))
+                self = try JSONDecoder().decode(PairingCode.self, from: Data(trimmed.utf8))
             } catch {
                 throw .invalidPairingCode("the QR code's JSON is not a hub's: it needs serverIP, port and authToken")
             }
@@ -51,3 +51,8 @@ public struct ServerConfig: Sendable, Hashable, Codable {
         return URL(string: "http://\(host):\(port)")!
     }
 }
+
+/// The name ``PairingCode`` had before: it is a hub's pairing code, not a server's configuration
+/// (that is MemoraServer's `ServerConfiguration`).
+@available(*, deprecated, renamed: "PairingCode")
+public typealias ServerConfig = PairingCode
