@@ -85,4 +85,12 @@ struct TokenBucketLimiterTests {
         #expect(limiter.take("a", now: 10) == nil)
         #expect(limiter.take("a", now: 20) == 86_400)
     }
+
+    @Test("on the server's own clock (monotonic, from the limiter's start) the burst is allowed and the next request waits")
+    func monotonicClock() {
+        let limiter = TokenBucketLimiter(burst: 2, perSecond: 0.01)
+        #expect(limiter.take("b") == nil && limiter.take("b") == nil)
+        let wait = limiter.take("b")
+        #expect(wait != nil && wait! >= 99 && wait! <= 100, "one token at 0.01 a second is about 100 s away")
+    }
 }
