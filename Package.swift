@@ -21,7 +21,7 @@
 //   test support    MemoraTesting (MemoraCore, FlyingFox), MemoraSyncTesting (MemoraServer, MemoraHTTP)
 //   demo            MemoraDemo (not a product: the CLI's and the bench's demo)
 //   front ends      memora (CLI), memora-server, memora-bench, loca-memory-probe,
-//                   metadata-linkage-probe and index-linkage-probe (programs that link one library alone)
+//                   metadata-linkage-probe, index-linkage-probe and core-linkage-probe (programs that link one library alone)
 
 import PackageDescription
 
@@ -56,6 +56,7 @@ let package = Package(
         .executable(name: "loca-memory-probe", targets: ["loca-memory-probe"]),
         .executable(name: "metadata-linkage-probe", targets: ["metadata-linkage-probe"]),
         .executable(name: "index-linkage-probe", targets: ["index-linkage-probe"]),
+        .executable(name: "core-linkage-probe", targets: ["core-linkage-probe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -207,7 +208,7 @@ let package = Package(
         .target(
             name: "MemoraCore",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MemoraPinning", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync",
+                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MetadataKit", "VaultCrypto", "PhotoVisionCore", "PhotoVision", "PhotoIndex", "ImageKit", "MemoraSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),
@@ -301,6 +302,12 @@ let package = Package(
         .executableTarget(
             name: "index-linkage-probe", dependencies: ["PhotoIndex"],
             path: "Benchmarks/index-linkage-probe",
+            swiftSettings: strictSwift),
+
+        // And its fourth: one that links MemoraCore alone, without a TLS stack (no SwiftNIO, no BoringSSL).
+        .executableTarget(
+            name: "core-linkage-probe", dependencies: ["MemoraCore"],
+            path: "Benchmarks/core-linkage-probe",
             swiftSettings: strictSwift),
 
         // MARK: Tests (Swift Testing), one target per module.

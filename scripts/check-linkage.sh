@@ -2,7 +2,9 @@
 # The package graph's promise, checked on binaries: a program that imports VaultCrypto alone
 # (loca-memory-probe), MetadataKit alone (metadata-linkage-probe) or PhotoIndex alone
 # (index-linkage-probe) links none of the server's and the vision models' code: no SwiftNIO, no BoringSSL, no PostgresNIO, no Hummingbird, no dlib, no
-# PhotoVision, no MemoraSync, no MemoraCore (and MetadataKit no GRDB or libsodium either). A
+# PhotoVision, no MemoraSync, no MemoraCore (and MetadataKit no GRDB or libsodium either); and one
+# that imports MemoraCore alone (core-linkage-probe) links no TLS stack and no server: the pinned
+# transport (MemoraPinning: SwiftNIO, BoringSSL) is the CLI's to add. A
 # dependency declared where it is not needed (MemoraDatabase once declared PostgresNIO) drags all of
 # that into every program that encrypts a photo or reads its caption, and this check fails.
 # Run by `make test` (Docs/Architecture.md).
@@ -44,4 +46,5 @@ check() {
 check loca-memory-probe 11VaultCrypto "${heavy[@]}"
 check metadata-linkage-probe 11MetadataKit "${heavy[@]}" 4GRDB 11VaultCrypto crypto_aead_
 check index-linkage-probe 10PhotoIndex "${heavy[@]}" cdlib_ OrtGetApiBase cblas_ 11VaultCrypto
+check core-linkage-probe 10MemoraCore 7NIOCore 8NIOPosix CNIOBoringSSL_ 11PostgresNIO 11Hummingbird 13MemoraPinning 12MemoraServer 9MemoraHub
 exit "$failed"

@@ -30,6 +30,14 @@ public struct PinnedTransport: HTTPTransport {
         self.init(pins: pins, fallback: fallback, timeout: timeout, maximumResponseBytes: maximumResponseBytes, connectingTo: [:])
     }
 
+    /// Pinned transports made on demand, for a front end's caption configuration (MemoraCore's
+    /// `CaptionConfiguration.cloudTransport`, which links no TLS stack itself): each holds the hosts
+    /// in `pins` to their roots and sends the rest through URLSession, with the system's trust,
+    /// waiting the time it is made for.
+    public static func maker(pins: TrustPins = .cloud) -> @Sendable (_ timeout: Duration) -> any HTTPTransport {
+        { timeout in PinnedTransport(pins: pins, fallback: URLSessionTransport(timeout: timeout), timeout: timeout) }
+    }
+
     /// For tests: `connectingTo` sends a host's connections to another address (a loopback server)
     /// while the certificate is still checked against the host's own name.
     package init(pins: TrustPins, fallback: any HTTPTransport, timeout: Duration, maximumResponseBytes: Int, connectingTo: [String: String]) {

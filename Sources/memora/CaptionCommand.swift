@@ -71,10 +71,15 @@ struct ModelOptions: ParsableArguments {
     /// The library's configuration for these flags.
     var configuration: CaptionConfiguration {
         get throws {
-            var configuration = CaptionConfiguration(mode: mode, endpoint: try endpoint.map(CaptionConfiguration.endpoint(parsing:)), model: model,
-                                                     localServer: localServer, secretsPath: secrets, fallback: fallback)
-            if let pins { configuration.pin(to: pins == "none" ? nil : try TrustPins.roots(inPEMFile: pins)) }
-            return configuration
+            let endpoint = try endpoint.map(CaptionConfiguration.endpoint(parsing:))
+            // The cloud endpoints are pinned to the roots Memora ships; `--pins FILE` pins them (and
+            // the chosen endpoint) to the file's roots instead, `--pins none` to nothing.
+            var trust = TrustPins.cloud
+            if let pins {
+                trust = pins == "none" ? .none : TrustPins.cloud.replacingRoots(with: try TrustPins.roots(inPEMFile: pins), alsoFor: endpoint?.host)
+            }
+            return CaptionConfiguration(mode: mode, endpoint: endpoint, model: model, localServer: localServer, secretsPath: secrets,
+                                        fallback: fallback, cloudTransport: PinnedTransport.maker(pins: trust))
         }
     }
 }

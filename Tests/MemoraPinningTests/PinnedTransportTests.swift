@@ -62,6 +62,16 @@ struct PinnedTransportTests {
         }
     }
 
+    @Test("the maker a front end gives MemoraCore's caption configuration makes pinned transports with its pins and the time it is asked for")
+    func maker() throws {
+        let made = PinnedTransport.maker(pins: .cloud)(.seconds(42))
+        let pinned = try #require(made as? PinnedTransport)
+        #expect(pinned.pins == .cloud && pinned.timeout == .seconds(42))
+        #expect(pinned.fallback is URLSessionTransport, "a host not pinned goes through URLSession")
+        let none = try #require(PinnedTransport.maker(pins: .none)(.seconds(5)) as? PinnedTransport)
+        #expect(none.pins == .none)
+    }
+
     @Test("the roots Memora ships for Gemini refuse a chain to another root: untrusted-certificate, not retryable, long before the deadline, naming the pins and --pins")
     func refusedByTheShippedRoots() async throws {
         try await Self.withServer { port in

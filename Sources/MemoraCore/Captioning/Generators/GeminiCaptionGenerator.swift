@@ -1,6 +1,5 @@
 public import Foundation
 public import MemoraHTTP
-public import MemoraPinning
 
 /// Captions with Google's Gemini API (`models/{model}:generateContent`, the photo as
 /// `inline_data`, the key in the `x-goog-api-key` header). Safety blocks, which arrive
@@ -26,10 +25,10 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
     public let timeout: TimeInterval
     let transport: any HTTPTransport
 
-    /// Creates a generator for `model`. `transport` nil: a `PinnedTransport` that waits
-    /// `timeout` and holds the endpoint's host to its roots in `pins` (a host not in them is not pinned).
+    /// Creates a generator for `model`. `transport` nil: URLSession, waiting
+    /// `timeout`, with the system's trust; MemoraPinning's `PinnedTransport` holds a cloud host to the roots Memora ships.
     public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, apiKey: APIKey?, profile: PreparationProfile = .cloud,
-                timeout: TimeInterval = 60, pins: TrustPins = .cloud, transport: (any HTTPTransport)? = nil) {
+                timeout: TimeInterval = 60, transport: (any HTTPTransport)? = nil) {
         self.endpoint = endpoint
         self.model = model
         self.apiKey = apiKey
@@ -37,11 +36,9 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
         self.timeout = timeout
         // Its own transport waits as long as a caption may take (URLSession on Linux stops at the
         // transport's timeout, whatever the request asks).
-        // A cloud endpoint is reached through a pinned transport: its certificate chain must end at
-        // a root in `pins` (TrustPins.cloud: the roots Memora ships); a host not in `pins` (a custom
-        // server) goes through URLSession as the system trusts it.
-        let wait = Endpoint.duration(max(timeout, 1))
-        self.transport = transport ?? PinnedTransport(pins: pins, fallback: URLSessionTransport(timeout: wait), timeout: wait)
+        // Certificates are checked as the system trusts them; a front end that pins the cloud
+        // endpoints' roots passes MemoraPinning's PinnedTransport (as `memora caption` does).
+        self.transport = transport ?? URLSessionTransport(timeout: Endpoint.duration(max(timeout, 1)))
     }
 
     public var modelInfo: ModelInfo {

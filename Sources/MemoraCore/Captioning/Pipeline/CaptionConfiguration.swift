@@ -1,5 +1,5 @@
 public import Foundation
-public import MemoraPinning
+public import MemoraHTTP
 internal import MemoraSystem
 import MetadataKit
 
@@ -7,7 +7,7 @@ import MetadataKit
 /// environment and the secrets file say, as one value a front end builds and the library turns
 /// into a ``ModelSelector``. Keys are looked up when the selector is built (environment first,
 /// then the secrets file) and never stored in the value.
-public struct CaptionConfiguration: Sendable, Hashable {
+public struct CaptionConfiguration: Sendable {
     /// The protocol of the on-device model server.
     public enum LocalServer: String, Sendable, Hashable, CaseIterable {
         /// Ollama's `/api/chat`.
@@ -30,9 +30,12 @@ public struct CaptionConfiguration: Sendable, Hashable {
     public var environment: [String: String]
     /// What happens when no model can caption a photo.
     public var fallback: Fallback
-    /// The root certificates the cloud endpoints' chains must end at (`TrustPins.cloud` by default;
-    /// `memora caption --pins FILE|none` changes them for the chosen endpoint).
-    public var pins: TrustPins
+    /// Makes the transport the cloud generators (Gemini, OpenAI, an OpenAI-compatible server) reach
+    /// their endpoint through, for a caption that may take the given time; nil: URLSession with the
+    /// system's trust. MemoraCore links no TLS stack of its own: `memora caption` passes
+    /// MemoraPinning's pinned transport here (`PinnedTransport.maker(pins:)`), which holds the cloud
+    /// hosts to the root certificates Memora ships.
+    public var cloudTransport: (@Sendable (_ timeout: Duration) -> any HTTPTransport)?
 
     /// What happens when no model can caption a photo.
     public enum Fallback: String, Sendable, Hashable, CaseIterable {
@@ -49,7 +52,7 @@ public struct CaptionConfiguration: Sendable, Hashable {
     /// A configuration; by default the preference's mode with the default servers and models.
     public init(mode: CaptionMode? = nil, endpoint: URL? = nil, model: String? = nil, localServer: LocalServer = .ollama,
                 secretsPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-                fallback: Fallback = .none, pins: TrustPins = .cloud) {
+                fallback: Fallback = .none, cloudTransport: (@Sendable (_ timeout: Duration) -> any HTTPTransport)? = nil) {
         self.mode = mode
         self.endpoint = endpoint
         self.model = model
@@ -57,14 +60,7 @@ public struct CaptionConfiguration: Sendable, Hashable {
         self.secretsPath = secretsPath
         self.environment = environment
         self.fallback = fallback
-        self.pins = pins
-    }
-
-    /// `memora caption --pins FILE|none`: the cloud endpoints (and ``endpoint``, when set) pinned to
-    /// `roots` instead of the shipped ones; nil: nothing pinned (a custom server, a corporate proxy
-    /// that re-signs traffic).
-    public mutating func pin(to roots: [PinnedRoot]?) {
-        pins = roots.map { TrustPins.cloud.replacingRoots(with: $0, alsoFor: endpoint?.host) } ?? .none
+        self.cloudTransport = cloudTransport
     }
 
     /// Checks an endpoint a person typed: an http(s) URL with a host.
@@ -92,10 +88,12 @@ public struct CaptionConfiguration: Sendable, Hashable {
         let localEndpoint = (mode == .onDevice ? endpoint : nil)
             ?? environment["MEMORA_OLLAMA_URL"].flatMap(URL.init(string:)) ?? OllamaCaptionGenerator.defaultEndpoint
         let localModel = (mode == .onDevice ? model : nil) ?? environment["MEMORA_OLLAMA_MODEL"] ?? OllamaCaptionGenerator.defaultModel
+        // The cloud generators wait their default 60 s for a caption; their transport as long.
+        let transport = cloudTransport?(Endpoint.duration(60))
         let local: any CaptionGenerator
         switch localServer {
         case .ollama: local = OllamaCaptionGenerator(endpoint: localEndpoint, model: localModel)
-        case .openai: local = OpenAICaptionGenerator(endpoint: localEndpoint, model: localModel, apiKey: try store.secret(.openAIAPIKey), pins: pins)
+        case .openai: local = OpenAICaptionGenerator(endpoint: localEndpoint, model: localModel, apiKey: try store.secret(.openAIAPIKey), transport: transport)
         }
         var gemini: (any CaptionGenerator)?
         var gpt: (any CaptionGenerator)?
@@ -103,10 +101,10 @@ public struct CaptionConfiguration: Sendable, Hashable {
         case .onDevice: break
         case .gemini:
             gemini = GeminiCaptionGenerator(endpoint: endpoint ?? GeminiCaptionGenerator.defaultEndpoint,
-                                            model: model ?? GeminiCaptionGenerator.defaultModel, apiKey: try store.secret(.geminiAPIKey), pins: pins)
+                                            model: model ?? GeminiCaptionGenerator.defaultModel, apiKey: try store.secret(.geminiAPIKey), transport: transport)
         case .gpt:
             gpt = OpenAICaptionGenerator(endpoint: endpoint ?? OpenAICaptionGenerator.defaultEndpoint,
-                                         model: model ?? OpenAICaptionGenerator.defaultModel, apiKey: try store.secret(.openAIAPIKey), pins: pins)
+                                         model: model ?? OpenAICaptionGenerator.defaultModel, apiKey: try store.secret(.openAIAPIKey), transport: transport)
         }
         return ModelSelector(mode: mode, local: [local], gemini: gemini, gpt: gpt, basic: fallback == .basic ? BasicDescriptionGenerator() : nil)
     }
