@@ -55,7 +55,7 @@ public struct MemoryOutbox: Sendable {
             if now > last.millisecond { last = (now, 0) } else if last.sequence < 999_999 { last.sequence += 1 } else { last = (last.millisecond + 1, 0) }
             return last
         }
-        return String(format: "%015lld-%06d-", millisecond, sequence) + UUID().uuidString.lowercased()
+        return String(format: "%015lld-%06ld-", millisecond, sequence) + UUID().uuidString.lowercased()
     }
 
     /// Queues a face tag; returns how many tags wait now.
