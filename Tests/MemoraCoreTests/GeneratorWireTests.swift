@@ -78,7 +78,7 @@ struct GeneratorWireTests {
     @Test("OpenAI-compatible: chat/completions with a data: URI and a Bearer key; a cloud host gets 1024 pixels")
     func openAI() async throws {
         try await withServer(.openAI, apiKey: "sk-test-123") { server, url, photo in
-            let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("sk-test-123"), profile: .cloud, timeout: 300)
+            let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("sk-test-123"), profile: .cloud, timeout: .seconds(300))
             #expect(await generator.availability() == .available)
             let caption = try await generator.generateCaption(for: CaptionRequest(path: photo))
             #expect(caption.description == "A red kite above a green hill.")
@@ -95,7 +95,7 @@ struct GeneratorWireTests {
     @Test("OpenAI-compatible: a wrong key is unauthorized, not retryable; content_filter is a safety block")
     func openAIErrors() async throws {
         try await withServer(.openAI, apiKey: "right") { server, url, photo in
-            let wrong = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("wrong"), timeout: 300)
+            let wrong = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("wrong"), timeout: .seconds(300))
             await #expect(throws: MemoraError.self) { try await wrong.generateCaption(for: CaptionRequest(path: photo)) }
             do throws(MemoraError) {
                 _ = try await wrong.generateCaption(for: CaptionRequest(path: photo))
@@ -104,7 +104,7 @@ struct GeneratorWireTests {
                 #expect(!error.isRetryable && error.provider != nil)
                 #expect(!error.description.contains("wrong"))
             }
-            let right = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("right"), timeout: 300)
+            let right = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: APIKey("right"), timeout: .seconds(300))
             await server.enqueue(.safetyBlock)
             do throws(MemoraError) {
                 _ = try await right.generateCaption(for: CaptionRequest(path: photo))
@@ -118,7 +118,7 @@ struct GeneratorWireTests {
     @Test("Gemini: generateContent with inline_data, the key in x-goog-api-key, thinking budget 0 on Flash")
     func gemini() async throws {
         try await withServer(.gemini, apiKey: "AIza-test") { server, url, photo in
-            let generator = GeminiCaptionGenerator(endpoint: url, model: "gemini-2.5-flash", apiKey: APIKey("AIza-test"), timeout: 300)
+            let generator = GeminiCaptionGenerator(endpoint: url, model: "gemini-2.5-flash", apiKey: APIKey("AIza-test"), timeout: .seconds(300))
             #expect(generator.modelInfo.pixelsLeaveDevice == false)  // loopback
             #expect(await generator.availability() == .available)
             let caption = try await generator.generateCaption(for: CaptionRequest(path: photo))
@@ -137,7 +137,7 @@ struct GeneratorWireTests {
     func geminiSafety() async throws {
         try await withServer(.gemini, apiKey: "k") { server, url, photo in
             await server.enqueue(.safetyBlock)
-            let generator = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("k"), timeout: 300)
+            let generator = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("k"), timeout: .seconds(300))
             do throws(MemoraError) {
                 _ = try await generator.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a safety block must not become a caption")
@@ -151,12 +151,12 @@ struct GeneratorWireTests {
     @Test("Gemini: an invalid key (HTTP 400 API_KEY_INVALID) is unauthorized; a per-day quota is exhausted, not retryable")
     func geminiKeyAndQuota() async throws {
         try await withServer(.gemini, apiKey: "right") { server, url, photo in
-            let wrong = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("wrong"), timeout: 300)
+            let wrong = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("wrong"), timeout: .seconds(300))
             do throws(MemoraError) { _ = try await wrong.generateCaption(for: CaptionRequest(path: photo)) } catch {
                 guard error.code == .unauthorized else { Issue.record("expected unauthorized, got \(error)"); return }
             }
             guard case .unavailable = await wrong.availability() else { Issue.record("a wrong key must make Gemini unavailable"); return }
-            let right = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("right"), timeout: 300)
+            let right = GeminiCaptionGenerator(endpoint: url, apiKey: APIKey("right"), timeout: .seconds(300))
             await server.enqueue(.geminiResourceExhausted(retryDelay: "30s", perDayQuota: true))
             do throws(MemoraError) { _ = try await right.generateCaption(for: CaptionRequest(path: photo)) } catch {
                 guard error.code == .quotaExhausted else { Issue.record("expected quotaExhausted, got \(error)"); return }
@@ -173,7 +173,7 @@ struct GeneratorWireTests {
     @Test("429 with Retry-After and retry-after-ms, 503, malformed JSON: each is the right typed error")
     func errorReplies() async throws {
         try await withServer(.openAI) { server, url, photo in
-            let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: nil, timeout: 300)
+            let generator = OpenAICaptionGenerator(endpoint: url, model: "gpt-test", apiKey: nil, timeout: .seconds(300))
             await server.enqueue(.rateLimited(retryAfter: "12"), .rateLimited(retryAfter: "5", retryAfterMilliseconds: "1500"),
                                  .error(status: 503, message: "overloaded"), .malformedJSON)
             var errors: [MemoraError] = []
@@ -192,7 +192,7 @@ struct GeneratorWireTests {
     func slowAndRefused() async throws {
         try await withServer(.ollama) { server, url, photo in
             await server.enqueue(.slow(seconds: 3, then: .caption("late")))
-            let generator = OllamaCaptionGenerator(endpoint: url, model: "llava", timeout: 1, transport: URLSessionTransport(timeout: .seconds(1)))
+            let generator = OllamaCaptionGenerator(endpoint: url, model: "llava", timeout: .seconds(1), transport: URLSessionTransport(timeout: .seconds(1)))
             do throws(MemoraError) {
                 _ = try await generator.generateCaption(for: CaptionRequest(path: photo))
                 Issue.record("a reply slower than the timeout must fail")

@@ -10,17 +10,14 @@ enum Endpoint {
     }
 
     /// A JSON POST request.
-    static func post(_ url: URL, body: [String: Any], headers: [String: String] = [:], timeout: TimeInterval) -> HTTPRequest {
+    static func post(_ url: URL, body: [String: Any], headers: [String: String] = [:], timeout: Duration) -> HTTPRequest {
         HTTPRequest(method: "POST", url: url, headers: headers.merging(["Content-Type": "application/json"]) { mine, _ in mine },
-                    body: ProviderReply.json(body), timeout: duration(timeout))
+                    body: ProviderReply.json(body), timeout: timeout)
     }
 
-    /// A generator's timeout in seconds as a `Duration`, to the millisecond.
-    static func duration(_ seconds: TimeInterval) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
-
     /// A GET request.
-    static func get(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval) -> HTTPRequest {
-        HTTPRequest(method: "GET", url: url, headers: headers, timeout: duration(timeout))
+    static func get(_ url: URL, headers: [String: String] = [:], timeout: Duration) -> HTTPRequest {
+        HTTPRequest(method: "GET", url: url, headers: headers, timeout: timeout)
     }
 }
 

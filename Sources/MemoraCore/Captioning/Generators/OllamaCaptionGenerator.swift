@@ -18,21 +18,21 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
     public let model: String
     /// The size photos are prepared at.
     public let profile: PreparationProfile
-    /// Seconds to wait for a caption (a cold model can take long to load).
-    public let timeout: TimeInterval
+    /// How long to wait for a caption (a cold model can take long to load).
+    public let timeout: Duration
     let transport: any HTTPTransport
 
     /// Creates a generator for `model` on the Ollama server at `endpoint`. `transport` nil: a
     /// `URLSessionTransport` that waits `timeout`.
     public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, profile: PreparationProfile = .onDevice,
-                timeout: TimeInterval = 120, transport: (any HTTPTransport)? = nil) {
+                timeout: Duration = .seconds(120), transport: (any HTTPTransport)? = nil) {
         self.endpoint = endpoint
         self.model = model
         self.profile = profile
         self.timeout = timeout
         // Its own transport waits as long as a caption may take (URLSession on Linux stops at the
         // transport's timeout, whatever the request asks).
-        self.transport = transport ?? URLSessionTransport(timeout: Endpoint.duration(max(timeout, 1)))
+        self.transport = transport ?? URLSessionTransport(timeout: max(timeout, .seconds(1)))
     }
 
     public var modelInfo: ModelInfo {
@@ -45,7 +45,7 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
     public func availability() async -> GeneratorAvailability {
         let reply: HTTPResponse
         do {
-            reply = try await transport.exchange(Endpoint.get(ProviderReply.url(endpoint, "api/tags"), timeout: 5))
+            reply = try await transport.exchange(Endpoint.get(ProviderReply.url(endpoint, "api/tags"), timeout: .seconds(5)))
         } catch {
             return .unavailable(reason: "Ollama is not running at \(endpoint.absoluteString) (\(error)); start it with `ollama serve`")
         }

@@ -18,14 +18,14 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
     public let apiKey: APIKey?
     /// The size photos are prepared at.
     public let profile: PreparationProfile
-    /// Seconds to wait for a caption.
-    public let timeout: TimeInterval
+    /// How long to wait for a caption.
+    public let timeout: Duration
     let transport: any HTTPTransport
 
     /// Creates a generator for `model` at `endpoint`. `transport` nil: URLSession, waiting
     /// `timeout`, with the system's trust; MemoraPinning's `PinnedTransport` holds a cloud host to the roots Memora ships.
     public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, apiKey: APIKey?, profile: PreparationProfile? = nil,
-                timeout: TimeInterval = 60, transport: (any HTTPTransport)? = nil) {
+                timeout: Duration = .seconds(60), transport: (any HTTPTransport)? = nil) {
         self.endpoint = endpoint
         self.model = model
         self.apiKey = apiKey
@@ -35,7 +35,7 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
         // transport's timeout, whatever the request asks).
         // Certificates are checked as the system trusts them; a front end that pins the cloud
         // endpoints' roots passes MemoraPinning's PinnedTransport (as `memora caption` does).
-        self.transport = transport ?? URLSessionTransport(timeout: Endpoint.duration(max(timeout, 1)))
+        self.transport = transport ?? URLSessionTransport(timeout: max(timeout, .seconds(1)))
     }
 
     public var modelInfo: ModelInfo {
@@ -54,7 +54,7 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
             return .unavailable(reason: "no API key for \(endpoint.host ?? "the server"); set \(SecretName.openAIAPIKey.rawValue) or add it to the secrets file")
         }
         return await ProviderReply.availability(
-            probing: Endpoint.get(ProviderReply.url(endpoint, "models"), headers: headers, timeout: 10),
+            probing: Endpoint.get(ProviderReply.url(endpoint, "models"), headers: headers, timeout: .seconds(10)),
             transport: transport, provider: modelInfo.displayName)
     }
 

@@ -89,7 +89,7 @@ public struct CaptionConfiguration: Sendable {
             ?? environment["MEMORA_OLLAMA_URL"].flatMap(URL.init(string:)) ?? OllamaCaptionGenerator.defaultEndpoint
         let localModel = (mode == .onDevice ? model : nil) ?? environment["MEMORA_OLLAMA_MODEL"] ?? OllamaCaptionGenerator.defaultModel
         // The cloud generators wait their default 60 s for a caption; their transport as long.
-        let transport = cloudTransport?(Endpoint.duration(60))
+        let transport = cloudTransport?(.seconds(60))
         let local: any CaptionGenerator
         switch localServer {
         case .ollama: local = OllamaCaptionGenerator(endpoint: localEndpoint, model: localModel)
