@@ -72,10 +72,9 @@ public struct PinnedTransport: HTTPTransport {
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if !request.body.isEmpty { outgoing.body = .bytes(ByteBuffer(bytes: request.body)) }
         let wait = request.timeout ?? timeout
-        let (seconds, attoseconds) = wait.components
-        let nanoseconds = seconds >= Int64.max / 1_000_000_000 ? Int64.max : max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
         do {
-            let response = try await client.execute(outgoing, timeout: .nanoseconds(nanoseconds))
+            // NIO's own conversion, clamped to what a TimeAmount holds.
+            let response = try await client.execute(outgoing, timeout: TimeAmount(max(wait, .zero)))
             let body = try await response.body.collect(upTo: maximumResponseBytes)
             progress?(Int64(request.body.count), Int64(request.body.count))
             var headers: [String: String] = [:]
