@@ -1,8 +1,8 @@
 internal import Foundation
 
 /// The folder this test process makes its temporary folders in, removed when the process exits:
-/// a test that fails or forgets its cleanup leaves nothing in the system's temporary folder (a
-/// `make test` used to leave some 8,000 folders and 16 GB there).
+/// a test that fails or forgets its cleanup leaves nothing in the system's temporary folder (the
+/// folders tests left there had gathered to some 8,000, and 16 GB, on one machine).
 private let processFolder: String = {
     let folder = NSTemporaryDirectory() + (NSTemporaryDirectory().hasSuffix("/") ? "" : "/")
         + "memora-tests-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
