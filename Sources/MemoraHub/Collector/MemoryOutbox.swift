@@ -42,7 +42,6 @@ public struct MemoryOutbox: Sendable {
     /// The outbox in `folder`.
     public init(folder: String) { self.folder = folder }
 
-    /// A name that sorts in the order things were queued.
     /// The last millisecond a name was made for, and how many names were made in it.
     private static let lastQueued = Locked<(millisecond: Int64, sequence: Int)>((0, 0))
 
