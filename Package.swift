@@ -248,7 +248,7 @@ let package = Package(
         .target(
             name: "MemoraServer",
             dependencies: [
-                "MemoraSystem", "MemoraDatabase", "MemoraSync", "MemoraHub", "ImageKit", "MetadataKit", "CQREncode", "CFFmpeg", .product(name: "GRDB", package: "GRDB.swift"),
+                "MemoraSystem", "MemoraDatabase", "MemoraHTTP", "MemoraSync", "MemoraHub", "ImageKit", "MetadataKit", "CQREncode", "CFFmpeg", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,3 +1,5 @@
+public import MemoraSystem
+
 /// Everything that can go wrong in ImageKit: a code a program can switch on (an extensible set
 /// of static values, not a frozen enum), the file (or the `source` name a caller gave for
 /// in-memory data), a message a person can act on that names the file once, the `errno` of a
@@ -6,18 +8,15 @@
 ///
 /// Match on ``code`` (`error.code == .truncated`); build errors with the static functions, named
 /// like the codes (`throw .corrupt(source: path, detail: "…")`).
-public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ImageError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch`
     /// over codes needs a `default` branch.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's stable kebab-case name ("file-not-found").
         public var rawValue: String
 
         /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The kebab-case name.
-        public var description: String { rawValue }
 
         /// The file does not exist.
         public static let fileNotFound = Code(rawValue: "file-not-found")
@@ -72,9 +71,6 @@ public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         self.libraryCode = libraryCode
         self.isRetryable = isRetryable
     }
-
-    /// The message.
-    public var description: String { message }
 
     // MARK: The errors ImageKit throws
 

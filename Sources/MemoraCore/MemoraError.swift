@@ -1,3 +1,4 @@
+public import MemoraSystem
 public import MetadataKit
 public import VaultCrypto
 public import MemoraHTTP
@@ -13,27 +14,23 @@ import Foundation
 ///
 /// Match on ``code`` (`error.code == .rateLimited`); build errors with the static functions,
 /// named like the codes (`throw .unavailable(provider: name, reason: "…")`).
-public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct MemoraError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch`
-    /// over codes needs a `default` branch.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// over codes needs a `default` branch. A model server that gave no answer keeps the
+    /// transport's code (``HTTPFailureCode``: `connectionFailed`, `timedOut`, `cancelled`,
+    /// `malformedResponse`, `untrustedCertificate`…); `cancelled` is also work cancelled before a
+    /// caption was produced.
+    public struct Code: HTTPFailureCode {
         /// The code's stable kebab-case name ("rate-limited").
         public var rawValue: String
 
         /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// The kebab-case name.
-        public var description: String { rawValue }
-
         // Generating a caption
 
         /// The photo could not be read or prepared for captioning.
         public static let imageUnreadable = Code(rawValue: "image-unreadable")
-        /// The server could not be reached (refused, DNS, TLS); retryable.
-        public static let connectionFailed = Code(rawValue: "connection-failed")
-        /// The server did not answer in time; retryable.
-        public static let timedOut = Code(rawValue: "timed-out")
         /// Too many requests (HTTP 429); retryable, after ``MemoraError/retryAfter`` when the server said.
         public static let rateLimited = Code(rawValue: "rate-limited")
         /// The server failed (HTTP 5xx or 408); retryable, after ``MemoraError/retryAfter`` when the server said.
@@ -46,16 +43,12 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let rejected = Code(rawValue: "rejected")
         /// The provider blocked the photo or the answer for safety reasons.
         public static let safetyBlocked = Code(rawValue: "safety-blocked")
-        /// The reply was not in the provider's format.
-        public static let malformedResponse = Code(rawValue: "malformed-response")
         /// The caption is empty: the model answered with nothing usable, or a person's edit was blank.
         public static let emptyCaption = Code(rawValue: "empty-caption")
         /// The generator cannot be used now (not configured, model not pulled, no key).
         public static let unavailable = Code(rawValue: "unavailable")
         /// Every generator allowed by the mode failed; the message lists the last error of each.
         public static let allGeneratorsFailed = Code(rawValue: "all-generators-failed")
-        /// The work was cancelled before a caption was produced.
-        public static let cancelled = Code(rawValue: "cancelled")
 
         // Starting a job
 
@@ -126,9 +119,9 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server's address (scheme, host and path; never a query), when it could not be reached.
     public var endpoint: String?
     /// The HTTP status of the server's reply, when it gave one that says the kind of failure.
-    public var httpStatus: Int?
-    /// The delay the server asked for before trying again, in seconds, when it said.
-    public var retryAfter: Double?
+    public var status: Int?
+    /// How long the server asked to wait before trying again, when it said.
+    public var retryAfter: Duration?
     /// The `errno` of the failed system call, when one failed.
     public var systemCode: Int32?
     /// SQLite's (extended) result code for a database failure, or libexiv2's code for a metadata failure.
@@ -140,22 +133,19 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// An error with every field given.
     public init(_ code: Code, _ message: String, path: String? = nil, provider: String? = nil, endpoint: String? = nil,
-                httpStatus: Int? = nil, retryAfter: Double? = nil, systemCode: Int32? = nil, libraryCode: Int32? = nil,
+                status: Int? = nil, retryAfter: Duration? = nil, systemCode: Int32? = nil, libraryCode: Int32? = nil,
                 isRetryable: Bool = false) {
         self.code = code
         self.message = message
         self.path = path
         self.provider = provider
         self.endpoint = endpoint
-        self.httpStatus = httpStatus
+        self.status = status
         self.retryAfter = retryAfter
         self.systemCode = systemCode
         self.libraryCode = libraryCode
         self.isRetryable = isRetryable
     }
-
-    /// The message.
-    public var description: String { message }
 
     // MARK: Generating a caption
 
@@ -179,21 +169,23 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
             return MemoraError(.cancelled, "the request to \(endpoint) was cancelled before a caption was produced", endpoint: endpoint)
         case .malformedResponse, .responseTooLarge:
             return MemoraError(.malformedResponse, "\(endpoint) sent a reply Memora cannot read: \(error.reason)", endpoint: endpoint)
-        default:
+        case .connectionFailed:
             return MemoraError(.connectionFailed, "\(endpoint) could not be reached: \(error.reason)", endpoint: endpoint,
                                isRetryable: error.isRetryable)
+        default:
+            return MemoraError(Code(error.code), error.message, endpoint: endpoint, status: error.status, isRetryable: error.isRetryable)
         }
     }
 
-    /// Too many requests (HTTP 429): retry after `retryAfter` seconds when the server said.
-    public static func rateLimited(provider: String, retryAfter: Double?, message: String) -> MemoraError {
-        MemoraError(.rateLimited, "\(provider) is rate limiting requests (HTTP 429)\(retryAfter.map { ", retry after \($0) s" } ?? ""): \(message)",
-                    provider: provider, httpStatus: 429, retryAfter: retryAfter, isRetryable: true)
+    /// Too many requests (HTTP 429): retry after `retryAfter` when the server said.
+    public static func rateLimited(provider: String, retryAfter: Duration?, message: String) -> MemoraError {
+        MemoraError(.rateLimited, "\(provider) is rate limiting requests (HTTP 429)\(retryAfter.map { ", retry after \($0.wholeSecondsRoundedUp) s" } ?? ""): \(message)",
+                    provider: provider, status: 429, retryAfter: retryAfter, isRetryable: true)
     }
 
-    /// The server failed with HTTP `status` (5xx, 408); retry after `retryAfter` seconds when the server said.
-    public static func serverError(provider: String, status: Int, retryAfter: Double?, message: String) -> MemoraError {
-        MemoraError(.serverError, "\(provider) failed with HTTP \(status): \(message)", provider: provider, httpStatus: status,
+    /// The server failed with HTTP `status` (5xx, 408); retry after `retryAfter` when the server said.
+    public static func serverError(provider: String, status: Int, retryAfter: Duration?, message: String) -> MemoraError {
+        MemoraError(.serverError, "\(provider) failed with HTTP \(status): \(message)", provider: provider, status: status,
                     retryAfter: retryAfter, isRetryable: true)
     }
 
@@ -210,7 +202,7 @@ public struct MemoraError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The provider refused the request with HTTP `status` as malformed or unsupported, or the model is missing.
     public static func rejected(provider: String, status: Int, message: String) -> MemoraError {
-        MemoraError(.rejected, "\(provider) rejected the request (HTTP \(status)): \(message)", provider: provider, httpStatus: status)
+        MemoraError(.rejected, "\(provider) rejected the request (HTTP \(status)): \(message)", provider: provider, status: status)
     }
 
     /// The provider blocked the photo or the answer for safety reasons.

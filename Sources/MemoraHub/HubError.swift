@@ -1,3 +1,4 @@
+public import MemoraSystem
 public import MemoraHTTP
 
 /// What goes wrong talking to a Memory Palace hub: a code a program can switch on (an extensible
@@ -5,18 +6,16 @@ public import MemoraHTTP
 ///
 /// Match on ``code`` (`error.code == .personExists`); build errors with the static functions,
 /// named like the codes (`throw .notFound("memory 12")`).
-public struct HubError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct HubError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch` over
-    /// codes needs a `default` branch.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// codes needs a `default` branch. When no answer came, the code is the transport's
+    /// (``HTTPFailureCode``: `connectionFailed`, `timedOut`, `cancelled`, `malformedResponse`…).
+    public struct Code: HTTPFailureCode {
         /// The code's stable kebab-case name ("person-exists").
         public var rawValue: String
 
         /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The kebab-case name.
-        public var description: String { rawValue }
 
         /// The QR code's text is not a hub's pairing code.
         public static let invalidPairingCode = Code(rawValue: "invalid-pairing-code")
@@ -30,12 +29,10 @@ public struct HubError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalid-request")
         /// No such memory or person.
         public static let notFound = Code(rawValue: "not-found")
-        /// The hub could not be reached.
-        public static let connectionFailed = Code(rawValue: "connection-failed")
+        /// The hub asks to wait (``HubError/retryAfter``); retryable.
+        public static let rateLimited = Code(rawValue: "rate-limited")
         /// The hub answered with another error (``HubError/status``, ``HubError/serverCode``).
         public static let serverError = Code(rawValue: "server-error")
-        /// The hub's answer could not be read.
-        public static let malformedResponse = Code(rawValue: "malformed-response")
         /// A local file could not be read or written (``HubError/path``).
         public static let file = Code(rawValue: "file")
     }
@@ -54,13 +51,15 @@ public struct HubError: Error, Sendable, Hashable, CustomStringConvertible {
     public var fields: [String]
     /// The local file, for ``Code/file``.
     public var path: String?
+    /// How long the hub asked to wait (``Code/rateLimited``, or a busy hub's `Retry-After`).
+    public var retryAfter: Duration?
     /// Whether trying again later, without changing anything, may succeed: the hub could not be
-    /// reached, or failed on its side (5xx).
+    /// reached, was busy (429) or failed on its side (5xx).
     public var isRetryable: Bool
 
     /// An error with every field given.
     public init(_ code: Code, _ message: String, status: Int? = nil, serverCode: String? = nil, person: HubPerson? = nil,
-                fields: [String] = [], path: String? = nil, isRetryable: Bool = false) {
+                fields: [String] = [], path: String? = nil, retryAfter: Duration? = nil, isRetryable: Bool = false) {
         self.code = code
         self.message = message
         self.status = status
@@ -68,11 +67,9 @@ public struct HubError: Error, Sendable, Hashable, CustomStringConvertible {
         self.person = person
         self.fields = fields
         self.path = path
+        self.retryAfter = retryAfter
         self.isRetryable = isRetryable
     }
-
-    /// The message.
-    public var description: String { message }
 
     // MARK: The errors MemoraHub throws
 
@@ -111,17 +108,39 @@ public struct HubError: Error, Sendable, Hashable, CustomStringConvertible {
         HubError(.connectionFailed, "cannot reach the hub at \(host): \(reason); is it running, and is this device on its network?", isRetryable: true)
     }
 
-    /// The hub answered `status` with its error `code` and `message`.
-    public static func server(status: Int, code: String, message: String) -> HubError {
-        HubError(.serverError, "the hub answered \(status) (\(code)): \(message)", status: status, serverCode: code, isRetryable: status >= 500)
+    /// The hub answered `status` with its error `code` and `message`; retryable when it failed on its
+    /// side (5xx) or timed out (408), after `retryAfter` when it said.
+    public static func server(status: Int, code: String, message: String, retryAfter: Duration? = nil) -> HubError {
+        HubError(.serverError, "the hub answered \(status) (\(code)): \(message)", status: status, serverCode: code, retryAfter: retryAfter,
+                 isRetryable: status >= 500 || status == 408)
     }
 
-    /// No answer came from the hub: it could not be reached, timed out, or the request was cancelled.
+    /// The hub asks to wait `retryAfter` before the next request.
+    public static func rateLimited(retryAfter: Duration) -> HubError {
+        HubError(.rateLimited, "the hub is busy: try again in \(retryAfter.wholeSecondsRoundedUp) s", status: 429,
+                 serverCode: "rate_limited", retryAfter: retryAfter, isRetryable: true)
+    }
+
+    /// MemoraHTTP's error. No answer keeps the transport's code (``HTTPFailureCode``); an answer
+    /// with an error status is the hub's: 401 and 403 ``Code/unauthorized``, 404 ``Code/notFound``,
+    /// 400 ``Code/invalidRequest``, 429 ``Code/rateLimited``, any other ``Code/serverError``.
     public static func http(_ error: HTTPError) -> HubError {
+        if let status = error.status, error.code == .unexpectedStatus {
+            let message = error.apiError?.message ?? "HTTP \(status)"
+            switch status {
+            case 401, 403: return .unauthorized(message)
+            case 404: return .notFound(message)
+            case 400: return .invalidRequest(message, (error.apiError?.fields ?? []).map(\.description))
+            case 429: return .rateLimited(retryAfter: error.retryAfter ?? .seconds(1))
+            default: return .server(status: status, code: error.apiError?.code ?? "http_\(status)", message: message, retryAfter: error.retryAfter)
+            }
+        }
         switch error.code {
+        case .connectionFailed: return .connectionFailed(host: error.endpoint, reason: error.reason)
+        case .timedOut: return HubError(.timedOut, "the hub at \(error.endpoint) did not answer in time: \(error.reason)", isRetryable: error.isRetryable)
+        case .cancelled: return HubError(.cancelled, "the request to the hub at \(error.endpoint) was cancelled")
         case .malformedResponse, .responseTooLarge: return .malformedResponse(error.reason)
-        case .cancelled: return HubError(.connectionFailed, "\(error.endpoint): the request was cancelled")
-        default: return .connectionFailed(host: error.endpoint, reason: error.reason)
+        default: return HubError(Code(error.code), error.message, status: error.status, isRetryable: error.isRetryable)
         }
     }
 

@@ -1,13 +1,13 @@
+public import MemoraSystem
+
 /// A pins file that cannot be used (`--pins FILE`).
-public struct PinningError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PinningError: CodedError, Hashable {
     /// What kind of failure it is.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's kebab-case name.
         public var rawValue: String
         /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
-        /// The kebab-case name.
-        public var description: String { rawValue }
         /// The file cannot be read or holds no valid PEM certificate.
         public static let unreadablePins = Code(rawValue: "unreadable-pins")
     }
@@ -22,7 +22,4 @@ public struct PinningError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

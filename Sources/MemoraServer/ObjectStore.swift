@@ -1,5 +1,6 @@
 internal import MemoraSystem
 internal import MemoraSync
+internal import MemoraHTTP
 
 /// The uploaded objects (photos a place references), content-addressed: `FOLDER/ab/abcdef…` by
 /// SHA-256. An upload streams to a temporary file beside its place while it is hashed, and appears

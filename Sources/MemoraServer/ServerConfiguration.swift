@@ -61,17 +61,6 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-extension Duration {
-    /// The duration in whole milliseconds (toward zero), saturating at Int64's bounds: what the
-    /// server adds to an instant in milliseconds.
-    var wholeMilliseconds: Int64 {
-        let (seconds, overflow) = components.seconds.multipliedReportingOverflow(by: 1000)
-        if overflow { return components.seconds < 0 ? .min : .max }
-        let (total, overflowed) = seconds.addingReportingOverflow(components.attoseconds / 1_000_000_000_000_000)
-        return overflowed ? (seconds < 0 ? .min : .max) : total
-    }
-}
-
 extension Int64 {
     /// `self + other`, held at Int64's bounds instead of trapping: an instant plus a configured duration.
     func addingSaturating(_ other: Int64) -> Int64 {

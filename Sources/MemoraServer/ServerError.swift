@@ -1,4 +1,5 @@
-public import MemoraSync
+public import MemoraSystem
+public import MemoraHTTP
 
 /// What goes wrong in the server: a code a program can switch on (an extensible set of static
 /// values, not a frozen enum), the HTTP status it answers with, and the message. Each error becomes
@@ -7,18 +8,15 @@ public import MemoraSync
 ///
 /// Match on ``code`` (`error.code == .notFound`); build errors with the static functions, named
 /// like the codes (`throw .notFound("no such memory")`).
-public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ServerError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch` over
     /// codes needs a `default` branch.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's stable kebab-case name ("mutation-gap").
         public var rawValue: String
 
         /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The kebab-case name.
-        public var description: String { rawValue }
 
         /// The code as the JSON error body spells it ("mutation_gap").
         public var wireCode: String { String(rawValue.map { $0 == "-" ? "_" : $0 }) }
@@ -58,15 +56,15 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The fields at fault, for ``Code/invalidRequest``.
     public var fields: [FieldProblem]
-    /// Seconds to wait, for ``Code/rateLimited`` (the answer's `Retry-After`).
-    public var retryAfter: Int?
+    /// How long to wait, for ``Code/rateLimited`` (the answer's `Retry-After`, in whole seconds rounded up).
+    public var retryAfter: Duration?
     /// The mutation number the server expected, for ``Code/mutationGap``.
     public var expectedMutation: Int64?
     /// Whether the same request may succeed later: rate limits and storage failures.
     public var isRetryable: Bool
 
     /// An error with every field given.
-    public init(_ code: Code, status: Int, _ message: String, fields: [FieldProblem] = [], retryAfter: Int? = nil,
+    public init(_ code: Code, status: Int, _ message: String, fields: [FieldProblem] = [], retryAfter: Duration? = nil,
                 expectedMutation: Int64? = nil, isRetryable: Bool = false) {
         self.code = code
         self.status = status
@@ -135,9 +133,10 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         ServerError(.tooLarge, status: 413, "the body is larger than \(limit) bytes")
     }
 
-    /// Too many requests: try again after `retryAfter` seconds (`429`).
-    public static func rateLimited(retryAfter: Int) -> ServerError {
-        ServerError(.rateLimited, status: 429, "too many requests; try again in \(retryAfter) s", retryAfter: retryAfter, isRetryable: true)
+    /// Too many requests: try again after `retryAfter` (`429`).
+    public static func rateLimited(retryAfter: Duration) -> ServerError {
+        ServerError(.rateLimited, status: 429, "too many requests; try again in \(retryAfter.wholeSecondsRoundedUp) s", retryAfter: retryAfter,
+                    isRetryable: true)
     }
 
     /// The data folder is not the fleet's: `message` says which folder the servers on the database share.

@@ -1,3 +1,4 @@
+public import MemoraSystem
 public import MemoraHTTP
 
 /// What goes wrong when a device syncs: a code a program can switch on (an extensible set of
@@ -6,18 +7,16 @@ public import MemoraHTTP
 ///
 /// Match on ``code`` (`error.code == .rateLimited`); build errors with the static functions, named
 /// like the codes (`throw .connectionFailed(server: url, reason: "timed out")`).
-public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SyncError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch` over
-    /// codes needs a `default` branch.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// codes needs a `default` branch. When no answer came, the code is the transport's
+    /// (``HTTPFailureCode``: `connectionFailed`, `timedOut`, `cancelled`, `malformedResponse`…).
+    public struct Code: HTTPFailureCode {
         /// The code's stable kebab-case name ("rate-limited").
         public var rawValue: String
 
         /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The kebab-case name.
-        public var description: String { rawValue }
 
         /// The device has no token for this server and no join code was given.
         public static let notRegistered = Code(rawValue: "not-registered")
@@ -25,14 +24,10 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unauthorized = Code(rawValue: "unauthorized")
         /// The server revoked this device.
         public static let revoked = Code(rawValue: "revoked")
-        /// The server asks to wait (``SyncError/retryAfter`` seconds).
+        /// The server asks to wait (``SyncError/retryAfter``).
         public static let rateLimited = Code(rawValue: "rate-limited")
         /// The server answered with another error (``SyncError/status`` and ``SyncError/apiError``).
         public static let serverError = Code(rawValue: "server-error")
-        /// The server could not be reached.
-        public static let connectionFailed = Code(rawValue: "connection-failed")
-        /// The server's answer is not the protocol's.
-        public static let malformedResponse = Code(rawValue: "malformed-response")
         /// The local sync database failed.
         public static let database = Code(rawValue: "database")
         /// A record given to the replica is not valid for its collection (``SyncError/problems``).
@@ -51,15 +46,15 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     public var apiError: APIError?
     /// The fields at fault, for ``Code/invalidRecord``.
     public var problems: [FieldProblem]
-    /// Seconds the server asked to wait, for ``Code/rateLimited``.
-    public var retryAfter: Int?
+    /// How long the server asked to wait (``Code/rateLimited``, or a busy server's `Retry-After`).
+    public var retryAfter: Duration?
     /// Whether trying again later, without changing anything, may succeed: the server could not be
     /// reached, was busy, or failed on its side (5xx).
     public var isRetryable: Bool
 
     /// An error with every field given.
     public init(_ code: Code, _ message: String, status: Int? = nil, apiError: APIError? = nil, problems: [FieldProblem] = [],
-                retryAfter: Int? = nil, isRetryable: Bool = false) {
+                retryAfter: Duration? = nil, isRetryable: Bool = false) {
         self.code = code
         self.message = message
         self.status = status
@@ -68,9 +63,6 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         self.retryAfter = retryAfter
         self.isRetryable = isRetryable
     }
-
-    /// The message.
-    public var description: String { message }
 
     // MARK: The errors MemoraSync throws
 
@@ -89,15 +81,17 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         SyncError(.revoked, "the server revoked this device; its owner can list devices with `memora-server devices`", status: 403)
     }
 
-    /// The server asks to wait `retryAfter` seconds.
-    public static func rateLimited(retryAfter: Int) -> SyncError {
-        SyncError(.rateLimited, "the server is busy: try again in \(retryAfter) s (nothing was lost; changes stay queued)",
+    /// The server asks to wait `retryAfter`.
+    public static func rateLimited(retryAfter: Duration) -> SyncError {
+        SyncError(.rateLimited, "the server is busy: try again in \(retryAfter.wholeSecondsRoundedUp) s (nothing was lost; changes stay queued)",
                   status: 429, retryAfter: retryAfter, isRetryable: true)
     }
 
-    /// The server answered HTTP `status` with `error`; retryable when the server failed on its side.
-    public static func server(status: Int, _ error: APIError) -> SyncError {
-        SyncError(.serverError, "the server answered HTTP \(status): \(error)", status: status, apiError: error, isRetryable: status >= 500)
+    /// The server answered HTTP `status` with `error`; retryable when the server failed on its side
+    /// (5xx) or timed out (408), after `retryAfter` when it said.
+    public static func server(status: Int, _ error: APIError, retryAfter: Duration? = nil) -> SyncError {
+        SyncError(.serverError, "the server answered HTTP \(status): \(error)", status: status, apiError: error, retryAfter: retryAfter,
+                  isRetryable: status >= 500 || status == 408)
     }
 
     /// `server` could not be reached.
@@ -105,12 +99,28 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         SyncError(.connectionFailed, "cannot reach \(server): \(reason) (changes stay queued until the next sync)", isRetryable: true)
     }
 
-    /// No answer came from the server: it could not be reached, timed out, or the request was cancelled.
+    /// MemoraHTTP's error. No answer keeps the transport's code (``HTTPFailureCode``); an answer
+    /// with an error status is the sync protocol's: 401 ``Code/unauthorized``, 403 `revoked`
+    /// ``Code/revoked``, 429 ``Code/rateLimited``, any other ``Code/serverError``.
     public static func http(_ error: HTTPError) -> SyncError {
-        if error.code == .malformedResponse || error.code == .responseTooLarge { return .malformedResponse(error.reason) }
-        var failure = SyncError.connectionFailed(server: error.endpoint, reason: error.reason)
-        failure.isRetryable = error.isRetryable
-        return failure
+        if let status = error.status, error.code == .unexpectedStatus {
+            let body = error.apiError ?? APIError(code: "http_\(status)", message: "HTTP \(status) without Memora's error body")
+            switch status {
+            case 401: return .unauthorized(body.message)
+            case 403 where body.code == "revoked": return .revoked
+            case 429: return .rateLimited(retryAfter: error.retryAfter ?? .seconds(1))
+            default: return .server(status: status, body, retryAfter: error.retryAfter)
+            }
+        }
+        let said: String
+        switch error.code {
+        case .connectionFailed: return .connectionFailed(server: error.endpoint, reason: error.reason)
+        case .timedOut: said = "\(error.endpoint) did not answer in time: \(error.reason) (changes stay queued until the next sync)"
+        case .cancelled: said = "the sync with \(error.endpoint) was cancelled (changes stay queued until the next sync)"
+        case .malformedResponse, .responseTooLarge: said = "the server's answer is not Memora's sync protocol: \(error.reason)"
+        default: said = "\(error.endpoint): \(error.reason)"
+        }
+        return SyncError(Code(error.code), said, status: error.status, isRetryable: error.isRetryable)
     }
 
     /// The server's answer is not the protocol's.

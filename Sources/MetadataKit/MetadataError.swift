@@ -1,14 +1,15 @@
+public import MemoraSystem
+
 /// Everything that can go wrong in MetadataKit: a code a program can switch on (an extensible
 /// set, not a frozen enum), the file, a message a person can act on that names the file once
 /// and, for writes, says the original was left untouched, the underlying `errno` or libexiv2
 /// code when there is one, and whether trying again can help.
-public struct MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct MetadataError: CodedError, Hashable {
     /// What kind of failure it is.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public var rawValue: String
         /// A code.
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The metadata of the file could not be read.
         public static let unreadable = Code(rawValue: "unreadable")
@@ -62,8 +63,6 @@ public struct MetadataError: Error, Sendable, Hashable, CustomStringConvertible 
         self.libraryCode = libraryCode
         self.isRetryable = isRetryable
     }
-
-    public var description: String { message }
 
     /// The metadata of the file could not be read.
     public static func unreadable(source: String, reason: String, libraryCode: Int32? = nil) -> MetadataError {

@@ -1,3 +1,4 @@
+public import MemoraSystem
 public import PhotoVisionCore
 /// Everything that can go wrong in PhotoIndex: a code a program can switch on (an extensible set
 /// of static values, not a frozen enum), the photo, library folder or index database concerned,
@@ -6,18 +7,15 @@ public import PhotoVisionCore
 ///
 /// Match on ``code`` (`error.code == .invalidRequest`); build errors with the static functions,
 /// named like the codes (`throw .invalidRequest("…")`).
-public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PhotoIndexError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch`
     /// over codes needs a `default` branch.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's stable kebab-case name ("library-unavailable").
         public var rawValue: String
 
         /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The kebab-case name.
-        public var description: String { rawValue }
 
         /// The library's folder cannot be used.
         public static let libraryUnavailable = Code(rawValue: "library-unavailable")
@@ -59,9 +57,6 @@ public struct PhotoIndexError: Error, Sendable, Hashable, CustomStringConvertibl
         self.libraryCode = libraryCode
         self.isRetryable = isRetryable
     }
-
-    /// The message.
-    public var description: String { message }
 
     // MARK: The errors PhotoIndex throws
 

@@ -1,13 +1,14 @@
+public import MemoraSystem
+
 /// Everything that can go wrong in PhotoVision: a code a program can switch on (an extensible set),
 /// the file concerned, and a message a person can act on (a missing model names the script that
 /// installs it). Module convention: one error type with codes (Docs/Architecture.md).
-public struct VisionError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct VisionError: CodedError, Hashable {
     /// What kind of failure it is.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public var rawValue: String
         /// A code.
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// A model file is not installed (run `scripts/install-models.sh`).
         public static let modelMissing = Code(rawValue: "model-missing")
@@ -39,8 +40,6 @@ public struct VisionError: Error, Sendable, Hashable, CustomStringConvertible {
         self.path = path
         self.message = message
     }
-
-    public var description: String { message }
 
     /// `file` is not in the models folder.
     public static func modelMissing(_ file: String, folder: String) -> VisionError {

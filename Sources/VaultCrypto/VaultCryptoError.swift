@@ -1,3 +1,5 @@
+public import MemoraSystem
+
 /// Everything that can go wrong in VaultCrypto: a code a program can switch on (an extensible
 /// set of static values, not a frozen enum), the file or vault folder concerned, a message a
 /// person can act on, the system's error number when a system call failed, and whether trying
@@ -5,18 +7,15 @@
 ///
 /// Match on ``code`` (`error.code == .wrongKey`); build errors with the static functions, named
 /// like the codes (`throw .wrongKey(source: path)`).
-public struct VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct VaultCryptoError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch`
     /// over codes needs a `default` branch.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's stable kebab-case name ("wrong-key").
         public var rawValue: String
 
         /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The kebab-case name.
-        public var description: String { rawValue }
 
         /// The data does not start with the `LOCA` magic.
         public static let notLOCA = Code(rawValue: "not-loca")
@@ -106,9 +105,6 @@ public struct VaultCryptoError: Error, Sendable, Hashable, CustomStringConvertib
         self.systemCode = systemCode
         self.isRetryable = isRetryable
     }
-
-    /// The message.
-    public var description: String { message }
 
     // MARK: The errors VaultCrypto throws
 

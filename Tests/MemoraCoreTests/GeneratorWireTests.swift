@@ -165,7 +165,7 @@ struct GeneratorWireTests {
             await server.enqueue(.geminiResourceExhausted(retryDelay: "7s", perDayQuota: false))
             do throws(MemoraError) { _ = try await right.generateCaption(for: CaptionRequest(path: photo)) } catch {
                 guard error.code == .rateLimited else { Issue.record("expected rateLimited, got \(error)"); return }
-                #expect(error.retryAfter == 7 && error.isRetryable && error.httpStatus == 429)
+                #expect(error.retryAfter == .seconds(7) && error.isRetryable && error.status == 429)
             }
         }
     }
@@ -181,9 +181,9 @@ struct GeneratorWireTests {
                 do throws(MemoraError) { _ = try await generator.generateCaption(for: CaptionRequest(path: photo)) } catch { errors.append(error) }
             }
             #expect(errors.count == 4)
-            #expect(errors[0].retryAfter == 12 && errors[0].isRetryable)
-            #expect(errors[1].retryAfter == 1.5)
-            #expect(errors[2].code == .serverError && errors[2].httpStatus == 503 && errors[2].message.hasSuffix(": overloaded"), "\(errors[2])")
+            #expect(errors[0].retryAfter == .seconds(12) && errors[0].isRetryable)
+            #expect(errors[1].retryAfter == .milliseconds(1500))
+            #expect(errors[2].code == .serverError && errors[2].status == 503 && errors[2].message.hasSuffix(": overloaded"), "\(errors[2])")
             #expect(errors[3].code == .malformedResponse && !errors[3].isRetryable, "\(errors[3])")
         }
     }

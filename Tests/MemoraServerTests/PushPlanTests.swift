@@ -1,5 +1,6 @@
 @testable import MemoraServer
 import MemoraSync
+import MemoraHTTP
 import ServerTestSupport
 import Testing
 

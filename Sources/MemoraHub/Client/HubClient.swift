@@ -16,17 +16,15 @@ internal import MemoraSystem
 /// ```
 public struct HubClient: Sendable {
     /// The hub's address.
-    public let base: URL
-    private let token: String
-    private let transport: any HTTPTransport
+    public var base: URL { api.base }
+    /// The hub's JSON API, with this device's token.
+    private let api: APIClient
 
     /// A client with a device token the hub gave (``pair(_:deviceID:platform:credentials:transport:)`` saves it);
     /// every request goes through `transport` (its timeout the longest an upload waits: 300 s by
     /// default; JSON requests wait 60 s).
     public init(base: URL, token: String, transport: any HTTPTransport = URLSessionTransport(timeout: .seconds(300))) {
-        self.base = base
-        self.token = token
-        self.transport = transport
+        api = APIClient(base: base, token: token, transport: transport, timeout: .seconds(60))
     }
 
     /// The client of the hub this device paired with, from its saved credentials.
@@ -45,9 +43,12 @@ public struct HubClient: Sendable {
         let known = try? file.load()
         let device = deviceID ?? known?.deviceID ?? SyncCredentials.newDeviceID()
         let body = PairRequest(pairingToken: config.authToken, deviceId: device, platform: platform)
-        let response = try await send(transport, "POST", config.url.appendingPathComponent("api/hub/pair"), token: nil, json: body)
-        try check(response, expecting: [201])
-        let token: DeviceToken = try decode(response)
+        let token: DeviceToken
+        do {
+            token = try await APIClient(base: config.url, transport: transport, timeout: .seconds(60)).call("POST", "api/hub/pair", json: body, expecting: [201])
+        } catch {
+            throw .http(error)
+        }
         do {
             try file.save(SyncCredentials(server: config.url, deviceID: token.deviceId, token: token.token, expiresAt: token.expiresAt))
         } catch {
@@ -84,17 +85,14 @@ public struct HubClient: Sendable {
     public func setAvatar(person id: Int64, image path: String) async throws(HubError) -> HubPerson {
         let bytes: Data
         do { bytes = Data(try SystemFile(path).readAll()) } catch { throw .file(path: path, reason: "cannot be read: \(error)") }
-        let response = try await Self.send(transport, HTTPRequest(method: "PUT", url: base.appendingPathComponent("api/people/\(id)/avatar"), headers: [
-            "Authorization": "Bearer \(token)", "Content-Type": MultipartBody.contentType(of: path),
-        ], body: bytes))
-        try Self.check(response, expecting: [200])
-        return try Self.decode(response)
+        let response = try await send(HTTPRequest(method: "PUT", url: api.url("api/people/\(id)/avatar"),
+                                                  headers: ["Content-Type": MultipartBody.contentType(of: path)], body: bytes, timeout: api.timeout))
+        return try check(response, expecting: [200])
     }
 
     /// Removes a person (their face tags become untagged).
     public func removePerson(id: Int64) async throws(HubError) {
-        let response = try await Self.send(transport, "DELETE", base.appendingPathComponent("api/people/\(id)"), token: token, json: Optional<String>.none)
-        try Self.check(response, expecting: [204])
+        try await call("DELETE", "api/people/\(id)", expecting: [204])
     }
 
     // MARK: Memories
@@ -102,17 +100,13 @@ public struct HubClient: Sendable {
     /// A page of memories, newest first; give the page's `nextCursor` to get the next one.
     public func memories(person: Int64? = nil, kind: MemoryKind? = nil, from: Int64? = nil, to: Int64? = nil,
                          cursor: String? = nil, limit: Int = 50) async throws(HubError) -> MemoryPage {
-        var parts = URLComponents(url: base.appendingPathComponent("api/memories"), resolvingAgainstBaseURL: false)!
         var items = [URLQueryItem(name: "limit", value: String(limit))]
         if let person { items.append(URLQueryItem(name: "person", value: String(person))) }
         if let kind { items.append(URLQueryItem(name: "kind", value: kind.rawValue)) }
         if let from { items.append(URLQueryItem(name: "from", value: String(from))) }
         if let to { items.append(URLQueryItem(name: "to", value: String(to))) }
         if let cursor { items.append(URLQueryItem(name: "cursor", value: cursor)) }
-        parts.queryItems = items
-        let response = try await Self.send(transport, "GET", parts.url!, token: token, json: Optional<String>.none)
-        try Self.check(response, expecting: [200])
-        return try Self.decode(response)
+        return try await json("GET", "api/memories", query: items)
     }
 
     /// One memory.
@@ -122,8 +116,7 @@ public struct HubClient: Sendable {
 
     /// Deletes a memory and its files on the hub.
     public func removeMemory(id: Int64) async throws(HubError) {
-        let response = try await Self.send(transport, "DELETE", base.appendingPathComponent("api/memories/\(id)"), token: token, json: Optional<String>.none)
-        try Self.check(response, expecting: [204])
+        try await call("DELETE", "api/memories/\(id)", expecting: [204])
     }
 
     /// Tags face `face` of memory `memory` with `person` (nil untags it).
@@ -165,12 +158,11 @@ public struct HubClient: Sendable {
         let boundary = "memora-" + SyncCredentials.newDeviceID()
         let body = try MultipartBody.make(boundary: boundary, metadata: metadata, file: file,
                                           contentType: contentType ?? file.map(MultipartBody.contentType(of:)) ?? "text/plain")
-        let request = HTTPRequest(method: "POST", url: base.appendingPathComponent("api/memories"), headers: [
-            "Authorization": "Bearer \(token)", "Content-Type": "multipart/form-data; boundary=\(boundary)",
+        let request = HTTPRequest(method: "POST", url: api.url("api/memories"), headers: [
+            "Content-Type": "multipart/form-data; boundary=\(boundary)",
         ], body: body, timeout: .seconds(300))
-        let response = try await Self.send(transport, request, progress: progress)
-        try Self.check(response, expecting: [200, 201])
-        return (try Self.decode(response), response.status == 201)
+        let response = try await send(request, progress: progress)
+        return (try check(response, expecting: [200, 201]), response.status == 201)
     }
 
     /// Uploads a large file (a video) in pieces through an upload session, then makes the memory from it.
@@ -200,11 +192,10 @@ public struct HubClient: Sendable {
                 return nil
             }
             if let failure { throw .file(path: file, reason: "cannot be read: \(failure)") }
-            let url = base.appendingPathComponent("api/uploads/\(status.id)")
             let response: HTTPResponse
             do {
-                response = try await transport.send(HTTPRequest(method: "PATCH", url: url, headers: [
-                    "Authorization": "Bearer \(token)", "Upload-Offset": String(status.offset), "Content-Type": "application/offset+octet-stream",
+                response = try await api.send(HTTPRequest(method: "PATCH", url: api.url("api/uploads/\(status.id)"), headers: [
+                    "Upload-Offset": String(status.offset), "Content-Type": "application/offset+octet-stream",
                 ], body: piece, timeout: .seconds(300)))
             } catch {
                 failures += 1
@@ -216,8 +207,7 @@ public struct HubClient: Sendable {
             if response.status == 409 {
                 status = try await json("GET", "api/uploads/\(status.id)")  // the hub is elsewhere: continue from there
             } else {
-                try Self.check(response, expecting: [200])
-                status = try Self.decode(response)
+                status = try check(response, expecting: [200])
                 failures = 0
             }
             progress?(status.offset, status.size)
@@ -229,49 +219,40 @@ public struct HubClient: Sendable {
 
     // MARK: HTTP
 
-    private func json<Answer: Decodable>(_ method: String, _ path: String, expecting: Set<Int> = [200]) async throws(HubError) -> Answer {
-        try await json(method, path, body: Optional<String>.none, expecting: expecting)
+    private func json<Answer: Decodable>(_ method: String, _ path: String, query: [URLQueryItem] = [],
+                                         expecting: Set<Int> = [200]) async throws(HubError) -> Answer {
+        let response: HTTPResponse
+        do { response = try await api.send(method, path, query: query) } catch { throw .http(error) }
+        return try check(response, expecting: expecting)
     }
 
-    private func json<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body?, expecting: Set<Int> = [200]) async throws(HubError) -> Answer {
-        let response = try await Self.send(transport, method, base.appendingPathComponent(path), token: token, json: body)
-        try Self.check(response, expecting: expecting)
-        return try Self.decode(response)
+    private func json<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body, expecting: Set<Int> = [200]) async throws(HubError) -> Answer {
+        let response: HTTPResponse
+        do { response = try await api.send(method, path, json: body) } catch { throw .http(error) }
+        return try check(response, expecting: expecting)
     }
 
-    static func send<Body: Encodable>(_ transport: any HTTPTransport, _ method: String, _ url: URL, token: String?, json body: Body?) async throws(HubError) -> HTTPResponse {
-        var headers = ["Accept": "application/json"]
-        if let token { headers["Authorization"] = "Bearer \(token)" }
-        var data = Data()
-        if let body {
-            headers["Content-Type"] = "application/json"
-            do { data = try JSONEncoder().encode(body) } catch { throw .malformedResponse("cannot encode the request: \(error)") }
-        }
-        return try await send(transport, HTTPRequest(method: method, url: url, headers: headers, body: data, timeout: .seconds(60)))
+    private func call(_ method: String, _ path: String, expecting: Set<Int>) async throws(HubError) {
+        do { try await api.call(method, path, expecting: expecting) } catch { throw .http(error) }
     }
 
-    /// Sends `request`; no answer is a ``HubError`` (``HubError/http(_:)``).
-    static func send(_ transport: any HTTPTransport, _ request: HTTPRequest, progress: HTTPProgress? = nil) async throws(HubError) -> HTTPResponse {
-        do { return try await transport.send(request, progress: progress) } catch { throw .http(error) }
+    /// Sends `request` with this device's token; no answer is a ``HubError`` (``HubError/http(_:)``).
+    private func send(_ request: HTTPRequest, progress: HTTPProgress? = nil) async throws(HubError) -> HTTPResponse {
+        do { return try await api.send(request, progress: progress) } catch { throw .http(error) }
     }
 
-    /// Turns an answer that is not one of `expecting` into the matching ``HubError``.
-    static func check(_ response: HTTPResponse, expecting: Set<Int>) throws(HubError) {
-        guard !expecting.contains(response.status) else { return }
-        if response.status == 409, let conflict = try? JSONDecoder().decode(PersonConflict.self, from: response.body) {
+    /// `response`'s body as `Answer` when its status is one of `expecting`; otherwise the matching
+    /// ``HubError``: a taken name is ``HubError/personExists(_:)`` with the person who has it.
+    private func check<Answer: Decodable>(_ response: HTTPResponse, expecting: Set<Int>) throws(HubError) -> Answer {
+        if response.status == 409, !expecting.contains(409), let conflict = try? JSONDecoder().decode(PersonConflict.self, from: response.body) {
             throw .personExists(conflict.person)
         }
-        let error = (try? JSONDecoder().decode(APIErrorBody.self, from: response.body))?.error
-        let message = error?.message ?? "HTTP \(response.status)"
-        switch response.status {
-        case 401, 403: throw .unauthorized(message)
-        case 404: throw .notFound(message)
-        case 400: throw .invalidRequest(message, (error?.fields ?? []).map { "\($0.field): \($0.message)" })
-        default: throw .server(status: response.status, code: error?.code ?? "http_\(response.status)", message: message)
+        let endpoint = HTTPRequest.redacted(base)
+        do {
+            try APIClient.check(response, expecting: expecting, endpoint: endpoint)
+            return try APIClient.decode(response, endpoint: endpoint)
+        } catch {
+            throw .http(error)
         }
-    }
-
-    static func decode<Answer: Decodable>(_ response: HTTPResponse) throws(HubError) -> Answer {
-        do { return try JSONDecoder().decode(Answer.self, from: response.body) } catch { throw .malformedResponse("\(error)") }
     }
 }

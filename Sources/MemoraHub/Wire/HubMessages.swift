@@ -1,4 +1,4 @@
-public import MemoraSync
+public import MemoraHTTP
 
 /// The body of `POST /api/hub/pair`: a device exchanges a pairing token for its own device token.
 public struct PairRequest: Sendable, Hashable, Codable {

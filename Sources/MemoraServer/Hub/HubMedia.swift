@@ -2,6 +2,7 @@ internal import Foundation
 internal import ImageKit
 internal import MemoraSystem
 internal import MemoraSync
+internal import MemoraHTTP
 
 /// The hub's files: each memory's media kept by SHA-256 (`media/ab/abcdef…`), a JPEG thumbnail of each
 /// photo (`thumbnails/ab/abcdef….jpg`), uploads on their way in (`incoming/SERVER/`, one folder per

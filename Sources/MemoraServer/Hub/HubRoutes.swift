@@ -7,6 +7,7 @@ internal import MemoraHub
 internal import MemoraSync
 internal import MemoraSystem
 internal import MetadataKit
+internal import MemoraHTTP
 
 /// The Memory Palace hub's routes (Docs/Hub.md): pairing by QR code, people, memories and face tags.
 struct HubRoutes: Sendable {

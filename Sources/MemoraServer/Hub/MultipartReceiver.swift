@@ -2,6 +2,7 @@ internal import Foundation
 internal import MemoraSync
 internal import MemoraSystem
 internal import NIOCore
+internal import MemoraHTTP
 
 /// Receives `POST /api/memories`' multipart body as it streams in (``MultipartStream``): the `metadata`
 /// part (JSON, kept in memory up to a bound) and the `media` part, written to a staging file while it

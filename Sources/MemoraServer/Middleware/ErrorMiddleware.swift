@@ -3,6 +3,7 @@ internal import Foundation
 internal import MemoraSync
 internal import NIOHTTP1
 internal import HTTPTypes
+internal import MemoraHTTP
 
 /// Turns every failure into the one JSON error shape (``APIErrorBody``) with its status, adds
 /// `Retry-After` to a `429`, and logs each refusal's route pattern, status and code (never a token, a
@@ -42,7 +43,7 @@ struct ErrorMiddleware: RouterMiddleware {
 
     static func response(for error: ServerError) -> Response {
         var response = json(APIErrorBody(error: error.apiError), status: HTTPResponse.Status(code: error.status))
-        if let seconds = error.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait.wholeSecondsRoundedUp) }
         if error.code == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
         return response
     }

@@ -1,6 +1,7 @@
 internal import Hummingbird
 internal import HTTPTypes
 internal import MemoraSync
+internal import MemoraHTTP
 
 /// HTTP's own rules for a request, before any route: more than one `Host` line is a `400` (RFC 9112
 /// §3.2; which one a proxy and this server would each believe is unknowable), and a method HTTP does

@@ -8,7 +8,7 @@ struct IPRateLimitMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         if let wait = limiter.take(context.clientIP) {
-            throw ServerError.rateLimited(retryAfter: wait)
+            throw ServerError.rateLimited(retryAfter: .seconds(wait))
         }
         return try await next(request, context)
     }
@@ -30,7 +30,7 @@ struct DeviceAuthMiddleware: RouterMiddleware {
         guard let device = try await store.device(tokenHash: ServerSecrets.hash(token), now: Int64(now * 1000)) else {
             throw ServerError.unauthorized("the token is unknown, expired or revoked: register the device again")
         }
-        if let wait = limiter.take(device) { throw ServerError.rateLimited(retryAfter: wait) }
+        if let wait = limiter.take(device) { throw ServerError.rateLimited(retryAfter: .seconds(wait)) }
         var context = context
         context.deviceID = device
         context.logger[metadataKey: "device"] = "\(device)"

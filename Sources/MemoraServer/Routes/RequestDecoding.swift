@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Hummingbird
 internal import MemoraSync
+internal import MemoraHTTP
 
 /// Request bodies read as JSON, and decoding errors as the field at fault and what was expected.
 ///

@@ -1,6 +1,7 @@
 internal import Hummingbird
 internal import HTTPTypes
 internal import MemoraSync
+internal import MemoraHTTP
 
 /// The server's routes, added through one place so that each path knows its methods: `HEAD` is
 /// served wherever `GET` is (the same status and headers, no body), any other method HTTP defines on a

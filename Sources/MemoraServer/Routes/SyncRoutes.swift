@@ -2,6 +2,7 @@ internal import Foundation
 internal import MemoraDatabase
 internal import Hummingbird
 internal import MemoraSync
+internal import MemoraHTTP
 
 /// The handlers of the server's routes: each reads a bounded body, validates every field, calls the
 /// store once and answers JSON.

@@ -1,4 +1,5 @@
 internal import MemoraSync
+internal import MemoraHTTP
 
 /// Where a page of a pull ends, decided the same way for every store (Docs/Sync.md, "Pull"): after
 /// `limit` records, extended to the end of that record's version, so a page never splits a commit.

@@ -1,4 +1,5 @@
 internal import MemoraSync
+internal import MemoraHTTP
 
 /// A record's place in the server's data: its collection and key.
 struct RowID: Sendable, Hashable {

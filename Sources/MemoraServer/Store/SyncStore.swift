@@ -1,6 +1,7 @@
 public import MemoraSync
 internal import Foundation
 internal import MemoraDatabase
+internal import MemoraHTTP
 
 /// A registered device as the server knows it.
 public struct RegisteredDevice: Sendable, Hashable {

@@ -76,7 +76,7 @@ public struct SyncClient: Sendable {
         }
         // Refresh a token that expires within a week, while it still works.
         if let expires = current.expiresAt, expires - now < 7 * 24 * 3600 * 1000 {
-            if let token: DeviceToken = try? await call("POST", "api/devices/refresh", body: Optional<PullRequest>.none, session: current) {
+            if let token: DeviceToken = try? await call("POST", "api/devices/refresh", session: current) {
                 let refreshed = SyncCredentials(server: server, deviceID: token.deviceId, token: token.token, expiresAt: token.expiresAt)
                 try credentials.save(refreshed)
                 return refreshed
@@ -137,35 +137,23 @@ public struct SyncClient: Sendable {
 
     // MARK: HTTP
 
-    private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body?, session: SyncCredentials) async throws(SyncError) -> Answer {
-        var headers = ["Content-Type": "application/json", "Accept": "application/json"]
-        if let token = session.token { headers["Authorization"] = "Bearer \(token)" }
-        let data: Data
+    private func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body, session: SyncCredentials) async throws(SyncError) -> Answer {
         do {
-            data = try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8)
-        } catch {
-            throw .malformedResponse("cannot encode the request: \(error)")
-        }
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(HTTPRequest(method: method, url: session.server.appendingPathComponent(path), headers: headers, body: data))
+            return try await api(session).call(method, path, json: body)
         } catch {
             throw .http(error)
         }
-        guard (200..<300).contains(response.status) else {
-            let error = (try? JSONDecoder().decode(APIErrorBody.self, from: response.body))?.error
-                ?? APIError(code: "http_\(response.status)", message: "HTTP \(response.status) without Memora's error body")
-            switch response.status {
-            case 401: throw .unauthorized(error.message)
-            case 403 where error.code == "revoked": throw .revoked
-            case 429: throw .rateLimited(retryAfter: Int(response.headers["retry-after"] ?? "") ?? 1)
-            default: throw .server(status: response.status, error)
-            }
-        }
+    }
+
+    private func call<Answer: Decodable>(_ method: String, _ path: String, session: SyncCredentials) async throws(SyncError) -> Answer {
         do {
-            return try JSONDecoder().decode(Answer.self, from: response.body)
+            return try await api(session).call(method, path)
         } catch {
-            throw .malformedResponse("\(method) /\(path): \(error)")
+            throw .http(error)
         }
+    }
+
+    private func api(_ session: SyncCredentials) -> APIClient {
+        APIClient(base: session.server, token: session.token, transport: transport)
     }
 }

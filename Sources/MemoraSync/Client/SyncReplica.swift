@@ -2,6 +2,7 @@ internal import Foundation
 package import GRDB
 internal import MemoraDatabase
 internal import MemoraSystem
+internal import MemoraHTTP
 
 /// A device's copy of the synced data, and its outbox (Docs/Sync.md, "Client").
 ///

@@ -1,3 +1,4 @@
+public import MemoraHTTP
 /// A collection of records that devices sync through the server: its fields, which of them make a
 /// record's key, and who may write it.
 ///

@@ -1,3 +1,4 @@
+public import MemoraHTTP
 /// The body of `POST /api/sync/push`: a device's mutations in order, at most ``maxMutations``.
 public struct PushRequest: Sendable, Hashable, Codable {
     /// The most mutations one push carries.

@@ -163,7 +163,7 @@ public actor ModelSelector {
                     return Selection(caption: caption, attempts: attempts)
                 } catch {
                     if error.code == .imageUnreadable || error.code == .cancelled { states[index] = state; throw error }
-                    let serverDelay = error.retryAfter
+                    let serverDelay = error.retryAfter.map { $0 / .seconds(1) }  // the policy counts seconds
                     if error.isRetryable, attempt < policy.maxAttempts, (serverDelay ?? 0) <= policy.maxServerDelay {
                         let wait = serverDelay ?? policy.backoff(retry: attempt, random: random())
                         attempts.append(Attempt(model: id, outcome: "retrying", detail: error.description, waited: wait))

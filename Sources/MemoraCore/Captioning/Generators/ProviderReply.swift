@@ -28,7 +28,7 @@ enum ProviderReply {
             ?? String(decoding: reply.body.prefix(200), as: UTF8.self)
         let code = ((errorObject?["code"] as? String) ?? (errorObject?["type"] as? String) ?? "").lowercased()
         let status = (errorObject?["status"] as? String) ?? ""
-        let retryAfter = retryDelay(headers: reply.headers, error: errorObject)
+        let retryAfter = retryDelay(reply, error: errorObject)
         let reasons = ((errorObject?["details"] as? [[String: Any]]) ?? []).compactMap { $0["reason"] as? String }
         if reasons.contains("API_KEY_INVALID") { throw .unauthorized(provider: provider, message: message) }
         switch reply.status {
@@ -49,25 +49,17 @@ enum ProviderReply {
         }
     }
 
-    /// The delay the server asked for, in seconds: `retry-after-ms`, then `Retry-After`
-    /// (seconds or an HTTP date), then Gemini's `google.rpc.RetryInfo` detail.
-    static func retryDelay(headers: [String: String], error: [String: Any]?, now: Date = Date()) -> Double? {
-        if let value = headers["retry-after-ms"], let milliseconds = Double(value.trimmingCharacters(in: .whitespaces)), milliseconds >= 0 {
-            return milliseconds / 1000
-        }
-        if let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces) {
-            if let seconds = Double(value), seconds >= 0 { return seconds }
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSince(now)) }
-        }
+    /// The delay the server asked for: its headers (``HTTPResponse/retryAfter(now:)``: `retry-after-ms`,
+    /// then `Retry-After`), then Gemini's `google.rpc.RetryInfo` detail; at most a day.
+    static func retryDelay(_ reply: HTTPResponse, error: [String: Any]?, now: Date = Date()) -> Duration? {
+        if let wait = reply.retryAfter(now: now) { return wait }
         for detail in (error?["details"] as? [[String: Any]]) ?? [] {
             guard (detail["@type"] as? String)?.hasSuffix("google.rpc.RetryInfo") == true,
                   let delay = detail["retryDelay"] as? String else { continue }
             // A protobuf Duration in JSON: "37s" or "1.5s".
-            if delay.hasSuffix("s"), let seconds = Double(delay.dropLast()), seconds >= 0 { return seconds }
+            if delay.hasSuffix("s"), let seconds = Double(delay.dropLast()), seconds >= 0 {
+                return .seconds(min(seconds, HTTPResponse.longestRetryAfter / .seconds(1)))
+            }
         }
         return nil
     }
