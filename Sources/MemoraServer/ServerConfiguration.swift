@@ -1,4 +1,5 @@
 public import Logging
+public import MemoraSystem
 
 /// How a Memora server runs: where it listens, its limits, its join code, its logger. Durations are
 /// `Duration`s and the logger a swift-log `Logger`, as in Hummingbird's and async-http-client's
@@ -45,6 +46,11 @@ public struct ServerConfiguration: Sendable {
     /// under any other `Host` is refused, so a web page elsewhere cannot reach the dashboard through a
     /// name it points at this machine (DNS rebinding).
     public var serverNames: [String] = []
+
+    /// Where the server reads the time: token and pairing-code lifetimes, dashboard sessions, leases,
+    /// `updated_at`. ``MemoraSystem/SystemClock`` unless a test or a simulation moves time by hand
+    /// (``MemoraSystem/ManualClock``). Rate limits run on the monotonic clock, whatever this says.
+    public var clock: any MemoraClock = SystemClock()
 
     /// Where the server logs, and how much: `notice` by default (starts, registrations); `info` adds
     /// a line per request (method, route pattern, status, milliseconds) and every refusal's code.

@@ -58,7 +58,8 @@ public struct SyncServer: Sendable {
         router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         router.add(middleware: IPRateLimitMiddleware(limiter: TokenBucketLimiter(burst: configuration.ipBurst, perSecond: configuration.ipPerSecond)))
         let authenticated = router.group("api")
-            .add(middleware: DeviceAuthMiddleware(store: store, limiter: TokenBucketLimiter(burst: configuration.deviceBurst, perSecond: configuration.devicePerSecond)))
+            .add(middleware: DeviceAuthMiddleware(store: store, limiter: TokenBucketLimiter(burst: configuration.deviceBurst, perSecond: configuration.devicePerSecond),
+                                                     clock: configuration.clock))
         let table = RouteTable(router: router, authenticated: authenticated)
         let routes = SyncRoutes(configuration: configuration, store: store, objects: objects)
         table.open(.get, "/api/health") { _, _ in
@@ -132,7 +133,7 @@ public struct SyncServer: Sendable {
             logger: logger)
         let maintenance = Task {
             while !Task.isCancelled {
-                _ = try? await maintain(now: Instant.now)
+                _ = try? await maintain(now: configuration.clock.milliseconds())
                 try? await Task.sleep(for: .seconds(3600))
             }
         }
@@ -182,14 +183,16 @@ extension SyncServer {
     func hubLease() async throws(ServerError) -> HubLease? {
         guard let hub else { return nil }
         let server = UUID().uuidString.lowercased(), fleet = hub.fleet
-        try await fleet.holdLease(server, now: Instant.now)
+        let clock = configuration.clock
+        try await fleet.holdLease(server, now: clock.milliseconds())
         let media = try hub.media.running(as: server)
-        _ = media.sweepIncoming(live: try await fleet.liveServers(now: Instant.now), before: Instant.now / 1000 - 3600)
+        // The folders' own times are the disk's: the sweep compares them with the system's clock.
+        _ = media.sweepIncoming(live: try await fleet.liveServers(now: clock.milliseconds()), before: Instant.now / 1000 - 3600)
         let renewal = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Fleet.leaseRenewal)
                 guard !Task.isCancelled else { return }
-                try? await fleet.holdLease(server, now: Instant.now)
+                try? await fleet.holdLease(server, now: clock.milliseconds())
             }
         }
         return HubLease(media: media, renewal: renewal, fleet: fleet)

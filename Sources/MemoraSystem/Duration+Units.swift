@@ -14,4 +14,11 @@ extension Duration {
         let (seconds, attoseconds) = components
         return attoseconds > 0 && seconds < .max ? seconds + 1 : seconds
     }
+
+    /// `seconds` as a wait: nothing for a negative or NaN, at most a year for a larger or infinite
+    /// one (`Duration.seconds(_:)` traps on those), for a wait read from a configuration or a server.
+    public static func wait(seconds: Double) -> Duration {
+        guard seconds > 0 else { return .zero }
+        return .seconds(min(seconds, 365 * 86_400))
+    }
 }

@@ -1,3 +1,4 @@
+import MemoraSystem
 import Foundation
 import Testing
 @testable import MemoraCore
@@ -81,7 +82,7 @@ struct ModelSelectorTests {
         let selection = try await selector.caption(CaptionRequest(path: setup.photo))
         #expect(selection.caption.model.provider == .gemini)
         // 7 s from RetryInfo, then the backoff of the second retry: 2 s x 2 x (1 + 0.2), the random value at its top.
-        #expect(clock.sleeps.count == 2 && clock.sleeps[0] == 7 && abs(clock.sleeps[1] - 4.8) < 1e-9)
+        #expect(clock.sleeps.count == 2 && clock.sleeps[0] == .seconds(7) && abs(clock.sleeps[1] / .seconds(1) - 4.8) < 1e-9)
         #expect(abs(policy.backoff(retry: 1, random: 0) - 1.6) < 1e-9)
         #expect(policy.backoff(retry: 10, random: 0.5) == policy.maxDelay)
 
@@ -89,7 +90,7 @@ struct ModelSelectorTests {
         await setup.openAI.enqueue(.rateLimited(retryAfter: "3"), .rateLimited(retryAfter: "9", retryAfterMilliseconds: "250"))
         let gpt = ModelSelector(mode: .gpt, gpt: CloudMarked(setup.gptGenerator), policy: policy, clock: openClock)
         _ = try await gpt.caption(CaptionRequest(path: setup.photo))
-        #expect(openClock.sleeps == [3, 0.25])
+        #expect(openClock.sleeps == [.seconds(3), .milliseconds(250)])
         await setup.stop()
     }
 
@@ -106,7 +107,7 @@ struct ModelSelectorTests {
         let second = try await selector.caption(CaptionRequest(path: setup.photo))
         #expect(second.attempts.first?.outcome == "skipped")
         #expect(await setup.gemini.captionRequests.count == 1)
-        clock.advance(by: 3601)
+        clock.advance(by: .seconds(3601))
         let third = try await selector.caption(CaptionRequest(path: setup.photo))
         #expect(third.caption.model.provider == .gemini)
         await setup.stop()
@@ -121,7 +122,7 @@ struct ModelSelectorTests {
         let selector = ModelSelector(mode: .onDevice, local: [setup.local], policy: policy, clock: clock)
         for _ in 0..<3 { _ = try await selector.caption(CaptionRequest(path: setup.photo)) }
         #expect(await setup.ollama.captionRequests.count == 2)
-        clock.advance(by: 601)
+        clock.advance(by: .seconds(601))
         let selection = try await selector.caption(CaptionRequest(path: setup.photo))
         #expect(selection.caption.model.provider == .ollama)
         await setup.stop()

@@ -1,3 +1,4 @@
+import MemoraSystem
 import Foundation
 import ImageKit
 import MetadataKit

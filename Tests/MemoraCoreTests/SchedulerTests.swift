@@ -38,7 +38,7 @@ struct SchedulerTests {
         }
         #expect(summary.captioned == 4)
         #expect(summary.pausedSeconds == 90)
-        #expect(clock.sleeps == [30, 30, 30])
+        #expect(clock.sleeps == [.seconds(30), .seconds(30), .seconds(30)])
         #expect(events.kinds == ["started", "photo", "photo", "paused", "resumed", "photo", "photo"])
         #expect(try ProcessingQueue(database: database).counts()[.completed] == 4)
     }
@@ -78,7 +78,7 @@ struct SchedulerTests {
         }
         #expect(summary.captioned == 2)
         #expect(summary.stoppedEarly?.contains("too hot") == true)
-        #expect(Array(clock.sleeps.prefix(2)) == [0.5, 2])
+        #expect(Array(clock.sleeps.prefix(2)) == [.milliseconds(500), .seconds(2)])
         #expect(try ProcessingQueue(database: database).counts()[.pending] == 1)
     }
 

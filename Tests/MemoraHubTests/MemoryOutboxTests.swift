@@ -147,6 +147,21 @@ struct MemoryOutboxTests {
         #expect(waiting.sorted() == Array(1...100), "every tag waits, once")
     }
 
+    @Test("the queue's order is stamped with the outbox's clock, and a clock stepped back does not reorder it")
+    func clockStamps() throws {
+        // A year ahead of the system's clock, so no name this process made before is later.
+        let clock = ManualClock(start: Date().addingTimeInterval(365 * 86_400))
+        let outbox = MemoryOutbox(folder: try temporaryFolder("outbox-clock") + "/outbox", clock: clock)
+        _ = try outbox.addTag(MemoryOutbox.PendingTag(memory: 1, face: 1, person: nil))
+        let stamped = clock.milliseconds()
+        clock.advance(by: .seconds(-7200))  // the wall clock is set back two hours
+        _ = try outbox.addTag(MemoryOutbox.PendingTag(memory: 1, face: 2, person: nil))
+        let waiting = try outbox.tags()
+        #expect(waiting.map(\.face) == [1, 2])
+        let names = waiting.compactMap { $0.path.map(SystemPath.fileName(of:)) }
+        #expect(names.count == 2 && names.allSatisfy { $0.hasPrefix(String(format: "%015lld-", stamped)) }, "\(names)")
+    }
+
     /// A folder on a RAM file system where there is one (`/dev/shm` on Linux): queueing there takes
     /// well under a millisecond, as on a phone's fast flash. Otherwise a temporary folder.
     static func fastFolder(_ label: String) throws -> String {

@@ -3,6 +3,7 @@ package import MemoraServer
 package import MemoraHTTP
 package import MemoraSync
 package import MemoraSyncTesting
+package import MemoraSystem
 internal import Testing
 
 /// A real memora-server on loopback for the tests (``LoopbackSyncServer``), with the tests' own
@@ -16,11 +17,14 @@ package final class TestServer: Sendable {
     package var port: Int { server.port }
     package var url: URL { server.url }
 
-    /// Rate limits (requests at once, per second) for IPs and devices; nil: effectively none.
-    package init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil, host: String = "127.0.0.1") async throws {
+    /// Rate limits (requests at once, per second) for IPs and devices; nil: effectively none. `clock`
+    /// is the server's (``ServerConfiguration/clock``): nil for the system's.
+    package init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil, host: String = "127.0.0.1",
+                 clock: (any MemoraClock)? = nil) async throws {
         let database = try await store.makeDatabase()
         server = try await LoopbackSyncServer(folder: folder, database: database, joinCode: "test-join-code-0123456789") { configuration in
             configuration.host = host
+            if let clock { configuration.clock = clock }
             if let limits {
                 (configuration.ipBurst, configuration.ipPerSecond) = limits.ip
                 (configuration.deviceBurst, configuration.devicePerSecond) = limits.device

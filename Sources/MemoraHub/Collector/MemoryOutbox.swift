@@ -1,5 +1,5 @@
 internal import Foundation
-internal import MemoraSystem
+public import MemoraSystem
 
 /// Memories made and faces tagged while the hub was away, waiting on the device in the order they
 /// were made: each memory a folder with its metadata and a copy of its file, each tag a small file in
@@ -39,8 +39,14 @@ public struct MemoryOutbox: Sendable {
         }
     }
 
-    /// The outbox in `folder`.
-    public init(folder: String) { self.folder = folder }
+    /// Where the queue's order is read: the names start with its time in milliseconds.
+    public let clock: any MemoraClock
+
+    /// The outbox in `folder`; `clock` stamps what is queued (the system's unless a test moves time).
+    public init(folder: String, clock: any MemoraClock = SystemClock()) {
+        self.folder = folder
+        self.clock = clock
+    }
 
     /// The last millisecond a name was made for, and how many names were made in it.
     private static let lastQueued = Locked<(millisecond: Int64, sequence: Int)>((0, 0))
@@ -48,9 +54,9 @@ public struct MemoryOutbox: Sendable {
     /// A new file name that sorts after every name this process made before: the time in
     /// milliseconds (never going back, even when the wall clock does), a sequence number within the
     /// millisecond, and a random part. Two items queued in one millisecond keep their order.
-    private static func queueName() -> String {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let (millisecond, sequence) = lastQueued.withLock { last in
+    private func queueName() -> String {
+        let now = clock.milliseconds()
+        let (millisecond, sequence) = Self.lastQueued.withLock { last in
             if now > last.millisecond { last = (now, 0) } else if last.sequence < 999_999 { last.sequence += 1 } else { last = (last.millisecond + 1, 0) }
             return last
         }
@@ -64,7 +70,7 @@ public struct MemoryOutbox: Sendable {
         stored.path = nil
         do {
             try FileSystem.makeFolder(folder + "/tags", permissions: 0o700)
-            try AtomicFileWriter.write(Array(try JSONEncoder().encode(stored)), to: folder + "/tags/" + Self.queueName() + ".json", options: .secret())
+            try AtomicFileWriter.write(Array(try JSONEncoder().encode(stored)), to: folder + "/tags/" + queueName() + ".json", options: .secret())
             FileSystem.syncFolder(folder + "/tags")
         } catch {
             throw .file(path: folder, reason: "cannot queue the tag: \(error)")
@@ -105,7 +111,7 @@ public struct MemoryOutbox: Sendable {
     /// Queues a memory (its file copied in); returns how many wait now.
     @discardableResult
     public func add(_ metadata: MemoryUpload, file: String?) throws(HubError) -> Int {
-        let name = Self.queueName()
+        let name = queueName()
         let staging = folder + "/.incoming-" + name, final = folder + "/" + name
         do {
             try FileSystem.makeFolder(staging, permissions: 0o700)

@@ -50,7 +50,7 @@ struct DashboardRoutes: Sendable {
     /// A valid `?key=` opens a session and answers with a redirect that sets its cookie.
     func admit(_ request: Request, context: ServerContext) async throws -> Response? {
         try checkHost(request)
-        let key = try await currentKey(), now = Instant.now
+        let key = try await currentKey(), now = configuration.clock.milliseconds()
         if let token = request.cookies[Self.cookie]?.value,
            try await hub.isDashboardSession(tokenHash: ServerSecrets.hash(token), keyHash: ServerSecrets.hash(key), now: now) {
             return nil
@@ -135,7 +135,8 @@ struct DashboardRoutes: Sendable {
         try checkSameOrigin(request)
         // The port this connection reached (the configuration may say 0).
         let address = HubAddress.reaching(listeningOn: configuration.host, port: context.localPort ?? configuration.port)
-        let pairing = try await hub.newPairingCode(host: address.host, port: address.port, lifetimeSeconds: 600, name: "Memory Palace")
+        let pairing = try await hub.newPairingCode(host: address.host, port: address.port, lifetimeSeconds: 600, name: "Memory Palace",
+                                                 now: configuration.clock.milliseconds())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = String(decoding: try encoder.encode(pairing), as: UTF8.self)

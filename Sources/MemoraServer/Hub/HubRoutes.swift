@@ -17,7 +17,7 @@ struct HubRoutes: Sendable {
     let media: HubMedia
     let sessions = SessionLocks()
 
-    private var now: Int64 { Instant.now }
+    private var now: Int64 { configuration.clock.milliseconds() }
 
     private func device(_ context: ServerContext) throws -> String {
         guard let device = context.deviceID else { throw ServerError.unauthorized("no device") }

@@ -134,9 +134,8 @@ struct HubStore: Sendable {
 
     /// A new pairing code for the hub's QR code: a random token that works once, for `lifetimeSeconds`,
     /// at `host`:`port`. Only the token's hash is stored.
-    func newPairingCode(host: String, port: Int, lifetimeSeconds: Int64, name: String?) async throws(ServerError) -> PairingCode {
+    func newPairingCode(host: String, port: Int, lifetimeSeconds: Int64, name: String?, now: Int64 = Instant.now) async throws(ServerError) -> PairingCode {
         let token = ServerSecrets.randomToken(bytes: 18)
-        let now = Instant.now
         let expires = now + lifetimeSeconds * 1000
         try await addPairingToken(hash: ServerSecrets.hash(token), expiresAt: expires, now: now)
         return PairingCode(serverIP: host, port: port, authToken: token, serverName: name, expiresAt: expires)

@@ -1,5 +1,6 @@
 internal import Hummingbird
 internal import Foundation
+internal import MemoraSystem
 
 /// The rate limit before authentication: a token bucket per client address (``ServerContext/clientIP``).
 struct IPRateLimitMiddleware: RouterMiddleware {
@@ -20,14 +21,15 @@ struct DeviceAuthMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let store: SyncStore
     let limiter: TokenBucketLimiter
+    /// Where a token's expiry is read against.
+    let clock: any MemoraClock
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "), header.count < 512 else {
             throw ServerError.unauthorized("send the device's token: Authorization: Bearer TOKEN (POST /api/devices/register gives one)")
         }
         let token = String(header.dropFirst("Bearer ".count))
-        let now = Date().timeIntervalSince1970
-        guard let device = try await store.device(tokenHash: ServerSecrets.hash(token), now: Int64(now * 1000)) else {
+        guard let device = try await store.device(tokenHash: ServerSecrets.hash(token), now: clock.milliseconds()) else {
             throw ServerError.unauthorized("the token is unknown, expired or revoked: register the device again")
         }
         if let wait = limiter.take(device) { throw ServerError.rateLimited(retryAfter: .seconds(wait)) }

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MemoraSystem
 internal import MemoraDatabase
 internal import Hummingbird
 internal import MemoraSync
@@ -13,7 +14,7 @@ struct SyncRoutes: Sendable {
 
     static let platforms = ["linux", "ios", "android", "macos"]
 
-    private var now: Int64 { Instant.now }
+    private var now: Int64 { configuration.clock.milliseconds() }
 
     private func decode<T: Decodable & Sendable>(_ type: T.Type, from request: Request) async throws -> T {
         try await RequestDecoding.decode(type, from: request, limit: configuration.maxJSONBytes, timeout: configuration.bodyTimeout)

@@ -1,5 +1,6 @@
 public import Foundation
 internal import MemoraDatabase
+public import MemoraSystem
 public import MemoraHTTP
 
 /// What one sync did.
@@ -32,16 +33,20 @@ public struct SyncClient: Sendable {
     public let platform: String
     /// The records asked for in each pull.
     public var pageSize = 500
+    /// Where the time is read: a token's nearness to expiry, when changes were acknowledged and pulled.
+    public var clock: any MemoraClock
 
     /// Creates a client.
-    public init(replica: SyncReplica, credentials: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport(), platform: String = "linux") {
+    public init(replica: SyncReplica, credentials: SyncCredentialFile, transport: any HTTPTransport = URLSessionTransport(), platform: String = "linux",
+                clock: any MemoraClock = SystemClock()) {
+        self.clock = clock
         self.replica = replica
         self.credentials = credentials
         self.transport = transport
         self.platform = platform
     }
 
-    private var now: Int64 { Instant.now }
+    private var now: Int64 { clock.milliseconds() }
 
     /// Pushes, then pulls, with `server`; `joinCode` registers a device that has no token yet (or
     /// whose token the server no longer takes).

@@ -1,4 +1,5 @@
 import Foundation
+public import MemoraSystem
 
 /// Chooses which generator captions a photo, following the user's ``CaptionMode``,
 /// retrying and falling back along a chain.
@@ -50,7 +51,7 @@ public actor ModelSelector {
     public nonisolated let mode: CaptionMode
     let generators: [any CaptionGenerator]
     let policy: RetryPolicy
-    let clock: any CaptionClock
+    let clock: any MemoraClock
     let random: @Sendable () -> Double
     var states: [Int: GeneratorState] = [:]
     var unavailableReasons: [String: String] = [:]
@@ -67,7 +68,7 @@ public actor ModelSelector {
     ///   - random: the jitter source for backoff.
     public init(mode: CaptionMode, local: [any CaptionGenerator] = [], gemini: (any CaptionGenerator)? = nil,
                 gpt: (any CaptionGenerator)? = nil, basic: (any CaptionGenerator)? = BasicDescriptionGenerator(),
-                policy: RetryPolicy = RetryPolicy(), clock: any CaptionClock = SystemClock(),
+                policy: RetryPolicy = RetryPolicy(), clock: any MemoraClock = SystemClock(),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         var chain: [any CaptionGenerator] = []
         switch mode {
@@ -167,7 +168,7 @@ public actor ModelSelector {
                     if error.isRetryable, attempt < policy.maxAttempts, (serverDelay ?? 0) <= policy.maxServerDelay {
                         let wait = serverDelay ?? policy.backoff(retry: attempt, random: random())
                         attempts.append(Attempt(model: id, outcome: "retrying", detail: error.description, waited: wait))
-                        do { try await clock.sleep(seconds: wait) } catch { states[index] = state; throw .cancelled }
+                        do { try await clock.sleep(for: .wait(seconds: wait)) } catch { states[index] = state; throw .cancelled }
                         attempt += 1
                         continue
                     }

@@ -1,5 +1,5 @@
 import Foundation
-internal import MemoraSystem
+public import MemoraSystem
 import GRDB
 import MetadataKit
 
@@ -41,7 +41,7 @@ public struct CaptionPipeline: Sendable {
     /// Whether each photo keeps its modification time when its caption is written.
     public let keepsModificationTime: Bool
     /// The clock the caption's source is dated by.
-    public let clock: any CaptionClock
+    public let clock: any MemoraClock
     /// The operation the run's captions belong to (``PhotoHistory/beginOperation(_:)``): a restore
     /// undoes them together. Nil records them without one.
     public var operation: Int64?
@@ -51,7 +51,7 @@ public struct CaptionPipeline: Sendable {
 
     /// A pipeline writing to `database`'s queue and history, captioning with `selector`.
     public init(database: CaptionDatabase, selector: ModelSelector, maxRetries: Int = 3, replacesExisting: Bool = false,
-                keepsModificationTime: Bool = false, clock: any CaptionClock = SystemClock()) {
+                keepsModificationTime: Bool = false, clock: any MemoraClock = SystemClock()) {
         self.database = database
         self.clock = clock
         self.selector = selector

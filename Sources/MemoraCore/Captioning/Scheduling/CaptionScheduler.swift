@@ -1,4 +1,5 @@
 import Foundation
+public import MemoraSystem
 
 /// Runs the queue in batches while the constraints hold: the seed's work queue and
 /// execution engine. Before each photo it reads the device's conditions and the
@@ -59,12 +60,12 @@ public struct CaptionScheduler: Sendable {
     let database: CaptionDatabase
     let pipeline: CaptionPipeline
     let monitor: any ConstraintMonitor
-    let clock: any CaptionClock
+    let clock: any MemoraClock
     let policy: SchedulingPolicy
 
     /// A scheduler running `pipeline` over `database`'s queue.
     public init(database: CaptionDatabase, pipeline: CaptionPipeline, monitor: any ConstraintMonitor = LinuxConstraintMonitor(),
-                clock: any CaptionClock = SystemClock(), policy: SchedulingPolicy = SchedulingPolicy()) {
+                clock: any MemoraClock = SystemClock(), policy: SchedulingPolicy = SchedulingPolicy()) {
         self.database = database
         self.pipeline = pipeline
         self.monitor = monitor
@@ -91,7 +92,7 @@ public struct CaptionScheduler: Sendable {
                     summary.stoppedEarly = "paused: \(reason)"
                     break
                 }
-                do { try await clock.sleep(seconds: options.pollInterval) } catch { summary.stoppedEarly = "cancelled"; break }
+                do { try await clock.sleep(for: .wait(seconds: options.pollInterval)) } catch { summary.stoppedEarly = "cancelled"; break }
                 summary.pausedSeconds += clock.now().timeIntervalSince(now)
                 continue
             }
@@ -108,7 +109,7 @@ public struct CaptionScheduler: Sendable {
             }
             onEvent(.photo(path: item.assetURI, outcome: outcome))
             if case .run(let delay) = decision, delay > 0 {
-                do { try await clock.sleep(seconds: delay) } catch { summary.stoppedEarly = "cancelled"; break }
+                do { try await clock.sleep(for: .wait(seconds: delay)) } catch { summary.stoppedEarly = "cancelled"; break }
             }
         }
         return summary
