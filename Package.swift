@@ -36,6 +36,9 @@ let package = Package(
     name: "Memora",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        // The few public types every module's API shares: CodedError, ErrorCode, MemoraClock,
+        // SystemClock, ManualClock. The rest of the system layer is `package`.
+        .library(name: "MemoraSystem", targets: ["MemoraSystem"]),
         .library(name: "MemoraHTTP", targets: ["MemoraHTTP"]),
         .library(name: "ImageKit", targets: ["ImageKit"]),
         .library(name: "MetadataKit", targets: ["MetadataKit"]),

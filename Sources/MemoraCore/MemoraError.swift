@@ -17,7 +17,7 @@ import Foundation
 public struct MemoraError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch`
     /// over codes needs a `default` branch. A model server that gave no answer keeps the
-    /// transport's code (``HTTPFailureCode``: `connectionFailed`, `timedOut`, `cancelled`,
+    /// transport's code (MemoraHTTP's `HTTPFailureCode`: `connectionFailed`, `timedOut`, `cancelled`,
     /// `malformedResponse`, `untrustedCertificate`…); `cancelled` is also work cancelled before a
     /// caption was produced.
     public struct Code: HTTPFailureCode {

@@ -9,7 +9,7 @@ public import MemoraHTTP
 public struct HubError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch` over
     /// codes needs a `default` branch. When no answer came, the code is the transport's
-    /// (``HTTPFailureCode``: `connectionFailed`, `timedOut`, `cancelled`, `malformedResponse`…).
+    /// (MemoraHTTP's `HTTPFailureCode`: `connectionFailed`, `timedOut`, `cancelled`, `malformedResponse`…).
     public struct Code: HTTPFailureCode {
         /// The code's stable kebab-case name ("person-exists").
         public var rawValue: String
@@ -121,7 +121,7 @@ public struct HubError: CodedError, Hashable {
                  serverCode: "rate_limited", retryAfter: retryAfter, isRetryable: true)
     }
 
-    /// MemoraHTTP's error. No answer keeps the transport's code (``HTTPFailureCode``); an answer
+    /// MemoraHTTP's error. No answer keeps the transport's code (MemoraHTTP's `HTTPFailureCode`); an answer
     /// with an error status is the hub's: 401 and 403 ``Code/unauthorized``, 404 ``Code/notFound``,
     /// 400 ``Code/invalidRequest``, 429 ``Code/rateLimited``, any other ``Code/serverError``.
     public static func http(_ error: HTTPError) -> HubError {

@@ -48,8 +48,8 @@ public struct ServerConfiguration: Sendable {
     public var serverNames: [String] = []
 
     /// Where the server reads the time: token and pairing-code lifetimes, dashboard sessions, leases,
-    /// `updated_at`. ``MemoraSystem/SystemClock`` unless a test or a simulation moves time by hand
-    /// (``MemoraSystem/ManualClock``). Rate limits run on the monotonic clock, whatever this says.
+    /// `updated_at`. `SystemClock` unless a test or a simulation moves time by hand
+    /// (`ManualClock`). Rate limits run on the monotonic clock, whatever this says.
     public var clock: any MemoraClock = SystemClock()
 
     /// Where the server logs, and how much: `notice` by default (starts, registrations); `info` adds

@@ -10,7 +10,7 @@ public import MemoraHTTP
 public struct SyncError: CodedError, Hashable {
     /// What kind of failure it is. New codes may be added in later versions, so a `switch` over
     /// codes needs a `default` branch. When no answer came, the code is the transport's
-    /// (``HTTPFailureCode``: `connectionFailed`, `timedOut`, `cancelled`, `malformedResponse`…).
+    /// (MemoraHTTP's `HTTPFailureCode`: `connectionFailed`, `timedOut`, `cancelled`, `malformedResponse`…).
     public struct Code: HTTPFailureCode {
         /// The code's stable kebab-case name ("rate-limited").
         public var rawValue: String
@@ -99,7 +99,7 @@ public struct SyncError: CodedError, Hashable {
         SyncError(.connectionFailed, "cannot reach \(server): \(reason) (changes stay queued until the next sync)", isRetryable: true)
     }
 
-    /// MemoraHTTP's error. No answer keeps the transport's code (``HTTPFailureCode``); an answer
+    /// MemoraHTTP's error. No answer keeps the transport's code (MemoraHTTP's `HTTPFailureCode`); an answer
     /// with an error status is the sync protocol's: 401 ``Code/unauthorized``, 403 `revoked`
     /// ``Code/revoked``, 429 ``Code/rateLimited``, any other ``Code/serverError``.
     public static func http(_ error: HTTPError) -> SyncError {
