@@ -32,9 +32,9 @@ demo: release models
 ## beside the CPU-bound vision and indexing tests, their servers would wait for a thread.
 test: deps lint models
 	@scripts/install-browser-check.sh
-	$(SWIFT) test $(DEBUG_FLAGS) --skip MemoraSyncTests --skip MemoraServerTests --skip MemoraHubTests
+	$(SWIFT) test $(DEBUG_FLAGS) --skip MemoraSyncTests --skip MemoraCoreSyncTests --skip MemoraServerTests --skip MemoraHubTests
 	@SWIFT="$(SWIFT)" DEBUG_FLAGS="$(DEBUG_FLAGS)" scripts/check-linkage.sh
-	MEMORA_TEST_POSTGRES="$$(scripts/test-postgres.sh)" MEMORA_REQUIRE_POSTGRES=1 $(SWIFT) test $(DEBUG_FLAGS) --filter "MemoraSyncTests|MemoraServerTests|MemoraHubTests"
+	MEMORA_TEST_POSTGRES="$$(scripts/test-postgres.sh)" MEMORA_REQUIRE_POSTGRES=1 $(SWIFT) test $(DEBUG_FLAGS) --filter "MemoraSyncTests|MemoraCoreSyncTests|MemoraServerTests|MemoraHubTests"
 	@scripts/kill-test.sh
 
 lint:

@@ -356,8 +356,14 @@ let package = Package(
         // others (the Makefile): beside the CPU-bound vision and indexing tests, their servers would wait.
         .testTarget(
             name: "MemoraSyncTests",
+            dependencies: ["ServerTestSupport", "TestSupport", "MemoraSystem", "MemoraSync", "MemoraServer", "MemoraSyncTesting"],
+            swiftSettings: strictSwift),
+        // MemoraCore's sync job (`SyncJob`) against a real server: with the server tests, not with
+        // MemoraCoreTests, for the reason above.
+        .testTarget(
+            name: "MemoraCoreSyncTests",
             dependencies: [
-                "ServerTestSupport", "TestSupport", "MemoraSystem", "ImageKit", "MemoraSync", "MemoraServer", "MemoraSyncTesting", "MemoraCore",
+                "ServerTestSupport", "TestSupport", "MemoraSystem", "ImageKit", "MemoraSync", "MemoraServer", "MemoraCore",
                 "MemoraDemo", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift),

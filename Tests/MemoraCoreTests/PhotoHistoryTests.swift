@@ -97,7 +97,7 @@ struct PhotoHistoryTests {
         ]
         do {
             let pool = try DatabasePool(path: path)
-            try CaptionDatabase.migrator.migrate(pool, upTo: "v1")
+            try CaptionDatabase.migrator(clock: SystemClock()).migrate(pool, upTo: "v1")
             try pool.write { db in
                 try db.execute(sql: "INSERT INTO original_metadata (asset_id, snapshot, caption, alt_text, created_at) VALUES (?, ?, NULL, NULL, 1)",
                                arguments: [ProcessingQueue.assetID(for: photo), try JSONSerialization.data(withJSONObject: legacy)])

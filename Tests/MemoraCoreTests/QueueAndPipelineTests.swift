@@ -17,9 +17,9 @@ struct QueueAndPipelineTests {
         var queue: ProcessingQueue { ProcessingQueue(database: database) }
         var history: PhotoHistory { PhotoHistory(database: database) }
 
-        init() throws {
+        init(clock: any MemoraClock = SystemClock()) throws {
             folder = try temporaryFolder()
-            database = try CaptionDatabase(path: folder + "/memora.sqlite")
+            database = try CaptionDatabase(path: folder + "/memora.sqlite", clock: clock)
         }
 
         func photo(_ name: String, seed: UInt64 = 1) throws -> String {
@@ -32,6 +32,21 @@ struct QueueAndPipelineTests {
         }
 
         func remove() { try? FileManager.default.removeItem(atPath: folder) }
+    }
+
+    @Test("the queue is stamped with the database's clock, not the system's")
+    func stampedWithClock() throws {
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000))
+        let fixture = try Fixture(clock: clock)
+        defer { fixture.remove() }
+        let photo = try fixture.photo("a.jpg")
+        #expect(try fixture.queue.enqueue(path: photo))
+        let queued = try #require(try fixture.queue.item(forPath: photo))
+        #expect(queued.createdAt == clock.now() && queued.updatedAt == clock.now())
+        clock.advance(by: .seconds(90))
+        let claimed = try #require(try fixture.queue.claimNext())
+        #expect(claimed.createdAt == Date(timeIntervalSince1970: 1_900_000_000))
+        #expect(claimed.updatedAt == clock.now())
     }
 
     @Test("enqueueing is idempotent per asset, and a symlink is the same asset")

@@ -1,5 +1,5 @@
 public import Foundation
-internal import MemoraSystem
+public import MemoraSystem
 import GRDB
 import MemoraDatabase
 public import MemoraSync
@@ -11,12 +11,16 @@ public final class CaptionDatabase: Sendable {
     let pool: DatabasePool
     /// The database file.
     public let path: String
+    /// Where the time of what is recorded is read (queue, history, preferences, error reports).
+    public let clock: any MemoraClock
 
-    /// Opens (creating and migrating as needed) the database at `path`.
-    public init(path: String) throws(MemoraError) {
+    /// Opens (creating and migrating as needed) the database at `path`; `clock` stamps what it records
+    /// (the system's unless a test moves time).
+    public init(path: String, clock: any MemoraClock = SystemClock()) throws(MemoraError) {
         self.path = path
+        self.clock = clock
         do {
-            pool = try DatabasePolicy.openPool(at: path, migrator: Self.migrator)  // captions and history: 0600
+            pool = try DatabasePolicy.openPool(at: path, migrator: Self.migrator(clock: clock))  // captions and history: 0600
         } catch {
             throw .database(error, opening: path)
         }
@@ -27,7 +31,7 @@ public final class CaptionDatabase: Sendable {
         ApplicationFolders().data + "/memora.sqlite"
     }
 
-    static var migrator: DatabaseMigrator {
+    static func migrator(clock: any MemoraClock) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
@@ -95,7 +99,7 @@ public final class CaptionDatabase: Sendable {
                 );
                 CREATE INDEX idx_error_logs_created ON error_logs(created_at);
                 """)
-            try db.execute(sql: "INSERT INTO preferences (id, updated_at) VALUES (1, ?)", arguments: [Instant.milliseconds(Date())])
+            try db.execute(sql: "INSERT INTO preferences (id, updated_at) VALUES (1, ?)", arguments: [clock.milliseconds()])
             try db.execute(sql: "INSERT INTO sync_state (id) VALUES (1)")
         }
         // v2: one history for every write. `caption_history` also records `metadata write` and
@@ -165,7 +169,7 @@ public final class CaptionDatabase: Sendable {
     public func logError(asset: String?, type: String, message: String, context: [String: String] = [:]) {
         let json = (try? JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
         _ = try? write { db in
-            try ErrorLogRecord(assetID: asset, errorType: type, errorMessage: message, context: json, createdAt: Date()).insert(db)
+            try ErrorLogRecord(assetID: asset, errorType: type, errorMessage: message, context: json, createdAt: clock.now()).insert(db)
             try CaptionSync.queueError(db.lastInsertedRowID, in: db)
         }
     }

@@ -6,7 +6,7 @@ import MemoraDatabase
 // and the queries the types over them (`ProcessingQueue`, `PhotoHistory`, `GalleryScanner`,
 // `CaptionDatabase`) need. The public values (`QueueItem`, `HistoryEntry`, `CaptionPreferences`…)
 // are converted at the edge, so GRDB stays out of the public API. The schema is created by
-// `CaptionDatabase.migrator` (Docs/Captioning.md).
+// `CaptionDatabase.migrator(clock:)` (Docs/Captioning.md).
 
 // MARK: - processing_queue
 
@@ -60,8 +60,8 @@ struct QueueRecord: MillisecondRecord, Identifiable {
     /// The item of a photo.
     static func of(asset: String) -> QueryInterfaceRequest<QueueRecord> { filter(Columns.assetID == asset) }
 
-    /// The assignment that stamps a change with the current time (an instant column, in milliseconds).
-    static var touched: ColumnAssignment { Columns.updatedAt.set(to: milliseconds(Date())) }
+    /// The assignment that stamps a change with `date` (an instant column, in milliseconds).
+    static func touched(at date: Date) -> ColumnAssignment { Columns.updatedAt.set(to: milliseconds(date)) }
 }
 
 extension QueryInterfaceRequest where RowDecoder == QueueRecord {
@@ -107,10 +107,10 @@ struct HistoryRecord: MillisecondRecord {
         static let operationID = Column(CodingKeys.operationID)
     }
 
-    /// A new entry for `record`, at the current time.
-    init(_ record: PhotoHistory.Record, snapshot: Data?, pending: Bool) {
+    /// A new entry for `record`, made at `date`.
+    init(_ record: PhotoHistory.Record, snapshot: Data?, pending: Bool, at date: Date) {
         self.init(id: nil, assetID: record.asset, caption: record.caption, altText: record.altText, modelUsed: record.modelUsed,
-                  wasManualEdit: record.kind.isPersonal, kind: record.kind, snapshot: snapshot, pending: pending, createdAt: Date(),
+                  wasManualEdit: record.kind.isPersonal, kind: record.kind, snapshot: snapshot, pending: pending, createdAt: date,
                   operationID: record.operation)
     }
 

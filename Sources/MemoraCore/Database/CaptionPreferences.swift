@@ -58,7 +58,7 @@ extension CaptionDatabase {
         let value = try Self.preferenceValue(key, text)
         try write { db in
             // `key` is one of the fixed column names checked above.
-            _ = try PreferencesRecord.filter(id: 1).updateAll(db, Column(key).set(to: value), Column("updated_at").set(to: Instant.milliseconds(Date())))
+            _ = try PreferencesRecord.filter(id: 1).updateAll(db, Column(key).set(to: value), Column("updated_at").set(to: clock.milliseconds()))
             // A device that syncs queues the change in the same transaction.
             try Self.queuePreferences(in: db)
         }

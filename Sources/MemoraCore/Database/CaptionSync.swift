@@ -33,13 +33,13 @@ enum CaptionSync {
         ], in: db)
     }
 
-    /// Queues the state of a photo whose caption failed (`pending` to try again, or `failed`).
-    static func queueFailure(asset: String, status: QueueItem.Status, error: String, retries: Int, in db: Database) throws {
+    /// Queues the state of a photo whose caption failed (`pending` to try again, or `failed`) at `date`.
+    static func queueFailure(asset: String, status: QueueItem.Status, error: String, retries: Int, at date: Date, in db: Database) throws {
         guard let device = try SyncReplica.deviceID(in: db), let hash = imageHash(asset) else { return }
         _ = try SyncReplica.enqueue(.put, SyncSchema.processingState, [
             "device_id": .string(device), "image_hash": .string(hash), "status": .string(status.rawValue),
             "error_message": .string(clipped(error, 2000)), "retry_count": .integer(Int64(min(retries, 1000))),
-            "updated_at": .integer(Instant.milliseconds(Date())),
+            "updated_at": .integer(Instant.milliseconds(date)),
         ], in: db)
     }
 

@@ -54,7 +54,7 @@ public struct PhotoHistory: Sendable {
     /// Starts an operation: one command run that writes to photos. Its entries carry its number.
     public func beginOperation(_ kind: HistoryEntry.Kind) throws(MemoraError) -> Int64 {
         try database.write { db in
-            try OperationRecord(id: nil, kind: kind, createdAt: Date()).insert(db)
+            try OperationRecord(id: nil, kind: kind, createdAt: database.clock.now()).insert(db)
             return db.lastInsertedRowID
         }
     }
@@ -110,9 +110,9 @@ public struct PhotoHistory: Sendable {
                     // header, not a large photo's whole image data).
                     let before = record.before ?? (try? MetadataReader.scan(contentsOf: record.asset))?.captions
                     try OriginalMetadataRecord(assetID: record.asset, snapshot: snapshot.encoded(), caption: before?.caption,
-                                               altText: before?.altText, createdAt: Date()).insert(db)
+                                               altText: before?.altText, createdAt: database.clock.now()).insert(db)
                 }
-                try HistoryRecord(record, snapshot: isFirst ? nil : snapshot.encoded(), pending: true).insert(db)
+                try HistoryRecord(record, snapshot: isFirst ? nil : snapshot.encoded(), pending: true, at: database.clock.now()).insert(db)
                 recorded.set(db.lastInsertedRowID, original: isFirst)
             }
         }
@@ -169,7 +169,7 @@ public struct PhotoHistory: Sendable {
         let last = try HistoryRecord.of(asset: record.asset).filter(HistoryRecord.Columns.kind != HistoryEntry.Kind.stripLocation.rawValue)
             .reversed().fetchOne(db)
         if last?.caption != record.caption {
-            try HistoryRecord(record, snapshot: nil, pending: false).insert(db)
+            try HistoryRecord(record, snapshot: nil, pending: false, at: database.clock.now()).insert(db)
         }
         if let latest = try HistoryRecord.of(asset: record.asset).filter(HistoryRecord.Columns.caption == record.caption).reversed().fetchOne(db),
            let id = latest.id {

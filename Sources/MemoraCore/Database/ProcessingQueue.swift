@@ -73,7 +73,7 @@ public struct ProcessingQueue: Sendable {
     @discardableResult
     public func enqueue(path: String, force: Bool = false) throws(MemoraError) -> Bool {
         let asset = Self.assetID(for: path)
-        let now = Date()
+        let now = database.clock.now()
         return try database.write { db in
             let item = QueueRecord(id: UUID().uuidString.lowercased(), assetID: asset, assetURI: asset, status: .pending, force: force,
                                    createdAt: now, updatedAt: now)
@@ -83,7 +83,7 @@ public struct ProcessingQueue: Sendable {
             let requeued = try QueueRecord.of(asset: asset).filter([QueueItem.Status.completed.rawValue, QueueItem.Status.failed.rawValue].contains(QueueRecord.Columns.status))
                 .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.Columns.force.set(to: true),
                            QueueRecord.Columns.retryCount.set(to: 0), QueueRecord.Columns.caption.set(to: nil),
-                           QueueRecord.Columns.altText.set(to: nil), QueueRecord.Columns.errorMessage.set(to: nil), QueueRecord.touched)
+                           QueueRecord.Columns.altText.set(to: nil), QueueRecord.Columns.errorMessage.set(to: nil), QueueRecord.touched(at: database.clock.now()))
             return requeued > 0
         }
     }
@@ -112,7 +112,7 @@ public struct ProcessingQueue: Sendable {
                 return nil
             }
             next.status = .processing
-            next.updatedAt = Date()
+            next.updatedAt = database.clock.now()
             try next.update(db, columns: [QueueRecord.Columns.status, QueueRecord.Columns.updatedAt])
             return try QueueRecord.fetchOne(db, id: next.id)?.item
         }
@@ -124,27 +124,27 @@ public struct ProcessingQueue: Sendable {
             _ = try QueueRecord.filter(id: id).updateAll(
                 db, QueueRecord.Columns.caption.set(to: caption.description), QueueRecord.Columns.altText.set(to: caption.altText),
                 QueueRecord.Columns.extendedDescription.set(to: caption.extendedDescription),
-                QueueRecord.Columns.modelUsed.set(to: caption.model.identifier), QueueRecord.touched)
+                QueueRecord.Columns.modelUsed.set(to: caption.model.identifier), QueueRecord.touched(at: database.clock.now()))
         }
     }
 
     /// Marks an item completed, in `db`'s transaction (with its history entry).
     func complete(_ id: String, caption: String?, altText: String?, modelUsed: String, note: String? = nil, in db: Database) throws {
-        _ = try QueueRecord.filter(id: id).updateAll(db, Self.completion(caption: caption, altText: altText, modelUsed: modelUsed, note: note))
+        _ = try QueueRecord.filter(id: id).updateAll(db, completion(caption: caption, altText: altText, modelUsed: modelUsed, note: note))
     }
 
     /// Settles the photo's queued item, if any, after a person decided its caption (an edit or a
     /// rollback): it is completed with that caption, unless a worker is processing it right now.
     func settle(asset: String, caption: String?, altText: String?, modelUsed: String, in db: Database) throws {
         _ = try QueueRecord.of(asset: asset).filter(QueueRecord.Columns.status != QueueItem.Status.processing.rawValue)
-            .updateAll(db, Self.completion(caption: caption, altText: altText, modelUsed: modelUsed, note: nil))
+            .updateAll(db, completion(caption: caption, altText: altText, modelUsed: modelUsed, note: nil))
     }
 
     /// The assignments that complete an item with a caption (or none) and an optional note.
-    private static func completion(caption: String?, altText: String?, modelUsed: String, note: String?) -> [ColumnAssignment] {
+    private func completion(caption: String?, altText: String?, modelUsed: String, note: String?) -> [ColumnAssignment] {
         [QueueRecord.Columns.status.set(to: QueueItem.Status.completed.rawValue), QueueRecord.Columns.caption.set(to: caption),
          QueueRecord.Columns.altText.set(to: altText), QueueRecord.Columns.modelUsed.set(to: modelUsed),
-         QueueRecord.Columns.errorMessage.set(to: note), QueueRecord.touched]
+         QueueRecord.Columns.errorMessage.set(to: note), QueueRecord.touched(at: database.clock.now())]
     }
 
     /// Marks an item completed without a caption of ours (skipped, with the reason).
@@ -167,8 +167,8 @@ public struct ProcessingQueue: Sendable {
             _ = try QueueRecord.filter(id: id).updateAll(
                 db, QueueRecord.Columns.status.set(to: status.rawValue), QueueRecord.Columns.retryCount.set(to: retries),
                 QueueRecord.Columns.errorMessage.set(to: error), QueueRecord.Columns.caption.set(to: nil),
-                QueueRecord.Columns.altText.set(to: nil), QueueRecord.touched)
-            if let item { try CaptionSync.queueFailure(asset: item.assetID, status: status, error: error, retries: retries, in: db) }
+                QueueRecord.Columns.altText.set(to: nil), QueueRecord.touched(at: database.clock.now()))
+            if let item { try CaptionSync.queueFailure(asset: item.assetID, status: status, error: error, retries: retries, at: database.clock.now(), in: db) }
             return status
         }
     }
@@ -177,7 +177,7 @@ public struct ProcessingQueue: Sendable {
     public func release(_ id: String) throws(MemoraError) {
         try database.write { db in
             _ = try QueueRecord.filter(id: id).filter(QueueRecord.Columns.status == QueueItem.Status.processing.rawValue)
-                .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.touched)
+                .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.touched(at: database.clock.now()))
         }
     }
 
@@ -187,7 +187,7 @@ public struct ProcessingQueue: Sendable {
     public func recoverInterrupted() throws(MemoraError) -> Int {
         try database.write { db in
             try QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.processing.rawValue)
-                .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.touched)
+                .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.touched(at: database.clock.now()))
         }
     }
 
@@ -197,7 +197,7 @@ public struct ProcessingQueue: Sendable {
         try database.write { db in
             try QueueRecord.filter(QueueRecord.Columns.status == QueueItem.Status.failed.rawValue)
                 .updateAll(db, QueueRecord.Columns.status.set(to: QueueItem.Status.pending.rawValue), QueueRecord.Columns.retryCount.set(to: 0),
-                           QueueRecord.touched)
+                           QueueRecord.touched(at: database.clock.now()))
         }
     }
 

@@ -45,7 +45,8 @@ public struct SavedPlaces: Sendable {
     /// Saves a new place (queued for the server) and returns it.
     @discardableResult
     public func add(name: String, latitude: Double, longitude: Double, radiusMeters: Double = 100, notes: String? = nil,
-                    now: Date = Date()) throws(MemoraError) -> SavedPlace {
+                    now: Date? = nil) throws(MemoraError) -> SavedPlace {
+        let now = now ?? database.clock.now()
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         var fields: [String: JSONValue] = [
             "id": .string(UUID().uuidString.lowercased()), "name": .string(name), "latitude": .number(latitude),

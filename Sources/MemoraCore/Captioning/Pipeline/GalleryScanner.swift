@@ -44,6 +44,7 @@ public struct GalleryScanner: Sendable {
         let preferences = try database.preferences()
         let queue = ProcessingQueue(database: database)
         var result = Result()
+        // The disk's clock, not the database's: what changed since is told by the files' own times.
         let now = Date()
         for root in paths {
             let rootID = ProcessingQueue.assetID(for: root)
