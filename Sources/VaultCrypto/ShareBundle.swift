@@ -60,11 +60,12 @@ public enum ShareBundle {
     static let hpkeInfo = Array("LOCA share v1".utf8)
 
     /// Seals `contents` for `recipient`, signed by `sender`; returns the bundle's bytes (JSON).
+    /// `now` is the bundle's timestamp.
     public static func create(
         contents: [UInt8], metadata: SharedPhotoMetadata, photoID: String,
-        from sender: SharingIdentity, to recipient: ShareRecipient
+        from sender: SharingIdentity, to recipient: ShareRecipient, now: Date = Date()
     ) throws(VaultCryptoError) -> [UInt8] {
-        try create(contents: contents, metadata: metadata, photoID: photoID, from: sender, to: recipient, randomness: .fresh())
+        try create(contents: contents, metadata: metadata, photoID: photoID, from: sender, to: recipient, randomness: .fresh(now: now))
     }
 
     /// Every random value (and the clock reading) one bundle uses. `create` draws them fresh;
@@ -85,11 +86,11 @@ public enum ShareBundle {
         /// The ChaCha20-Poly1305 nonce that seals the content key (used for passphrase recipients).
         var keyNonce: [UInt8]
 
-        /// Fresh values from the CSPRNG, and the current time.
-        static func fresh() -> Randomness {
+        /// Fresh values from the CSPRNG, and `now`.
+        static func fresh(now: Date) -> Randomness {
             Randomness(
                 contentKey: SecretKey(), photoNonce: SecureRandom.bytes(count: 12), metadataNonce: SecureRandom.bytes(count: 12),
-                timestamp: LOCACipher.seconds(Date()), ephemeralSecret: SecretKey(),
+                timestamp: LOCACipher.seconds(now), ephemeralSecret: SecretKey(),
                 salt: SecureRandom.bytes(count: Sodium.argon2SaltLength), keyNonce: SecureRandom.bytes(count: 12))
         }
     }

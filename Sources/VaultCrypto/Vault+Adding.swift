@@ -100,7 +100,7 @@ extension Vault {
         let size = spool.size
         return try add(originalFilename: originalFilename, originalSize: size, contentHash: authenticator.contentHash(ofDigest: digest),
                        details: details) { photoKey, destination throws(VaultCryptoError) in
-            try cipher.encrypt(size: size, read: spool.read, to: destination, key: photoKey, timestamp: Date(), progress: nil)
+            try cipher.encrypt(size: size, read: spool.read, to: destination, key: photoKey, timestamp: clock.now(), progress: nil)
         }
     }
 
@@ -122,7 +122,7 @@ extension Vault {
         encrypt: (SecretKey, String) throws(VaultCryptoError) -> Void
     ) throws(VaultCryptoError) -> VaultAddition {
         let id = UUID().uuidString.lowercased()
-        let folderDate = details.takenAt ?? Date()
+        let folderDate = details.takenAt ?? clock.now()
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: folderDate)
         let relativePath = VaultLayout.photoPath(id: id, year: components.year ?? 1970, month: components.month ?? 1)
         let relativeFolder = SystemPath.folder(of: relativePath)
@@ -146,7 +146,7 @@ extension Vault {
                 id: id, relativePath: relativePath, wrappedKey: Data(keyWrapper.withLock { $0 }.wrap(photoKey, photoID: id)),
                 originalSize: Int64(originalSize), encryptedSize: Int64(encryptedSize),
                 originalFilename: originalFilename, format: details.format,
-                width: details.width, height: details.height, takenAt: details.takenAt, addedAt: Date(),
+                width: details.width, height: details.height, takenAt: details.takenAt, addedAt: clock.now(),
                 tags: details.tags, isFavorite: false, isHidden: false, hasThumbnail: details.thumbnail != nil)
             var record = VaultPhotoRecord(photo, contentHash: contentHash)
             record.mac = authenticator.mac(of: record)

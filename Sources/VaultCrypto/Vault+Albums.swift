@@ -7,7 +7,7 @@ extension Vault {
     /// Creates an album.
     @discardableResult
     public func createAlbum(named name: String) throws(VaultCryptoError) -> VaultAlbum {
-        let album = VaultAlbum(id: UUID().uuidString.lowercased(), name: name, createdAt: Date())
+        let album = VaultAlbum(id: UUID().uuidString.lowercased(), name: name, createdAt: clock.now())
         try catalogue.write { db in try VaultAlbumRecord(album).insert(db) }
         return album
     }

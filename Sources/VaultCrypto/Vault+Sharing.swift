@@ -10,7 +10,7 @@ extension Vault {
         let metadata = SharedPhotoMetadata(
             originalFilename: photo.originalFilename, format: photo.format, originalSize: photo.originalSize,
             captureDate: photo.takenAt, width: photo.width, height: photo.height)
-        return try ShareBundle.create(contents: contents(of: id), metadata: metadata, photoID: id, from: sender, to: recipient)
+        return try ShareBundle.create(contents: contents(of: id), metadata: metadata, photoID: id, from: sender, to: recipient, now: clock.now())
     }
 
     /// Writes a `.locaphoto` bundle of photo `id` to `path` (mode 0600, atomically), with the

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-internal import MemoraSystem
+public import MemoraSystem
 
 /// An encrypted photo vault in a folder (Docs/Vault.md):
 ///
@@ -24,6 +24,8 @@ public final class Vault: Sendable {
     /// The catalogue key (it survives key rotations) and what it authenticates with.
     let catalogueKey: SecretKey
     let authenticator: CatalogueAuthenticator
+    /// Where the time is read: when photos and albums were added, the LOCA files' timestamps.
+    let clock: any MemoraClock
 
     static let catalogueName = "vault.sqlite"
 
@@ -33,8 +35,9 @@ public final class Vault: Sendable {
 
     private init(
         folder: String, identifier: String, catalogue: VaultCatalogue, keyStore: any KeyStore, masterKey: SecretKey,
-        catalogueKey: SecretKey, cipher: LOCACipher
+        catalogueKey: SecretKey, cipher: LOCACipher, clock: any MemoraClock
     ) {
+        self.clock = clock
         self.folder = folder
         self.identifier = identifier
         self.catalogue = catalogue
@@ -50,9 +53,10 @@ public final class Vault: Sendable {
 
     /// Creates a new, empty vault in `folder` (created if needed, mode 0700), with the master key
     /// from `keyStore` (a new random one if the store is empty). `identifier` names the vault
-    /// (a lowercase UUID by default), so a front end can keep one key file per vault.
+    /// (a lowercase UUID by default), so a front end can keep one key file per vault. `clock` stamps
+    /// what the vault records (the system's unless a test moves time).
     public static func create(
-        at folder: String, keyStore: any KeyStore, identifier: String? = nil, cipher: LOCACipher? = nil
+        at folder: String, keyStore: any KeyStore, identifier: String? = nil, cipher: LOCACipher? = nil, clock: any MemoraClock = SystemClock()
     ) throws(VaultCryptoError) -> Vault {
         let identifier = identifier ?? UUID().uuidString.lowercased()
         let cataloguePath = folder + "/" + catalogueName
@@ -67,13 +71,13 @@ public final class Vault: Sendable {
         let catalogueKey = SecretKey()
         var record = VaultRecord(
             formatVersion: currentFormatVersion, identifier: identifier, keyCheck: Data(keyCheck(masterKey, format: currentFormatVersion)),
-            createdAt: Date(),
+            createdAt: clock.now(),
             catalogueKey: Data(PhotoKeyWrapper(masterKey: masterKey).wrap(catalogueKey, photoID: CatalogueAuthenticator.wrappingID(vault: identifier))))
         record.mac = CatalogueAuthenticator(catalogueKey: catalogueKey).mac(of: record)
         try catalogue.write { [record] db in try record.insert(db) }
         return Vault(
             folder: folder, identifier: identifier, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey,
-            catalogueKey: catalogueKey, cipher: try cipher.orDefault())
+            catalogueKey: catalogueKey, cipher: try cipher.orDefault(), clock: clock)
     }
 
     /// A dry run of ``create(at:keyStore:identifier:cipher:)``'s checks on `folder`: no vault there
@@ -98,7 +102,8 @@ public final class Vault: Sendable {
     /// format (`vaultTooNew`) and a catalogue changed outside Memora (`catalogueTampered`),
     /// finishes an interrupted key rotation, upgrades a format-1 catalogue (its rows get their
     /// MACs), and removes the temporary files of interrupted adds.
-    public static func open(at folder: String, keyStore: any KeyStore, cipher: LOCACipher? = nil) throws(VaultCryptoError) -> Vault {
+    public static func open(at folder: String, keyStore: any KeyStore, cipher: LOCACipher? = nil,
+                            clock: any MemoraClock = SystemClock()) throws(VaultCryptoError) -> Vault {
         let cataloguePath = folder + "/" + catalogueName
         guard VaultFiles.exists(cataloguePath) else { throw .vaultNotFound(path: folder) }
         guard let masterKey = try keyStore.loadMasterKey() else { throw .masterKeyMissing(path: folder) }
@@ -113,7 +118,7 @@ public final class Vault: Sendable {
         }
         return Vault(
             folder: folder, identifier: identifier, catalogue: catalogue, keyStore: keyStore, masterKey: masterKey,
-            catalogueKey: catalogueKey, cipher: try cipher.orDefault())
+            catalogueKey: catalogueKey, cipher: try cipher.orDefault(), clock: clock)
     }
 
     /// `open`'s one transaction: the format, the key check (finishing a rotation), the upgrade

@@ -1,4 +1,5 @@
 import Foundation
+import MemoraSystem
 import Testing
 @testable import VaultCrypto
 import TestSupport
@@ -13,10 +14,10 @@ struct VaultTests {
         let source: String
         let plaintext: [UInt8]
 
-        init(size: Int = 3 * 4096 + 7) throws {
+        init(size: Int = 3 * 4096 + 7, clock: any MemoraClock = SystemClock()) throws {
             root = try temporaryFolder()
             keyStore = InMemoryKeyStore()
-            vault = try Vault.create(at: root + "/vault", keyStore: keyStore, cipher: try LOCACipher(chunkExponent: 12))
+            vault = try Vault.create(at: root + "/vault", keyStore: keyStore, cipher: try LOCACipher(chunkExponent: 12), clock: clock)
             plaintext = patterned(size, salt: 9)
             source = root + "/IMG_0001.jpg"
             try Data(plaintext).write(to: URL(fileURLWithPath: source))
@@ -26,6 +27,19 @@ struct VaultTests {
             (FileManager.default.enumerator(atPath: root + "/vault/" + folder)?.allObjects as? [String] ?? [])
                 .filter { !$0.hasPrefix(".") && ($0.hasSuffix(".encrypted") || $0.hasSuffix(".thumb") || $0.contains(".tmp")) }
         }
+    }
+
+    @Test("what the vault records is stamped with its clock: a photo's addition and year folder, an album's creation")
+    func stampedWithClock() throws {
+        // 2030-03-17, far from the system's clock.
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000))
+        let fixture = try Fixture(clock: clock)
+        defer { try? FileManager.default.removeItem(atPath: fixture.root) }
+        let photo = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg")).photo
+        #expect(photo.addedAt == clock.now())
+        #expect(photo.relativePath.hasPrefix("Photos/2030/03/"), "\(photo.relativePath)")
+        clock.advance(by: .seconds(60))
+        #expect(try fixture.vault.createAlbum(named: "Spring").createdAt == clock.now())
     }
 
     @Test("add, list, read, export and remove a photo; no plaintext is written inside the vault")
