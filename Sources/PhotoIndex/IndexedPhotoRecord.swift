@@ -103,10 +103,10 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
     // MARK: Writes
 
     /// Saves `photo` (inserted, or replacing the row with the same id or path) with its place
-    /// parts, people, faces and embedding, in `db`'s transaction.
-    static func save(_ photo: IndexedPhoto, sidecarModified: Date? = nil, in db: Database) throws {
+    /// parts, people, faces and embedding, indexed at `date`, in `db`'s transaction.
+    static func save(_ photo: IndexedPhoto, sidecarModified: Date? = nil, at date: Date, in db: Database) throws {
         try filter(Columns.path == photo.path && Columns.id != photo.id).deleteAll(db)
-        try IndexedPhotoRecord(photo, sidecarModified: sidecarModified, indexedAt: Date()).insert(db, onConflict: .replace)
+        try IndexedPhotoRecord(photo, sidecarModified: sidecarModified, indexedAt: date).insert(db, onConflict: .replace)
         try EmbeddingRecord.replace(EmbeddingRecord.rows(photo.id, embedding: photo.embedding), of: photo.id, in: db)
         try PlacePartRecord.replace(PlacePartRecord.rows(photo.id, place: photo.place), of: photo.id, in: db)
         try PhotoPersonRecord.replace(PhotoPersonRecord.rows(photo.id, names: photo.people), of: photo.id, in: db)

@@ -1,5 +1,5 @@
 import Foundation
-internal import MemoraSystem
+public import MemoraSystem
 import GRDB
 import MemoraDatabase
 
@@ -8,6 +8,8 @@ public final class PhotoIndexDatabase: Sendable {
     let pool: DatabasePool
     /// The database file.
     public let path: String
+    /// Where the time of what is recorded is read (when a photo was indexed, a person made).
+    public let clock: any MemoraClock
 
     /// Opens (creating and migrating as needed) the index at `path`.
     public convenience init(path: String) throws(PhotoIndexError) {
@@ -17,8 +19,10 @@ public final class PhotoIndexDatabase: Sendable {
     /// Opens the index at `path`, migrating it as needed. Without `creatingIfMissing`, an index
     /// that does not exist yet (no file, or an empty one) is not created: ``PhotoIndexError/noIndex(path:isEmpty:)``
     /// is thrown and nothing is written, which is what a reader of the index (a collage) wants.
-    public init(path: String, creatingIfMissing: Bool = true) throws(PhotoIndexError) {
+    /// `clock` stamps what the index records (the system's unless a test moves time).
+    public init(path: String, creatingIfMissing: Bool = true, clock: any MemoraClock = SystemClock()) throws(PhotoIndexError) {
         self.path = path
+        self.clock = clock
         if !creatingIfMissing {
             guard let status = FileSystem.statusIfPresent(of: path), status.size > 0 else { throw .noIndex(path: path) }
         }
@@ -71,14 +75,15 @@ public final class PhotoIndexDatabase: Sendable {
 
     static func nanoseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded()) }
 
-    /// Inserts or replaces `photo` with its people and faces, in `db`'s transaction.
-    static func save(_ photo: IndexedPhoto, sidecarModified: Date? = nil, in db: Database) throws {
-        try IndexedPhotoRecord.save(photo, sidecarModified: sidecarModified, in: db)
+    /// Inserts or replaces `photo` with its people and faces, indexed at `date`, in `db`'s transaction.
+    static func save(_ photo: IndexedPhoto, sidecarModified: Date? = nil, at date: Date, in db: Database) throws {
+        try IndexedPhotoRecord.save(photo, sidecarModified: sidecarModified, at: date, in: db)
     }
 
     /// Saves `photos` (inserted, or replacing the rows with the same id or path), in one transaction.
     public func save(_ photos: [IndexedPhoto]) throws(PhotoIndexError) {
-        try write { db in for photo in photos { try Self.save(photo, in: db) } }
+        let now = clock.now()
+        try write { db in for photo in photos { try Self.save(photo, at: now, in: db) } }
     }
 
     /// Moves the write-ahead log into the database file, so the file's size is the index's size.

@@ -73,7 +73,8 @@ public struct PhotoIndexer: Sendable {
             guard !pending.isEmpty else { return }
             let batch = pending
             pending.removeAll()
-            try database.write { db in for item in batch { try PhotoIndexDatabase.save(item.photo, sidecarModified: item.sidecarModified, in: db) } }
+            let now = database.clock.now()
+            try database.write { db in for item in batch { try PhotoIndexDatabase.save(item.photo, sidecarModified: item.sidecarModified, at: now, in: db) } }
         }
         var iterator = work.makeIterator()
         var failure: PhotoIndexError?

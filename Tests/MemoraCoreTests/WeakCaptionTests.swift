@@ -278,8 +278,8 @@ struct WeakCaptionTests {
         }
         // Three photos of one face make a person; the described photo is one of them.
         try index.write { db in
-            try PhotoIndexDatabase.save(indexed("a", path: SystemPath.normalized(FileSystem.absolutePath(photo)), face: 0), in: db)
-            for other in ["b", "c"] { try PhotoIndexDatabase.save(indexed(other, path: folder + "/\(other).jpg", face: 0), in: db) }
+            try PhotoIndexDatabase.save(indexed("a", path: SystemPath.normalized(FileSystem.absolutePath(photo)), face: 0), at: Date(), in: db)
+            for other in ["b", "c"] { try PhotoIndexDatabase.save(indexed(other, path: folder + "/\(other).jpg", face: 0), at: Date(), in: db) }
         }
         _ = try PeopleClustering(database: index).update()
         let person = try #require(try index.people().first)

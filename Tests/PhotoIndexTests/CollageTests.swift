@@ -30,7 +30,7 @@ struct Rows {
             place: place, width: 4000, height: 3000, orientation: orientation, keywords: [], people: people, faces: faces, quality: quality,
             perceptualHash: hash, rating: nil, favorite: false,
             embedding: nil, error: error)
-        try database.pool.write { db in try PhotoIndexDatabase.save(photo, in: db) }
+        try database.pool.write { db in try PhotoIndexDatabase.save(photo, at: Date(), in: db) }
     }
 
     func select(_ request: CollageRequest) throws -> CollageSelection {

@@ -119,7 +119,7 @@ struct PeopleAndThemesTests {
                 latitude: nil, longitude: nil, place: nil, width: 4000, height: 3000, orientation: 1, keywords: [], people: [], faces: [],
                 quality: 0.8, perceptualHash: UInt64(index) &* 0x9E37_79B9_7F4A_7C15, rating: nil, favorite: false, embedding: embedding, error: nil)
             photo.sceneTheme = theme
-            try library.database.write { db in try PhotoIndexDatabase.save(photo, in: db) }
+            try library.database.write { db in try PhotoIndexDatabase.save(photo, at: Date(), in: db) }
         }
         let summary = try ThemeClustering(database: library.database).run()
         #expect(summary.clusters == 2 && summary.namedClusters == 2, "\(summary)")

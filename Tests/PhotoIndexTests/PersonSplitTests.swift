@@ -3,6 +3,7 @@ import GRDB
 import MemoraSystem
 import Testing
 @testable import PhotoIndex
+import TestSupport
 
 /// Splitting a person (`PhotoIndexDatabase.split`), on faces saved straight into the index with
 /// embeddings chosen so that, without the user's decision, the clustering would put the faces
@@ -15,6 +16,28 @@ struct PersonSplitTests {
         vector[axis] = 1
         vector[axis + 1] = wobble
         return vector
+    }
+
+    @Test("the index stamps what it records with its clock: when a photo was indexed, when a person was made")
+    func stampedWithClock() throws {
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000))
+        let database = try PhotoIndexDatabase(path: try temporaryFolder("index-clock") + "/index.sqlite", clock: clock)
+        let photos = Self.faces.map { name, embedding in
+            IndexedPhoto(
+                id: name, path: "/photos/\(name).jpg", size: 1, modified: Date(), imageHash: name, kind: .jpeg,
+                takenAt: nil, utcOffset: nil, dateTrusted: false, latitude: nil, longitude: nil, place: nil, width: 400, height: 300,
+                orientation: 1, keywords: [], people: [],
+                faces: [FaceBox(name: nil, x: 0.3, y: 0.3, width: 0.2, height: 0.2, confidence: 0.9, embedding: embedding)],
+                quality: 0.8, perceptualHash: nil, rating: nil, favorite: false, embedding: nil, error: nil)
+        }
+        try database.save(photos)
+        clock.advance(by: .seconds(3600))
+        _ = try PeopleClustering(database: database).update()
+        let (indexed, made) = try database.read { db in
+            (try Int64.fetchSet(db, sql: "SELECT indexed_at FROM photos"), try Int64.fetchSet(db, sql: "SELECT created_at FROM persons"))
+        }
+        #expect(indexed == [1_900_000_000_000])
+        #expect(made == [1_900_003_600_000], "both people were made an hour later")
     }
 
     /// Ana in a0...a5 (a4 has a0's very face, so indexed again it would rejoin her), Cy in c0...c2.
@@ -35,7 +58,7 @@ struct PersonSplitTests {
             takenAt: Date(timeIntervalSince1970: 1_600_000_000), utcOffset: 0, dateTrusted: true, latitude: nil, longitude: nil,
             place: nil, width: 4000, height: 3000, orientation: 1, keywords: [], people: [], faces: faces, quality: 0.8,
             perceptualHash: nil, rating: nil, favorite: false, embedding: nil, error: nil)
-        try library.database.write { db in try PhotoIndexDatabase.save(photo, in: db) }
+        try library.database.write { db in try PhotoIndexDatabase.save(photo, at: Date(), in: db) }
     }
 
     /// An index of ``faces`` clustered into Ana (named by the user) and Cy.

@@ -151,7 +151,7 @@ public struct PeopleClustering: Sendable {
                     labelPeople[label] = previous
                     claimed.insert(previous)
                 } else {
-                    try PersonRecord(id: nil, name: nil, namedByUser: false, hidden: false, createdAt: Date()).insert(db)
+                    try PersonRecord(id: nil, name: nil, namedByUser: false, hidden: false, createdAt: database.clock.now()).insert(db)
                     labelPeople[label] = db.lastInsertedRowID
                     summary.newPeople += 1
                 }

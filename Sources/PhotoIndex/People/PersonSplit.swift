@@ -47,7 +47,7 @@ extension PhotoIndexDatabase {
             if let existing = split.target {
                 target = existing
             } else {
-                try PersonRecord(id: nil, name: name, namedByUser: name != nil, hidden: false, createdAt: Date()).insert(db)
+                try PersonRecord(id: nil, name: name, namedByUser: name != nil, hidden: false, createdAt: clock.now()).insert(db)
                 target = db.lastInsertedRowID
                 split.target = target
             }

@@ -37,7 +37,7 @@ extension PeopleClustering {
             if let name, let other = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ? COLLATE NOCASE LIMIT 1", arguments: [name]) {
                 throw PhotoIndexError.invalidRequest("person \(other) is already called \"\(name)\": accept the suggestion without a name, then merge them")
             }
-            try PersonRecord(id: nil, name: name, namedByUser: name != nil, hidden: false, createdAt: Date()).insert(db)
+            try PersonRecord(id: nil, name: name, namedByUser: name != nil, hidden: false, createdAt: database.clock.now()).insert(db)
             let person = db.lastInsertedRowID
             for face in groups[number - 1].faces {
                 try db.execute(sql: "UPDATE faces SET person_id = ? WHERE photo_id = ? AND ordinal = ?", arguments: [person, face.photoID, face.ordinal])
