@@ -44,7 +44,7 @@ package struct DemoJob: Sendable {
 
     /// Runs every step and reports what each did; `onProgress` follows the longer steps.
     package func run(onProgress: @Sendable (Progress) -> Void = { _ in }) async throws -> DemoReport {
-        let start = Date()
+        let start = ContinuousClock.now  // how long the run took: monotonic, whatever the wall clock does
         let library = output + "/library"
         let thumbnails = output + "/thumbnails"
         for folder in [library, thumbnails] { try FileSystem.makeFolder(folder) }
@@ -90,7 +90,7 @@ package struct DemoJob: Sendable {
             newPeople: people?.newPeople ?? 0, themes: themes?.themes.map { "\($0.value) (\($0.count))" } ?? [],
             themeCollage: themeCollage?.path, themeCollagePhotos: themeCollage?.photos ?? 0,
             captionDatabase: captioning.database, captioned: captioning.summary.captioned + captioning.summary.recovered,
-            captions: captioning.captions, captionModels: captioning.summary.models, vault: vault, seconds: Date().timeIntervalSince(start),
+            captions: captioning.captions, captionModels: captioning.summary.models, vault: vault, seconds: (ContinuousClock.now - start) / .seconds(1),
             realPhotos: real.compactMap { file in
                 captioning.items[file].map { DemoReport.RealPhoto(file: "real-photos/" + file, caption: $0.caption, altText: $0.altText) }
             })
