@@ -6,7 +6,7 @@ internal import MemoraSystem
 ///
 /// Each record is one batch of the vault's LOCA encryption (``LOCACipher/batchBytes(chunkExponent:)``),
 /// sealed on its own as a small LOCA blob under a key that exists only in this process's memory and
-/// is wiped with the spool: a crash leaves ciphertext nobody can open, which ``Vault/open(at:keyStore:cipher:)``
+/// is wiped with the spool: a crash leaves ciphertext nobody can open, which ``Vault/open(at:keyStore:cipher:clock:)``
 /// removes. Memory holds one record, whatever the photo's size.
 final class PhotoSpool {
     /// The spool file: `Thumbnails/.{uuid}.spool.memora-XXXXXX` in the vault.

@@ -80,7 +80,7 @@ public final class Vault: Sendable {
             catalogueKey: catalogueKey, cipher: try cipher.orDefault(), clock: clock)
     }
 
-    /// A dry run of ``create(at:keyStore:identifier:cipher:)``'s checks on `folder`: no vault there
+    /// A dry run of ``create(at:keyStore:identifier:cipher:clock:)``'s checks on `folder`: no vault there
     /// already (`vaultExists`), and no file of the user's (`folderNotEmpty`: it would be made private
     /// and hold both). Nothing is written.
     public static func checkCreate(at folder: String) throws(VaultCryptoError) {
