@@ -45,16 +45,14 @@ public struct APIClient: Sendable {
     public func call<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, query: [URLQueryItem] = [],
                                                          json body: Body, expecting: Set<Int> = APIClient.success) async throws(HTTPError) -> Answer {
         let response = try await send(method, path, query: query, json: body)
-        try Self.check(response, expecting: expecting, endpoint: HTTPRequest.redacted(url(path)))
-        return try Self.decode(response, endpoint: HTTPRequest.redacted(url(path)))
+        return try answer(response, path, expecting: expecting)
     }
 
     /// Sends `method` to `path` without a body and decodes the answer, which must have one of `expecting` (any 2xx unless given).
     public func call<Answer: Decodable>(_ method: String, _ path: String, query: [URLQueryItem] = [],
                                         expecting: Set<Int> = APIClient.success) async throws(HTTPError) -> Answer {
         let response = try await send(method, path, query: query)
-        try Self.check(response, expecting: expecting, endpoint: HTTPRequest.redacted(url(path)))
-        return try Self.decode(response, endpoint: HTTPRequest.redacted(url(path)))
+        return try answer(response, path, expecting: expecting)
     }
 
     /// Sends `method` to `path` without a body; the answer, whose body is ignored, must have one of `expecting`.
@@ -92,6 +90,13 @@ public struct APIClient: Sendable {
     }
 
     // MARK: Reading answers
+
+    /// `response` checked against `expecting` and decoded; an error names `path`'s address without its query.
+    private func answer<Answer: Decodable>(_ response: HTTPResponse, _ path: String, expecting: Set<Int>) throws(HTTPError) -> Answer {
+        let endpoint = HTTPRequest.redacted(url(path))
+        try Self.check(response, expecting: expecting, endpoint: endpoint)
+        return try Self.decode(response, endpoint: endpoint)
+    }
 
     /// Returns when `response` has one of `expecting`; otherwise throws ``HTTPError/unexpected(_:endpoint:)``.
     public static func check(_ response: HTTPResponse, expecting: Set<Int>, endpoint: String) throws(HTTPError) {

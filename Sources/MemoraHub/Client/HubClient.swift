@@ -85,9 +85,10 @@ public struct HubClient: Sendable {
     public func setAvatar(person id: Int64, image path: String) async throws(HubError) -> HubPerson {
         let bytes: Data
         do { bytes = Data(try SystemFile(path).readAll()) } catch { throw .file(path: path, reason: "cannot be read: \(error)") }
-        let response = try await send(HTTPRequest(method: "PUT", url: api.url("api/people/\(id)/avatar"),
+        let avatar = "api/people/\(id)/avatar"
+        let response = try await send(HTTPRequest(method: "PUT", url: api.url(avatar),
                                                   headers: ["Content-Type": MultipartBody.contentType(of: path)], body: bytes, timeout: api.timeout))
-        return try check(response, expecting: [200])
+        return try check(response, from: avatar, expecting: [200])
     }
 
     /// Removes a person (their face tags become untagged).
@@ -162,7 +163,7 @@ public struct HubClient: Sendable {
             "Content-Type": "multipart/form-data; boundary=\(boundary)",
         ], body: body, timeout: .seconds(300))
         let response = try await send(request, progress: progress)
-        return (try check(response, expecting: [200, 201]), response.status == 201)
+        return (try check(response, from: "api/memories", expecting: [200, 201]), response.status == 201)
     }
 
     /// Uploads a large file (a video) in pieces through an upload session, then makes the memory from it.
@@ -207,7 +208,7 @@ public struct HubClient: Sendable {
             if response.status == 409 {
                 status = try await json("GET", "api/uploads/\(status.id)")  // the hub is elsewhere: continue from there
             } else {
-                status = try check(response, expecting: [200])
+                status = try check(response, from: "api/uploads/\(status.id)", expecting: [200])
                 failures = 0
             }
             progress?(status.offset, status.size)
@@ -223,13 +224,13 @@ public struct HubClient: Sendable {
                                          expecting: Set<Int> = [200]) async throws(HubError) -> Answer {
         let response: HTTPResponse
         do { response = try await api.send(method, path, query: query) } catch { throw .http(error) }
-        return try check(response, expecting: expecting)
+        return try check(response, from: path, expecting: expecting)
     }
 
     private func json<Body: Encodable, Answer: Decodable>(_ method: String, _ path: String, body: Body, expecting: Set<Int> = [200]) async throws(HubError) -> Answer {
         let response: HTTPResponse
         do { response = try await api.send(method, path, json: body) } catch { throw .http(error) }
-        return try check(response, expecting: expecting)
+        return try check(response, from: path, expecting: expecting)
     }
 
     private func call(_ method: String, _ path: String, expecting: Set<Int>) async throws(HubError) {
@@ -242,12 +243,12 @@ public struct HubClient: Sendable {
     }
 
     /// `response`'s body as `Answer` when its status is one of `expecting`; otherwise the matching
-    /// ``HubError``: a taken name is ``HubError/personExists(_:)`` with the person who has it.
-    private func check<Answer: Decodable>(_ response: HTTPResponse, expecting: Set<Int>) throws(HubError) -> Answer {
+    /// ``HubError``, naming `path`'s address: a taken name is ``HubError/personExists(_:)`` with the person who has it.
+    private func check<Answer: Decodable>(_ response: HTTPResponse, from path: String, expecting: Set<Int>) throws(HubError) -> Answer {
         if response.status == 409, !expecting.contains(409), let conflict = try? JSONDecoder().decode(PersonConflict.self, from: response.body) {
             throw .personExists(conflict.person)
         }
-        let endpoint = HTTPRequest.redacted(base)
+        let endpoint = HTTPRequest.redacted(api.url(path))
         do {
             try APIClient.check(response, expecting: expecting, endpoint: endpoint)
             return try APIClient.decode(response, endpoint: endpoint)

@@ -15,6 +15,14 @@ enum Endpoint {
                     body: ProviderReply.json(body), timeout: timeout)
     }
 
+    /// The transport a generator sends through: `given`, or its own `URLSessionTransport` that waits
+    /// as long as a caption may take, `timeout` (URLSession on Linux stops at the transport's timeout,
+    /// whatever the request asks). Its own checks certificates as the system trusts them; a front end
+    /// that pins the cloud endpoints' roots passes MemoraPinning's `PinnedTransport`, as `memora caption` does.
+    static func transport(_ given: (any HTTPTransport)?, timeout: Duration) -> any HTTPTransport {
+        given ?? URLSessionTransport(timeout: max(timeout, .seconds(1)))
+    }
+
     /// A GET request.
     static func get(_ url: URL, headers: [String: String] = [:], timeout: Duration) -> HTTPRequest {
         HTTPRequest(method: "GET", url: url, headers: headers, timeout: timeout)

@@ -17,9 +17,9 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
     public let endpoint: URL
     /// The model to ask.
     public let model: String
-    /// The API key.
+    /// The API key, sent as `x-goog-api-key`; without one the generator is unavailable.
     public let apiKey: APIKey?
-    /// The size photos are prepared at.
+    /// The size photos are prepared at (the cloud size unless given).
     public let profile: PreparationProfile
     /// How long to wait for a caption.
     public let timeout: Duration
@@ -34,11 +34,7 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
         self.apiKey = apiKey
         self.profile = profile
         self.timeout = timeout
-        // Its own transport waits as long as a caption may take (URLSession on Linux stops at the
-        // transport's timeout, whatever the request asks).
-        // Certificates are checked as the system trusts them; a front end that pins the cloud
-        // endpoints' roots passes MemoraPinning's PinnedTransport (as `memora caption` does).
-        self.transport = transport ?? URLSessionTransport(timeout: max(timeout, .seconds(1)))
+        self.transport = Endpoint.transport(transport, timeout: timeout)
     }
 
     public var modelInfo: ModelInfo {

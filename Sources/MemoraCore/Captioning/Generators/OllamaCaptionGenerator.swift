@@ -30,9 +30,7 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
         self.model = model
         self.profile = profile
         self.timeout = timeout
-        // Its own transport waits as long as a caption may take (URLSession on Linux stops at the
-        // transport's timeout, whatever the request asks).
-        self.transport = transport ?? URLSessionTransport(timeout: max(timeout, .seconds(1)))
+        self.transport = Endpoint.transport(transport, timeout: timeout)
     }
 
     public var modelInfo: ModelInfo {

@@ -14,9 +14,10 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
     public let endpoint: URL
     /// The model to ask.
     public let model: String
-    /// The API key; optional for servers on this machine.
+    /// The API key, sent as a bearer token; optional for servers on this machine.
     public let apiKey: APIKey?
-    /// The size photos are prepared at.
+    /// The size photos are prepared at: unless given, the on-device size for a server on this
+    /// machine and the cloud size for any other.
     public let profile: PreparationProfile
     /// How long to wait for a caption.
     public let timeout: Duration
@@ -31,11 +32,7 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
         self.apiKey = apiKey
         self.profile = profile ?? (Endpoint.isLoopback(endpoint) ? .onDevice : .cloud)
         self.timeout = timeout
-        // Its own transport waits as long as a caption may take (URLSession on Linux stops at the
-        // transport's timeout, whatever the request asks).
-        // Certificates are checked as the system trusts them; a front end that pins the cloud
-        // endpoints' roots passes MemoraPinning's PinnedTransport (as `memora caption` does).
-        self.transport = transport ?? URLSessionTransport(timeout: max(timeout, .seconds(1)))
+        self.transport = Endpoint.transport(transport, timeout: timeout)
     }
 
     public var modelInfo: ModelInfo {
