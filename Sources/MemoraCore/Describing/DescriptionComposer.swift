@@ -49,10 +49,15 @@ public enum DescriptionComposer {
         let tallest = quoted.map(\.height).max() ?? 0
         let prominent = quoted.filter { $0.height >= tallest / 2 }.map(\.text)
         let kind = facts.kind
-        let isPage = kind == .printedPage || kind == .handwrittenPage
+        // A page or a screenshot is what it is wherever it was photographed: no setting is said of it.
+        let isPage = kind == .printedPage || kind == .handwrittenPage || kind == .screenshot
         let onlyText = who == nil && facts.subject == nil && facts.setting == nil && !quoted.isEmpty && !isPage
         var what: String
-        if let who {
+        if kind == .screenshot {
+            // What a screenshot shows is on the screen: "A screenshot of two people", "… of a web site".
+            what = PictureKind.screenshot.words
+            if let shown = who ?? facts.subject?.withArticle { what += " of " + shown }
+        } else if let who {
             what = who
             if let subject = facts.subject { what += " with " + subject.withArticle }
         } else if let subject = facts.subject {
@@ -77,7 +82,7 @@ public enum DescriptionComposer {
             caption = dated + ": " + list(captionStrings) + "."
         } else {
             caption = dated + "."
-            if !quoted.isEmpty { caption += " " + textSentence(captionStrings) }
+            if !quoted.isEmpty { caption += " " + textSentence(captionStrings, kind: kind) }
         }
 
         // The alt text: who or what and where, then as much quoted text as fits the target.
@@ -86,7 +91,7 @@ public enum DescriptionComposer {
         var inAltText: [String] = []
         for count in stride(from: min(prominent.count, 3), through: 1, by: -1) {
             let strings = Array(prominent.prefix(count))
-            let candidate = onlyText ? lead + ": " + list(strings) + "." : altText + " " + textSentence(strings)
+            let candidate = onlyText ? lead + ": " + list(strings) + "." : altText + " " + textSentence(strings, kind: kind)
             if candidate.count <= altTextTarget {
                 altText = candidate
                 inAltText = strings
@@ -99,7 +104,7 @@ public enum DescriptionComposer {
         var extended: [String] = []
         if facts.monthAndYear != nil, !altText.contains(facts.monthAndYear!) { extended.append("Taken \(facts.monthAndYear!).") }
         let rest = quoted.map(\.text).filter { !inAltText.contains($0) }
-        if !rest.isEmpty { extended.append((inAltText.isEmpty ? "Text in the photo reads " : "More text reads ") + list(rest) + ".") }
+        if !rest.isEmpty { extended.append(inAltText.isEmpty ? textSentence(rest, kind: kind) : "More text reads " + list(rest) + ".") }
         if !text.partlyLegible.isEmpty {
             extended.append("Partly legible: " + list(Array(text.partlyLegible.prefix(partlyLegibleQuotes))) + ".")
         }
@@ -159,8 +164,9 @@ public enum DescriptionComposer {
     }
 
     /// `Text in the photo reads "A".` / `... reads "A", "B" and "C".`
-    static func textSentence(_ strings: [String]) -> String {
-        "Text in the photo reads \(list(strings))."
+    static func textSentence(_ strings: [String], kind: PictureKind?) -> String {
+        // A screenshot is no photo: its text is simply the text.
+        (kind == .screenshot ? "Text reads " : "Text in the photo reads ") + list(strings) + "."
     }
 
     /// `"A"`, `"A" and "B"`, `"A", "B" and "C"`.

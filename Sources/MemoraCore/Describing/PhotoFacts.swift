@@ -1,5 +1,6 @@
 import Foundation
 internal import ImageKit
+internal import MemoraSystem
 public import MetadataKit
 public import PhotoIndex
 public import PhotoVisionCore
@@ -28,7 +29,8 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     public var isDark: Bool
     /// Its main colours in everyday words, most first.
     public var colors: [String]
-    /// The kind of picture, when its pixels and its text show one (a page, handwriting, black and white).
+    /// The kind of picture, when its pixels and its text show one (a page, handwriting, black and
+    /// white) or its metadata or file name says it is a screenshot.
     public var kind: PictureKind?
     /// How much fine detail the picture holds (``PictureDetail``); below ``PictureDetail/minimumForScene``
     /// the scene model's subject and setting are not said. Nil when it was not measured.
@@ -116,7 +118,9 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
             }
         }
         let legible = DescriptionComposer.judge(facts.text, with: nil).legible.count
-        facts.kind = PictureKind.recognise(paperShare: paperShare, colouredShare: colouredShare, lines: facts.text, legible: legible)
+        let isScreenshot = PictureKind.isScreenshot(userComment: metadata?.userComment, fileName: SystemPath.fileName(of: path))
+        facts.kind = PictureKind.recognise(paperShare: paperShare, colouredShare: colouredShare, lines: facts.text, legible: legible,
+                                           isScreenshot: isScreenshot)
         return (facts, seen)
     }
 

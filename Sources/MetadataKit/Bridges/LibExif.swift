@@ -59,7 +59,7 @@ enum LibExif {
         0x9C9B: "Exif.Image.XPTitle", 0x9C9C: "Exif.Image.XPComment", 0x9C9E: "Exif.Image.XPKeywords",
     ]
     private static let interpretedExifIFD: [UInt16: String] = [
-        0x9003: "Exif.Photo.DateTimeOriginal", 0x9011: "Exif.Photo.OffsetTimeOriginal",
+        0x9003: "Exif.Photo.DateTimeOriginal", 0x9011: "Exif.Photo.OffsetTimeOriginal", 0x9286: "Exif.Photo.UserComment",
         0xA002: "Exif.Photo.PixelXDimension", 0xA003: "Exif.Photo.PixelYDimension",
     ]
     private static let interpretedGPS: [UInt16: String] = [

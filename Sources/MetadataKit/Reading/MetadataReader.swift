@@ -117,7 +117,37 @@ public enum MetadataReader {
             model: fields.first("Exif.Image.Model").map { exifText($0.rawBytes) },
             rating: fields.first("Xmp.xmp.Rating").flatMap { Int($0.value) ?? Double($0.value).map { Int($0) } },
             windowsComment: fields.first("Exif.Image.XPComment").map { TextEncodings.decodeUCS2LE($0.rawBytes) },
-            windowsTitle: windowsTitle, people: people, regions: regions, place: place(fields, iptcUTF8: iptcUTF8))
+            windowsTitle: windowsTitle, people: people, regions: regions, place: place(fields, iptcUTF8: iptcUTF8),
+            userComment: userComment(fields))
+    }
+
+    /// EXIF `UserComment`, else XMP `exif:UserComment`, trimmed; nil when both are empty or absent.
+    static func userComment(_ fields: TagIndex) -> String? {
+        let exif = fields.first("Exif.Photo.UserComment").flatMap { userComment(exif: $0.rawBytes) }
+        let text = (exif?.isEmpty == false ? exif : nil) ?? fields.languageAlternative("Xmp.exif.UserComment")
+        let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed?.isEmpty == false ? trimmed : nil
+    }
+
+    /// The text of an EXIF `UserComment`: an 8-byte character code, then the text. ASCII and an
+    /// undefined code are read as EXIF text is (UTF-8 or Windows-1252), `UNICODE` as UCS-2 in the
+    /// order its bytes show (EXIF gives no mark); nil for JIS, which is not read, and for a value
+    /// too short to hold the code.
+    static func userComment(exif raw: [UInt8]) -> String? {
+        guard raw.count >= 8 else { return nil }
+        let code = raw.prefix(8), text = Array(raw.dropFirst(8))
+        if code.elementsEqual(Array("UNICODE".utf8) + [0]) {
+            // UCS-2 of mostly Latin text has its zero bytes first (big-endian) or second (little-endian).
+            let bigEndian = text.count >= 2 && text[0] == 0 && text[1] != 0
+            var units: [UInt16] = []
+            for index in stride(from: 0, to: text.count - 1, by: 2) {
+                let (high, low) = bigEndian ? (text[index], text[index + 1]) : (text[index + 1], text[index])
+                units.append(UInt16(high) << 8 | UInt16(low))
+            }
+            return String(decoding: units.prefix { $0 != 0 }, as: UTF16.self)
+        }
+        if code.elementsEqual(Array("ASCII".utf8) + [0, 0, 0]) || code.allSatisfy({ $0 == 0 }) { return exifText(text) }
+        return nil
     }
 
     /// IPTC Core location names, XMP first, then the IIM datasets.

@@ -37,4 +37,7 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
     public var regions: [FaceRegion]
     /// The place names the photo carries (IPTC Core location fields), when any.
     public var place: PlaceName? = nil
+    /// EXIF `UserComment`, else XMP `exif:UserComment`: free text, which iOS and macOS set to
+    /// "Screenshot" on the screenshots they take. Nil when empty.
+    public var userComment: String? = nil
 }
