@@ -64,6 +64,14 @@ if [ -z "${MEMORA_BENCH_FLEET_DATABASE:-}" ] && postgres=$(scripts/test-postgres
     trap 'psql "$postgres" -qc "DROP DATABASE IF EXISTS ${database:-memora_bench_none}" >/dev/null 2>&1 || true; psql "$postgres" -qc "DROP DATABASE IF EXISTS $fleet_database" >/dev/null 2>&1 || true' EXIT
   fi
 fi
+# The hub scenario (20) measures its dashboard pages on PostgreSQL too, in a fresh database of its own.
+if [ -z "${MEMORA_BENCH_HUB_DATABASE:-}" ] && postgres=$(scripts/test-postgres.sh 2>/dev/null) && command -v psql >/dev/null 2>&1; then
+  hub_database="memora_bench_hub_$(date +%s)_$$"
+  if psql "$postgres" -qc "CREATE DATABASE $hub_database" >/dev/null 2>&1; then
+    export MEMORA_BENCH_HUB_DATABASE="${postgres%/postgres}/$hub_database"
+    trap 'for name in ${database:-} ${fleet_database:-} $hub_database; do psql "$postgres" -qc "DROP DATABASE IF EXISTS $name" >/dev/null 2>&1 || true; done' EXIT
+  fi
+fi
 swift build -c release --product memora-bench >&2
 swift build -c release --product loca-memory-probe >&2
 swift build -c release --product memora >&2  # scenario 8 runs the CLI as a child process

@@ -4,10 +4,11 @@ driven by Selenium), saves a screenshot, runs axe-core (the copy in PyPI's axe-p
 and checks keyboard focus. Prints one JSON object: the title, the images (alt text, whether they
 loaded), the first elements Tab reaches, and axe's violations. Used by Tests/MemoraHubTests.
 
-    dashboard-check.py URL SCREENSHOT.png [CLICK]
+    dashboard-check.py URL SCREENSHOT.png [CLICK] [--play]
 
 With CLICK (a CSS selector), the element is clicked once the page has loaded (a form's button), and
-the page it leads to is the one checked.
+the page it leads to is the one checked. With --play, the page's player (#player, muted) is played
+for a moment, then sought to its middle: the report's "player" says whether it played and sought.
 """
 import importlib.util
 import json
@@ -31,11 +32,14 @@ def axe_source():
 
 def main():
     url, screenshot = sys.argv[1], sys.argv[2]
-    click = sys.argv[3] if len(sys.argv) > 3 else None
+    rest = sys.argv[3:]
+    play = "--play" in rest
+    click = next((argument for argument in rest if argument != "--play"), None)
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600",
-                     "--hide-scrollbars", "--force-device-scale-factor=1", "--no-first-run", "--disable-extensions"]:
+                     "--hide-scrollbars", "--force-device-scale-factor=1", "--no-first-run", "--disable-extensions",
+                     "--autoplay-policy=no-user-gesture-required", "--mute-audio"]:
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
@@ -46,6 +50,17 @@ def main():
             driver.find_element("css selector", click).click()
             WebDriverWait(driver, 30).until(staleness_of(before))
         driver.execute_script("return Promise.all(Array.from(document.images).map(i => i.complete ? 1 : new Promise(r => { i.onload = i.onerror = r; })))")
+        player = None
+        if play:
+            driver.set_script_timeout(60)
+            player = driver.execute_async_script(
+                "const done = arguments[arguments.length - 1]; const e = document.getElementById('player');"
+                "if (!e) { done({error: 'no #player'}); return; } e.muted = true;"
+                "const ready = e.readyState >= 1 ? Promise.resolve() : new Promise((r, f) => { e.onloadedmetadata = r; e.onerror = () => f(e.error ? e.error.message || 'media error ' + e.error.code : 'error'); });"
+                "ready.then(() => e.play()).then(() => new Promise(r => setTimeout(r, 700)))"
+                ".then(() => { const played = e.played.length > 0 && e.currentTime > 0; const at = e.currentTime;"
+                " return new Promise(r => { e.onseeked = () => r({played, playedTo: at, seeked: true, seekedTo: e.currentTime, duration: e.duration}); e.pause(); e.currentTime = e.duration / 2; }); })"
+                ".then(done).catch(error => done({error: String(error)}));")
         driver.save_screenshot(screenshot)
         images = driver.execute_script(
             "return Array.from(document.images).map(i => ({alt: i.getAttribute('alt'), loaded: i.complete && i.naturalWidth > 0, src: i.getAttribute('src')}))")
@@ -60,7 +75,7 @@ def main():
             "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}})"
             ".then(r => done({violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length})),"
             " passes: r.passes.length, version: r.testEngine.version})).catch(e => done({error: String(e)}));")
-        print(json.dumps({"title": driver.title, "images": images, "focus": focus, "axe": result}))
+        print(json.dumps({"title": driver.title, "images": images, "focus": focus, "axe": result, "player": player}))
     finally:
         driver.quit()
 

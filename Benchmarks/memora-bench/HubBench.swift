@@ -1,5 +1,6 @@
 import Foundation
 import ImageKit
+import MemoraHTTP
 import MemoraHub
 import MemoraServer
 import MemoraSync
@@ -7,6 +8,9 @@ import MemoraSync
 /// Scenario 20 (`--only hub`): the Memory Palace hub in a child process on loopback.
 /// - listing pages of `GET /api/memories` (newest, deep in the list, by person, by kind and dates)
 ///   with 100,000 memories, against the 50 ms limit;
+/// - the dashboard's memory pages (`/memories`: the first page, a deep one, a person's, searches, a
+///   year and a kind) with the same 100,000 memories, p99 against the 50 ms limit, on SQLite and (when
+///   `MEMORA_BENCH_HUB_DATABASE` names an empty database) on PostgreSQL;
 /// - photo uploads through `HubClient` (multipart, thumbnails, metadata read) against a plain copy;
 /// - a 1 GiB video uploaded with curl's streaming multipart, against a plain copy, with the server's memory;
 ///   then the same file through `HubClient.upload` (an upload session in 8 MiB pieces), with both sides' memory.
@@ -24,6 +28,19 @@ enum HubBench {
         let code = try await data.pairingCode(host: "127.0.0.1", port: server.port)
         let hub = try await HubClient.pair(code, credentials: SyncCredentialFile(path: folder + "/device.json"))
         try await listing(hub, count: settings.hubMemories)
+        try await pages(server: server, data: data, hub: hub, count: settings.hubMemories, store: "SQLite")
+        if let database = ProcessInfo.processInfo.environment["MEMORA_BENCH_HUB_DATABASE"], !database.isEmpty {
+            let postgresData = try await ServerData.open(folder + "/hub-postgres", database: database)
+            let seeded = try await Bench.seconds(measuring: { try await postgresData.seedMemories(settings.hubMemories, people: 50) })
+            print(String(format: "   PostgreSQL: %d text memories and 50 people written in %.1f s", settings.hubMemories, seeded))
+            let postgres = try ChildServer(["--sync-server", folder + "/hub-postgres", database])
+            defer { postgres.stop() }
+            let postgresHub = try await HubClient.pair(try await postgresData.pairingCode(host: "127.0.0.1", port: postgres.port),
+                                                       credentials: SyncCredentialFile(path: folder + "/device-postgres.json"))
+            try await pages(server: postgres, data: postgresData, hub: postgresHub, count: settings.hubMemories, store: "PostgreSQL")
+        } else {
+            print("   dashboard pages on PostgreSQL: skipped (MEMORA_BENCH_HUB_DATABASE is not set; `make bench` sets it when Debian's postgresql is installed)")
+        }
         try await photos(hub, folder: folder)
         let token = try SyncCredentialFile(path: folder + "/device.json").load()?.token ?? ""
         try await video(server: server, hub: hub, token: token, folder: folder, megabytes: settings.uploadMegabytes)
@@ -52,6 +69,40 @@ enum HubBench {
             print(String(format: "   listing with %d memories, %@: %.2f ms median (%.2f–%.2f)", count, name, Bench.median(times), times.min() ?? 0, times.max() ?? 0))
         }
         print(String(format: "   slowest page %.2f ms; limit 50 ms: %@", worst, worst < 50 ? "met" : "NOT met"))
+    }
+
+    /// The dashboard's memory pages as a signed-in browser asks for them (each a whole HTML page: the
+    /// memories with their people, the people and years for the form), 200 times each, one at a time.
+    static func pages(server: ChildServer, data: ServerData, hub: HubClient, count: Int, store: String) async throws {
+        let cookie = "memora_dashboard=" + (try await data.newDashboardSession())
+        guard let middle = try await hub.memories(cursor: String(count / 2), limit: 1).memories.first else { throw BenchError("no memory in the middle") }
+        let cases = [
+            ("the first page", "/memories"),
+            ("a deep page (the middle, by its link)", "/memories?before=\(middle.takenAt ?? middle.createdAt).\(middle.id)"),
+            ("a person's memories", "/memories?person=7"),
+            ("a search with one match", "/memories?q=number%20\(count / 3)"),
+            ("a search every memory matches", "/memories?q=benchmark"),
+            ("a year and a kind", "/memories?kind=text&year=2015"),
+        ]
+        let transport = URLSessionTransport()
+        var worst = 0.0
+        for (name, path) in cases {
+            guard let url = URL(string: "http://127.0.0.1:\(server.port)" + path) else { throw BenchError("\(path) is not an address") }
+            let request = HTTPRequest(method: "GET", url: url, headers: ["Cookie": cookie])
+            var times: [Double] = []
+            for round in 0..<205 {
+                let start = ContinuousClock.now
+                let response = try await transport.send(request)
+                if round >= 5 { times.append(Bench.seconds(ContinuousClock.now - start) * 1000) }
+                guard response.status == 200, String(decoding: response.body, as: UTF8.self).contains("href=\"/memories/") else {
+                    throw BenchError("\(store) \(path): \(response.status), or no memory on the page")
+                }
+            }
+            let sorted = times.sorted(), p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+            worst = max(worst, p99)
+            print(String(format: "   %@ dashboard, %d memories, %@: p50 %.2f ms, p99 %.2f ms", store, count, name, Bench.median(times), p99))
+        }
+        print(String(format: "   %@ dashboard: slowest p99 %.2f ms; limit 50 ms: %@", store, worst, worst < 50 ? "met" : "NOT met"))
     }
 
     static func photos(_ hub: HubClient, folder: String) async throws {

@@ -7,7 +7,8 @@ package import PhotoVisionCore
 
 /// The Memory Palace part of `make demo`: a hub on loopback (SQLite in `folder/hub`), a device paired
 /// from the QR code's JSON, two people, a photo memory whose face the device found and tagged, a voice
-/// note and a text memory; then a screenshot of the dashboard in headless Chromium.
+/// note and a text memory; then screenshots of the dashboard and of the voice note's page, with its
+/// player, in headless Chromium.
 package enum HubDemo {
     /// What the demo did.
     package struct Report: Sendable, Codable {
@@ -19,6 +20,8 @@ package enum HubDemo {
         package var screenshot: String?
         /// Why there is no screenshot.
         package var screenshotNote: String?
+        /// The voice memory's page with its player, when Chromium is installed.
+        package var memoryScreenshot: String?
     }
 
     /// Runs the demo in `folder` (replaced), with `photo` as the photo memory and `faceAnalyzer` looking for its faces.
@@ -56,8 +59,10 @@ package enum HubDemo {
             }
             let voice = folder + "/device/grandpa-story.wav"
             try toneWAV(seconds: 2).write(to: URL(fileURLWithPath: voice))
+            var voicePage: String?
             if case .uploaded(let memory, _) = try await collector.add(MemoryUpload(kind: .voice, title: "Grandpa's story about the harbour", people: [rui.id]), file: voice) {
                 steps.append("voice memory \(memory.id): \(memory.size) bytes of \(memory.mediaType), with Rui")
+                voicePage = "/memories/\(memory.id)"
             }
             if case .uploaded(let memory, _) = try await collector.add(MemoryUpload(
                 kind: .text, title: "Sunday soup", description: "Grandma's soup: onions, potatoes, kale; an hour on a low fire.", people: [rui.id, ana.id]), file: nil) {
@@ -66,22 +71,27 @@ package enum HubDemo {
             let listed = try await hub.memories()
             steps.append("the hub lists \(listed.memories.count) memories; Ana is in \(try await hub.memories(person: ana.id).memories.count)")
 
-            let screenshot = folder + "/dashboard.png"
             guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first(where: FileManager.default.isExecutableFile) else {
                 return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium is not installed (scripts/install-deps.sh installs it)")
             }
-            let arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,1500",
-                             "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(screenshot)", running.url.absoluteString + "/?key=\(data.dashboardKey)"]
-            // The browser is waited for on a thread of its own: the hub it loads runs on this process's cooperative threads.
-            let outcome: ChildProcess.Outcome? = await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    continuation.resume(returning: try? ChildProcess.run(chromium, arguments, environment: ["HOME": folder + "/device"]))
+            /// A screenshot of the page at `path` (opened with the dashboard key), nil when Chromium could not take it.
+            func screenshot(_ path: String, to file: String) async -> String? {
+                let arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,1500",
+                                 "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(file)", running.url.absoluteString + path + "?key=\(data.dashboardKey)"]
+                // The browser is waited for on a thread of its own: the hub it loads runs on this process's cooperative threads.
+                let outcome: ChildProcess.Outcome? = await withCheckedContinuation { continuation in
+                    Thread.detachNewThread {
+                        continuation.resume(returning: try? ChildProcess.run(chromium, arguments, environment: ["HOME": folder + "/device"]))
+                    }
                 }
+                return outcome?.status == 0 && FileSystem.exists(file) ? file : nil
             }
-            guard outcome?.status == 0, FileSystem.exists(screenshot) else {
+            guard let dashboard = await screenshot("/", to: folder + "/dashboard.png") else {
                 return Report(hub: running.url.absoluteString, steps: steps, screenshot: nil, screenshotNote: "Chromium could not take the screenshot")
             }
-            return Report(hub: running.url.absoluteString, steps: steps, screenshot: screenshot, screenshotNote: nil)
+            var memoryScreenshot: String?
+            if let voicePage { memoryScreenshot = await screenshot(voicePage, to: folder + "/memory-page.png") }
+            return Report(hub: running.url.absoluteString, steps: steps, screenshot: dashboard, screenshotNote: nil, memoryScreenshot: memoryScreenshot)
         } cleanup: {
             await running.stop()
         }

@@ -104,6 +104,9 @@ public struct SyncServer: Sendable {
             table.open(.get, "/people/:id") { request, context in try await dashboard.person(request, context: context) }
             table.open(.get, "/dashboard/thumbnails/:id") { request, context in try await dashboard.thumbnail(request, context: context) }
             table.open(.get, "/dashboard/avatars/:id") { request, context in try await dashboard.avatar(request, context: context) }
+            table.open(.get, "/memories") { request, context in try await dashboard.memories(request, context: context) }
+            table.open(.get, "/memories/:id") { request, context in try await dashboard.memory(request, context: context) }
+            table.open(.get, "/dashboard/media/:id") { request, context in try await dashboard.media(request, context: context) }
         }
         table.answerOtherMethods()
         return router

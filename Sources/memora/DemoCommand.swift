@@ -86,6 +86,7 @@ struct DemoCommand: AsyncParsableCommand {
         print("Memory Palace: a hub on \(palace.hub) (SQLite in \(output)/hub/hub) and a collector device:")
         for step in palace.steps { print("  \(step)") }
         print("  dashboard: " + (palace.screenshot.map { "screenshot \($0)" } ?? (palace.screenshotNote ?? "no screenshot")))
+        if let page = palace.memoryScreenshot { print("  a memory's page with its player: screenshot \(page)") }
         print(String(format: "Done in %.2f s.", report.seconds))
     }
 }

@@ -24,25 +24,35 @@ struct HubDashboardTests {
             let version: String?
             let error: String?
         }
+        /// With `play`: whether the page's player played and sought to its middle.
+        struct Player: Decodable {
+            let played: Bool?
+            let playedTo: Double?
+            let seeked: Bool?
+            let seekedTo: Double?
+            let duration: Double?
+            let error: String?
+        }
         let title: String
         let images: [Picture]
         let focus: [Focus]
         let axe: Axe
+        let player: Player?
     }
 
     /// ``browseBlocking(_:screenshot:)`` on a thread of its own: the hub runs in this test process, so a
     /// thread of Swift's cooperative pool must never wait for the browser that talks to it.
-    static func browse(_ url: URL, screenshot: String, click: String? = nil) async throws -> BrowserReport {
+    static func browse(_ url: URL, screenshot: String, click: String? = nil, play: Bool = false) async throws -> BrowserReport {
         try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try browseBlocking(url, screenshot: screenshot, click: click) }) }
+            Thread.detachNewThread { continuation.resume(with: Result { try browseBlocking(url, screenshot: screenshot, click: click, play: play) }) }
         }
     }
 
-    static func browseBlocking(_ url: URL, screenshot: String, click: String?) throws -> BrowserReport {
+    static func browseBlocking(_ url: URL, screenshot: String, click: String?, play: Bool) throws -> BrowserReport {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/dashboard-check.py").standardized.path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, url.absoluteString, screenshot] + (click.map { [$0] } ?? [])
+        process.arguments = ["python3", script, url.absoluteString, screenshot] + (click.map { [$0] } ?? []) + (play ? ["--play"] : [])
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -18,13 +18,15 @@ package final class TestServer: Sendable {
     package var url: URL { server.url }
 
     /// Rate limits (requests at once, per second) for IPs and devices; nil: effectively none. `clock`
-    /// is the server's (``ServerConfiguration/clock``): nil for the system's.
+    /// is the server's (``ServerConfiguration/clock``): nil for the system's. `log`, when given, keeps
+    /// every line the server logs at `info`.
     package init(folder: String, store: TestStore = .sqlite, limits: (ip: (Int, Double), device: (Int, Double))? = nil, host: String = "127.0.0.1",
-                 clock: (any MemoraClock)? = nil) async throws {
+                 clock: (any MemoraClock)? = nil, log: CapturedLog? = nil) async throws {
         let database = try await store.makeDatabase()
         server = try await LoopbackSyncServer(folder: folder, database: database, joinCode: "test-join-code-0123456789") { configuration in
             configuration.host = host
             if let clock { configuration.clock = clock }
+            if let log { configuration.logger = log.logger(level: .info) }
             if let limits {
                 (configuration.ipBurst, configuration.ipPerSecond) = limits.ip
                 (configuration.deviceBurst, configuration.devicePerSecond) = limits.device

@@ -2,7 +2,8 @@ internal import Foundation
 internal import MemoraHub
 
 /// The hub's dashboard, rendered on the server as plain HTML and CSS (no script): the latest memories
-/// with their thumbnails and people, the people, each person's memories, and a pairing QR code on request.
+/// with their thumbnails and people, the people, each person's memories, a pairing QR code on request,
+/// and (DashboardPage+Memories.swift) a page for each memory and every memory in pages.
 /// Accessible by construction: landmarks (header, nav, main, footer), one `h1` and ordered headings,
 /// a skip link, alt text from each memory's description (else its title), visible focus, link text
 /// that says where it goes, and colours with at least 4.5:1 contrast.
@@ -47,6 +48,19 @@ enum DashboardPage {
         button{font:inherit;padding:.5rem 1rem;border:2px solid #0b4f8a;border-radius:.4rem;background:#fff;color:#0b4f8a;cursor:pointer}
         button:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
         .pair code{display:block;max-width:40rem;word-break:break-all;background:#f1ede2;padding:.5rem;font-size:.8rem}
+        .full{display:block;max-width:100%;height:auto;background:#e9e5da}
+        video{display:block;max-width:100%;height:auto;background:#1b1b1b}
+        audio{display:block;width:100%;max-width:40rem;margin:1rem 0}
+        .text{max-width:40rem;background:#fff;border:1px solid #d6d1c4;border-radius:.5rem;padding:.5rem 1.25rem;font-size:1.05rem}
+        .details{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1.25rem;max-width:48rem}
+        .details dt{font-weight:600}
+        .details dd{margin:0}
+        .filters{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;align-items:flex-end}
+        .filters p{margin:.25rem 0}
+        .filters label{display:block;font-weight:600}
+        input,select{font:inherit;padding:.4rem;border:2px solid #6b6b6b;border-radius:.3rem;background:#fff;color:#1b1b1b}
+        input:focus-visible,select:focus-visible,audio:focus-visible,video:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
+        .pages{list-style:none;padding:0;display:flex;gap:1.5rem}
         footer{color:#555;font-size:.85rem;border-top:1px solid #d6d1c4}
         """
 
@@ -58,7 +72,7 @@ enum DashboardPage {
         <title>\(escape(title))</title><style>\(style)</style></head>
         <body><a class="skip" href="#main">Skip to the content</a>
         <header><h1>Memory Palace</h1><nav aria-label="Sections"><ul><li><a href="/">Latest memories</a></li>
-        <li><a href="/#people">People</a></li><li><a href="/#pair">Add a device</a></li></ul></nav></header>
+        <li><a href="/memories">All memories</a></li><li><a href="/#people">People</a></li><li><a href="/#pair">Add a device</a></li></ul></nav></header>
         <main id="main" tabindex="-1">\(body)</main>
         <footer><p>memora-server \(escape(SyncServer.version)): the family's memories stay on this hub.</p>
         <form method="post" action="/dashboard/logout"><button type="submit" id="logout-button">Sign out of this browser</button></form></footer>
@@ -80,7 +94,7 @@ enum DashboardPage {
         let names = memory.people.compactMap { people[$0] }.map { "<a href=\"/people/\($0.id)\">\(escape($0.name))</a>" }
         return """
             <li><article class="memory" aria-labelledby="memory-\(memory.id)">\(media)
-            <h3 id="memory-\(memory.id)">\(escape(memory.title))</h3>
+            <h3 id="memory-\(memory.id)"><a href="/memories/\(memory.id)">\(escape(memory.title))</a></h3>
             <p>\(escape(memory.kind.rawValue.capitalized))\(memory.durationMs.map { ", " + duration($0) } ?? ""), \(escape(when))</p>
             <p>\(names.isEmpty ? "No one tagged" : "With " + names.joined(separator: ", "))</p></article></li>
             """
@@ -113,7 +127,8 @@ enum DashboardPage {
         }.joined(separator: "\n")
         return page(title: "Memory Palace", body: """
             <section aria-labelledby="latest"><h2 id="latest">Latest memories</h2>
-            \(memories.isEmpty ? "<p>No memories yet. Add a device below, then share the first one.</p>" : "<ul class=\"grid\">\(cards)</ul>")</section>
+            \(memories.isEmpty ? "<p>No memories yet. Add a device below, then share the first one.</p>" : "<ul class=\"grid\">\(cards)</ul>")
+            <p><a href="/memories">All memories, with search</a></p></section>
             <section id="people" aria-labelledby="people-title"><h2 id="people-title">People</h2>
             \(people.isEmpty ? "<p>No people yet: a device adds them (memora hub people add NAME).</p>" : "<ul class=\"people\">\(list)</ul>")</section>
             <section id="pair" aria-labelledby="pair-title"><h2 id="pair-title">Add a device</h2>
@@ -153,7 +168,7 @@ enum DashboardPage {
         let cards = memories.map { card($0, people: byID) }.joined(separator: "\n")
         return page(title: "\(person.name): Memory Palace", body: """
             <section aria-labelledby="person-title"><h2 id="person-title">\(escape(person.name))\(person.relationship.map { ", " + escape($0) } ?? "")</h2>
-            <p>\(memories.count) \(memories.count == 1 ? "memory" : "memories"). <a href="/">Back to the latest memories</a></p>
+            <p>\(memories.count) \(memories.count == 1 ? "memory" : "memories"). <a href="/memories?person=\(person.id)">Find among \(escape(person.name))'s memories</a>. <a href="/">Back to the latest memories</a></p>
             \(memories.isEmpty ? "" : "<ul class=\"grid\">\(cards)</ul>")</section>
             """)
     }

@@ -1,12 +1,13 @@
 internal import Foundation
 internal import Hummingbird
 internal import MemoraDatabase
+internal import MemoraHTTP
 internal import HTTPTypes
 internal import MemoraHub
 internal import MemoraSystem
 
-/// The dashboard's pages (`/`, `/people/{id}`), the pairing code (`POST /dashboard/pair`), signing out
-/// (`POST /dashboard/logout`) and the thumbnails and avatars they show. They open only with the
+/// The dashboard's pages (`/`, `/people/{id}`, `/memories`, `/memories/{id}`), the pairing code (`POST /dashboard/pair`), signing out
+/// (`POST /dashboard/logout`) and the thumbnails, avatars and media they show. They open only with the
 /// dashboard key (`memora-server dashboard` prints the address with it), from this machine too, since
 /// behind a reverse proxy every visitor comes from the loopback. The key is exchanged once for a
 /// session: a random token in an HttpOnly, SameSite=Strict cookie (`Secure` when a trusted proxy says
@@ -118,7 +119,7 @@ struct DashboardRoutes: Sendable {
 
     private func html(_ text: String) -> Response {
         Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                                        HTTPField.Name("Content-Security-Policy")!: "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"],
+                                        HTTPField.Name("Content-Security-Policy")!: "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
@@ -150,6 +151,75 @@ struct DashboardRoutes: Sendable {
         }
         let memories = try await hub.memories(HubStore.MemoryFilter(person: id, limit: 200)).memories
         return html(DashboardPage.person(person, memories: memories, people: try await hub.people()))
+    }
+
+    /// The longest search the memories page takes.
+    static let maxSearchLength = 200
+    /// How many memories a page of them shows.
+    static let pageSize = 24
+
+    /// What `/memories` is asked to show: its query's filters, search and page, each checked.
+    static func listing(_ request: Request) throws -> DashboardPage.Listing {
+        let query = request.uri.queryParameters
+        var listing = DashboardPage.Listing(), problems: [FieldProblem] = []
+        // An empty value is the form's "every" choice.
+        func given(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : $0 } }
+        if let search = given("q") {
+            if search.count > maxSearchLength { problems.append(FieldProblem(field: "q", message: "at most \(maxSearchLength) characters")) }
+            listing.search = String(search.prefix(maxSearchLength))
+        }
+        if let person = given("person") {
+            listing.person = Int64(person)
+            if listing.person == nil { problems.append(FieldProblem(field: "person", message: "a person's number, as the form offers")) }
+        }
+        if let kind = given("kind") {
+            listing.kind = MemoryKind(rawValue: kind)
+            if listing.kind == nil { problems.append(FieldProblem(field: "kind", message: "photo, video, voice or text")) }
+        }
+        if let year = given("year") {
+            listing.year = Int(year).flatMap { (1...9999).contains($0) ? $0 : nil }
+            if listing.year == nil { problems.append(FieldProblem(field: "year", message: "a year from 1 to 9999")) }
+        }
+        if let before = given("before") {
+            listing.after = HubStore.MemoryCursor(before)
+            if listing.after == nil { problems.append(FieldProblem(field: "before", message: "a page link as the dashboard makes it (TIME.ID)")) }
+        }
+        guard problems.isEmpty else { throw ServerError.invalidRequest("the page's address asks for memories in a way it cannot show", problems) }
+        return listing
+    }
+
+    /// `/memories`: every memory in pages of ``pageSize``, newest first (by when each was made), with
+    /// filters by person, kind and year and a search over titles and texts; each page links to the next
+    /// by the last memory's time and id, so a link stays valid while memories are added.
+    func memories(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try await admit(request, context: context) { return redirect }
+        let listing = try Self.listing(request)
+        let filter = HubStore.MemoryFilter(person: listing.person, kind: listing.kind, order: .made, after: listing.after, year: listing.year,
+                                           search: listing.search, limit: Self.pageSize)
+        let page = try await hub.memories(filter)
+        let next = page.more ? page.memories.last.map(HubStore.MemoryCursor.init) : nil
+        return html(DashboardPage.memories(page.memories, listing: listing, next: next, people: try await hub.people(), years: try await hub.years()))
+    }
+
+    /// `/memories/{id}`: one memory's page, with its player.
+    func memory(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try await admit(request, context: context) { return redirect }
+        guard let id = context.parameters.get("id").flatMap(Int64.init), let memory = try await hub.memory(id: id) else {
+            throw ServerError.notFound("no such memory")
+        }
+        // Whether a video has sound is read from its file (the hub did not keep it): its headers only.
+        let hasSound = memory.kind == .video ? (try? MediaProbe.info(media.path(memory.sha256)).get())?.hasAudio : nil
+        return html(DashboardPage.memory(memory, people: try await hub.people(), device: try await hub.platform(ofDevice: memory.uploadedBy), hasSound: hasSound))
+    }
+
+    /// `/dashboard/media/{id}`: a memory's file for its page's image or player, whole or the part a
+    /// `Range` header asks for (``MediaResponse``).
+    func media(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try await admit(request, context: context) { return redirect }
+        guard let id = context.parameters.get("id").flatMap(Int64.init), let memory = try await hub.memory(id: id), memory.kind != .text else {
+            throw ServerError.notFound("no such media")
+        }
+        return try await MediaResponse.answer(request, context: context, path: media.path(memory.sha256), type: memory.mediaType, sha256: memory.sha256)
     }
 
     func avatar(_ request: Request, context: ServerContext) async throws -> Response {

@@ -331,13 +331,16 @@ struct HubRoutes: Sendable {
         return Response(status: .noContent)
     }
 
-    /// `GET /api/memories/{id}/media` and `/thumbnail`: the file, streamed.
+    /// `GET /api/memories/{id}/media` and `/thumbnail`: the file, streamed; the media whole or the part
+    /// a `Range` header asks for (``MediaResponse``).
     func file(_ request: Request, context: ServerContext, thumbnail: Bool) async throws -> Response {
         guard let memory = try await hub.memory(id: try id(context)) else { throw ServerError.notFound("no such memory") }
-        guard !thumbnail || memory.thumbnailUrl != nil else { throw ServerError.notFound("the memory has no thumbnail") }
-        let path = thumbnail ? media.thumbnailPath(memory.sha256) : media.path(memory.sha256)
-        let body = try await FileIO().loadFile(path: path, context: context)
-        return Response(status: .ok, headers: [.contentType: thumbnail ? "image/jpeg" : memory.mediaType, .cacheControl: "private, max-age=86400"], body: body)
+        guard thumbnail else {
+            return try await MediaResponse.answer(request, context: context, path: media.path(memory.sha256), type: memory.mediaType, sha256: memory.sha256)
+        }
+        guard memory.thumbnailUrl != nil else { throw ServerError.notFound("the memory has no thumbnail") }
+        let body = try await FileIO().loadFile(path: media.thumbnailPath(memory.sha256), context: context)
+        return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, max-age=86400"], body: body)
     }
 
     // MARK: Upload sessions

@@ -56,6 +56,7 @@ struct HubStore: Sendable {
         // v4: ids are never reused on SQLite (AUTOINCREMENT), as PostgreSQL's BIGSERIAL never reuses them.
         if !postgres { try await rebuildWithoutReuse(database) }
         _ = try await database.run(lock + Self.indexes.map { SQLStatement($0) })
+        try await HubSearch.prepare(database)
         return HubStore(database: database)
     }
 
@@ -99,6 +100,9 @@ struct HubStore: Sendable {
     private static let indexes = [
         "CREATE INDEX IF NOT EXISTS hub_memories_kind ON hub_memories (kind, id)",
         "CREATE INDEX IF NOT EXISTS hub_memories_taken ON hub_memories (taken_at)",
+        // The dashboard's order (when made, then id) on its own and within a kind: pages by keyset, not by offset.
+        "CREATE INDEX IF NOT EXISTS hub_memories_made ON hub_memories ((COALESCE(taken_at, created_at)), id)",
+        "CREATE INDEX IF NOT EXISTS hub_memories_kind_made ON hub_memories (kind, (COALESCE(taken_at, created_at)), id)",
         "CREATE INDEX IF NOT EXISTS hub_memory_people_person ON hub_memory_people (person_id, memory_id)",
         "CREATE INDEX IF NOT EXISTS hub_faces_memory ON hub_faces (memory_id)",
         "CREATE INDEX IF NOT EXISTS hub_faces_person ON hub_faces (person_id, memory_id)",
@@ -365,10 +369,52 @@ struct HubStore: Sendable {
         var kind: MemoryKind?
         var from: Int64?
         var to: Int64?
-        /// Only memories with a lower id (the page cursor).
+        /// Only memories with a lower id (the API's page cursor, in ``Order/added`` order).
         var before: Int64?
+        /// In what order, newest first.
+        var order: Order = .added
+        /// Only memories made before this one, in ``Order/made`` order (the dashboard's page cursor).
+        var after: MemoryCursor?
+        /// Only memories made in this year (UTC), by ``MemoryCursor/time``.
+        var year: Int?
+        /// Only memories whose title or text (description) holds every word of this (``HubSearch``).
+        var search: String?
         var limit: Int = 50
+
+        /// The order of a listing, newest first.
+        enum Order: Sendable {
+            /// By id: the order memories reached the hub (the API's).
+            case added
+            /// By when they were made (taken, else added), then id: the dashboard's.
+            case made
+        }
     }
+
+    /// Where a page of memories in ``MemoryFilter/Order/made`` order starts: just after the memory with
+    /// this time and id. Its text form (`TIME.ID`) is a stable link: memories added later do not move it.
+    struct MemoryCursor: Sendable, Hashable {
+        /// When the memory was made: taken, else added (milliseconds since 1970).
+        var time: Int64
+        var id: Int64
+
+        init(time: Int64, id: Int64) { (self.time, self.id) = (time, id) }
+
+        /// The cursor `TIME.ID` names; nil when the text is not one (each part at most 18 digits, the time may be negative).
+        init?(_ text: String) {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ (1...19).contains($0.count) }), let time = Int64(parts[0]), let id = Int64(parts[1]), id > 0 else { return nil }
+            (self.time, self.id) = (time, id)
+        }
+
+        /// `TIME.ID`.
+        var text: String { "\(time).\(id)" }
+
+        /// The cursor of a memory: just after it.
+        init(_ memory: HubMemory) { self.init(time: memory.takenAt ?? memory.createdAt, id: memory.id) }
+    }
+
+    /// When a memory was made, in SQL: taken, else added. The dashboard's order and its indexes use this expression.
+    static let madeAt = "COALESCE(m.taken_at, m.created_at)"
 
     private static let memoryColumns = """
         m.id AS id, m.kind AS kind, m.title AS title, m.description AS description, m.taken_at AS taken_at, m.latitude AS latitude,
@@ -388,10 +434,56 @@ struct HubStore: Sendable {
         if let from = filter.from { conditions.append("m.taken_at >= ?"); values.append(.integer(from)) }
         if let to = filter.to { conditions.append("m.taken_at <= ?"); values.append(.integer(to)) }
         if let before = filter.before { conditions.append("m.id < ?"); values.append(.integer(before)) }
+        if let year = filter.year, let range = Self.milliseconds(ofYear: year) {
+            conditions.append("\(Self.madeAt) BETWEEN ? AND ?")
+            values += [.integer(range.lowerBound), .integer(range.upperBound)]
+        }
+        if let after = filter.after {
+            conditions.append("(\(Self.madeAt) < ? OR (\(Self.madeAt) = ? AND m.id < ?))")
+            values += [.integer(after.time), .integer(after.time), .integer(after.id)]
+        }
+        if let search = filter.search {
+            // No word to look for (only punctuation): nothing matches.
+            guard let match = HubSearch.condition(search, dialect: database.dialect) else { return ([], false) }
+            conditions.append(match.sql)
+            values.append(match.value)
+        }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let rows = try await database.rows("SELECT \(Self.memoryColumns) FROM hub_memories m \(whereClause) ORDER BY m.id DESC LIMIT \(filter.limit + 1)", values)
+        let order = filter.order == .added ? "m.id DESC" : "\(Self.madeAt) DESC, m.id DESC"
+        let rows = try await database.rows("SELECT \(Self.memoryColumns) FROM hub_memories m \(whereClause) ORDER BY \(order) LIMIT \(filter.limit + 1)", values)
         let page = Array(rows.prefix(filter.limit))
         return (try await withPeopleAndFaces(page), rows.count > filter.limit)
+    }
+
+    /// The first and last millisecond of a year (UTC); nil outside 1..9999.
+    static func milliseconds(ofYear year: Int) -> ClosedRange<Int64>? {
+        guard (1...9999).contains(year) else { return nil }
+        func start(_ year: Int) -> Int64 {
+            // Days from 1970-01-01 to 1 January of `year` (proleptic Gregorian).
+            let y = Int64(year - 1)
+            let days = y * 365 + y / 4 - y / 100 + y / 400 - 719_162
+            return days * 86_400_000
+        }
+        return start(year)...(start(year + 1) - 1)
+    }
+
+    /// The years in which memories were made, newest first: every year from the first memory's to the
+    /// last one's (at most 500).
+    func years() async throws(ServerError) -> [Int] {
+        // Each end through the index on the made time (one MIN or MAX a query, so the index answers it).
+        let rows = try await database.rows("""
+            SELECT (SELECT MIN(\(Self.madeAt)) FROM hub_memories m) AS first, (SELECT MAX(\(Self.madeAt)) FROM hub_memories m) AS last
+            """)
+        guard let row = rows.first, let first: Int64 = try row["first"], let last: Int64 = try row["last"] else { return [] }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let (low, high) = (utc.component(.year, from: Date(timeIntervalSince1970: Double(first) / 1000)), utc.component(.year, from: Date(timeIntervalSince1970: Double(last) / 1000)))
+        return Array((max(low, high - 499)...high).reversed())
+    }
+
+    /// The platform of the device with this id (`ios`, `linux`…), nil when the hub does not know it.
+    func platform(ofDevice device: String) async throws(ServerError) -> String? {
+        try await database.value("SELECT platform FROM devices WHERE device_id = ?", [.text(device)], as: String.self)
     }
 
     /// The memory with this id.

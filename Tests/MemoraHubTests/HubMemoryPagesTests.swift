@@ -1,0 +1,291 @@
+import Foundation
+import ImageKit
+import MemoraHub
+import MemoraHTTP
+import MemoraServer
+import MemoraSync
+import MemoraSystem
+import ServerTestSupport
+import Testing
+import TestSupport
+
+/// The dashboard's memory pages: every memory in pages (keyset links), filters, search on both stores,
+/// a page for each memory, and media served in parts (range requests).
+@Suite("Memory Palace memory pages")
+struct HubMemoryPagesTests {
+    /// A signed-in browser, without the browser: GET with the session cookie.
+    struct Visitor {
+        let server: TestServer
+        let cookie: String
+
+        init(_ server: TestServer) async throws {
+            self.server = server
+            let data = try await ServerData.open(server.folder, database: server.database)
+            cookie = "memora_dashboard=" + (try await data.newDashboardSession())
+        }
+
+        func get(_ path: String, headers: [String: String] = [:]) async throws -> HTTPResponse {
+            let url = try #require(URL(string: server.url.absoluteString + path))
+            return try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url, headers: headers.merging(["Cookie": cookie]) { $1 }))
+        }
+
+        func page(_ path: String) async throws -> String {
+            let response = try await get(path)
+            #expect(response.status == 200, "\(path): \(response.status) \(String(decoding: response.body, as: UTF8.self).prefix(300))")
+            return String(decoding: response.body, as: UTF8.self)
+        }
+
+        /// The memories a listing page shows (by their links), and its link to the next page.
+        func listing(_ path: String) async throws -> (ids: [Int64], next: String?, html: String) {
+            let html = try await page(path)
+            let ids = html.matches(of: /<h3 id="memory-\d+"><a href="\/memories\/(\d+)">/).compactMap { Int64($0.output.1) }
+            let next = html.firstMatch(of: /<a href="([^"]+)" rel="next">/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
+            return (ids, next, html)
+        }
+
+        /// Every memory a listing leads to, page after page.
+        func all(_ path: String) async throws -> [Int64] {
+            var ids: [Int64] = [], next: String? = path, pages = 0
+            while let link = next, pages < 50 {
+                let page = try await listing(link)
+                ids += page.ids
+                next = page.next
+                pages += 1
+            }
+            return ids
+        }
+    }
+
+    static let day: Int64 = 86_400_000
+    /// 1 January 2019, 12:00 UTC.
+    static let start: Int64 = 1_546_344_000_000
+
+    @Test("every memory in pages of 24, newest first by when it was made, each page a stable keyset link; filters by person, kind and year; search over titles and texts with the same results on both stores",
+          arguments: TestStore.available)
+    func pagesFiltersSearch(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-memory-pages")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        try await withAsyncCleanup {
+            let hub = try await server.pairedClient(folder)
+            let ana = try await hub.addPerson(name: "Ana"), rui = try await hub.addPerson(name: "Rui")
+            // 50 diary notes a month apart from January 2019; every tenth without a date (made when it reached the hub).
+            for index in 0..<50 {
+                _ = try await hub.upload(MemoryUpload(kind: .text, title: "Note \(index)", description: "Day \(index) of the diary",
+                                                      takenAt: index % 10 == 5 ? nil : Self.start + Int64(index) * 30 * Self.day,
+                                                      people: index % 5 == 0 ? [ana.id] : nil))
+            }
+            let soup = try await hub.upload(MemoryUpload(kind: .text, title: "Soup", description: "Grandma's soup <recipe> with leeks",
+                                                         takenAt: Self.start + 400 * Self.day, people: [rui.id])).memory
+            let kitchen = try await hub.upload(MemoryUpload(kind: .text, title: "Soup kitchen volunteering", description: "Served lunch",
+                                                            takenAt: Self.start + 420 * Self.day)).memory
+            let book = try await hub.upload(MemoryUpload(kind: .text, title: "Recipe book", description: "Bread and cakes", takenAt: Self.start + 10 * Self.day)).memory
+            // Text that PostgreSQL's parser would read as an address, a version and a hyphenated word.
+            let mixed = try await hub.upload(MemoryUpload(kind: .text, title: "Lists", description: "Sent to ana@example.com: version v2.0 of the sun-dried list",
+                                                          takenAt: Self.start + 5 * Self.day)).memory
+            let voiceFile = folder + "/story.m4a"
+            try mediaFixture(voiceFile, "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac")
+            let voice = try await hub.upload(MemoryUpload(kind: .voice, title: "Grandpa's story", takenAt: Self.start + 500 * Self.day), file: voiceFile).memory
+
+            // The expected order: when made (taken, else reached the hub), newest first, then id.
+            var every: [HubMemory] = [], cursor: String?
+            repeat {
+                let page = try await hub.memories(cursor: cursor, limit: 100)
+                every += page.memories
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(every.count == 55)
+            func ordered(_ memories: [HubMemory]) -> [Int64] {
+                memories.sorted { ($0.takenAt ?? $0.createdAt, $0.id) > ($1.takenAt ?? $1.createdAt, $1.id) }.map(\.id)
+            }
+            let visitor = try await Visitor(server)
+            let first = try await visitor.listing("/memories")
+            #expect(first.ids.count == 24 && first.next != nil)
+            #expect(try await visitor.all("/memories") == ordered(every))
+
+            // A page's link stays valid when a newer memory arrives: it shows the same memories.
+            let second = try #require(first.next)
+            let before = try await visitor.listing(second).ids
+            _ = try await hub.upload(MemoryUpload(kind: .text, title: "Newest", description: "Written today"))
+            let after = try await visitor.listing(second)
+            #expect(after.ids == before)
+            #expect(after.html.contains(">Newest memories</a>"))
+
+            // Filters: a person's, a kind, a year, and together.
+            #expect(try await visitor.all("/memories?person=\(ana.id)") == ordered(every.filter { $0.people.contains(ana.id) }))
+            #expect(try await visitor.all("/memories?kind=voice") == [voice.id])
+            let year2020: ClosedRange<Int64> = 1_577_836_800_000...1_609_459_199_999
+            let in2020 = ordered(every.filter { year2020.contains($0.takenAt ?? $0.createdAt) })
+            #expect(in2020.count > 5)
+            #expect(try await visitor.all("/memories?year=2020") == in2020)
+            #expect(try await visitor.all("/memories?q=soup&kind=text&year=2020&person=\(rui.id)") == [soup.id])
+            // The form's "every" choices are empty values.
+            #expect(try await visitor.all("/memories?q=&person=&kind=&year=").count == 56)
+
+            // Search: whole words of the title or the text, in any case, every word asked for.
+            func search(_ words: String) async throws -> [Int64] {
+                try await visitor.all("/memories?q=" + (words.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            }
+            #expect(try await search("soup") == [kitchen.id, soup.id])
+            #expect(try await search("SOUP recipe") == [soup.id])
+            #expect(try await search("recipe") == [soup.id, book.id])
+            #expect(try await search("grandma's") == [soup.id])
+            #expect(try await search("diary 7") == [every.first { $0.title == "Note 7" }!.id])
+            #expect(try await search("example dried v2") == [mixed.id])
+            #expect(try await search("ana com 0 sun") == [mixed.id])
+            #expect(try await search("recipes").isEmpty)  // no stemming
+            #expect(try await search("sou").isEmpty)  // whole words only
+            #expect(try await search("NEAR AND \"soup\" OR * title:") .isEmpty)  // operators are words here
+            let none = try await visitor.listing("/memories?q=%21%21")
+            #expect(none.ids.isEmpty && none.html.contains("No memories match."))
+            // A memory removed leaves the search.
+            try await hub.removeMemory(id: kitchen.id)
+            #expect(try await search("soup") == [soup.id])
+            // The page keeps what was asked for in its form, escaped.
+            let kept = try await visitor.page("/memories?q=%3Cb%3Esoup&kind=text")
+            #expect(kept.contains("value=\"&lt;b&gt;soup\"") && kept.contains("<option value=\"text\" selected>"))
+
+            // Addresses the page cannot show are refused with the field at fault.
+            for (query, field) in [("person=abc", "person"), ("kind=film", "kind"), ("year=0", "year"), ("before=12", "before"),
+                                    ("before=1.-2", "before"), ("q=" + String(repeating: "a", count: 201), "q")] {
+                let refused = try await visitor.get("/memories?" + query)
+                #expect(refused.status == 400 && String(decoding: refused.body, as: UTF8.self).contains("\"\(field)\""), "\(query): \(refused.status)")
+            }
+
+            // The memory page: the whole text, escaped; who is in it, with links; when.
+            let page = try await visitor.page("/memories/\(soup.id)")
+            #expect(page.contains("<p>Grandma&#39;s soup &lt;recipe&gt; with leeks</p>"))
+            #expect(page.contains("<a href=\"/people/\(rui.id)\">Rui</a>") && page.contains("5 February 2020"))
+            #expect(try await visitor.get("/memories/999999").status == 404)
+            // Without the session, nothing.
+            let stranger = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("memories/\(soup.id)")))
+            #expect(stranger.status == 401)
+        } cleanup: {
+            await server.stop()
+        }
+    }
+
+    @Test("media is served whole or in the part a Range header asks for: 206 with Content-Range, 416 past the end, the whole file for what is ignored; ETag and If-Range; the same through the API",
+          arguments: TestStore.available)
+    func ranges(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-ranges")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        try await withAsyncCleanup {
+            let hub = try await server.pairedClient(folder)
+            let file = folder + "/story.m4a"
+            try mediaFixture(file, "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:a", "aac")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file)), size = bytes.count
+            let voice = try await hub.upload(MemoryUpload(kind: .voice, title: "Story"), file: file).memory
+            let note = try await hub.upload(MemoryUpload(kind: .text, title: "Note", description: "A note")).memory
+            let visitor = try await Visitor(server)
+            let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
+            let etag = "\"\(voice.sha256)\""
+            for path in ["/dashboard/media/\(voice.id)", "/api/memories/\(voice.id)/media"] {
+                func get(_ headers: [String: String]) async throws -> HTTPResponse {
+                    try await visitor.get(path, headers: headers.merging(["Authorization": "Bearer \(token)"]) { $1 })
+                }
+                let whole = try await get([:])
+                #expect(whole.status == 200 && whole.body == bytes, "\(path)")
+                #expect(whole.headers["accept-ranges"] == "bytes" && whole.headers["etag"] == etag && whole.headers["content-type"] == "audio/mp4")
+                #expect(whole.headers["x-content-type-options"] == "nosniff")
+                let cases: [(String, Range<Int>)] = [("bytes=0-99", 0..<100), ("bytes=100-", 100..<size), ("bytes=-50", size - 50..<size),
+                                                     ("bytes=10-\(size + 1000)", 10..<size), ("bytes=\(size - 1)-\(size - 1)", size - 1..<size)]
+                for (header, expected) in cases {
+                    let part = try await get(["Range": header])
+                    #expect(part.status == 206, "\(path) \(header): \(part.status)")
+                    #expect(part.body == bytes.subdata(in: expected), "\(path) \(header)")
+                    #expect(part.headers["content-range"] == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(size)", "\(part.headers)")
+                }
+                let past = try await get(["Range": "bytes=\(size)-"])
+                #expect(past.status == 416 && past.headers["content-range"] == "bytes */\(size)" && past.body.isEmpty)
+                #expect(try await get(["Range": "bytes=-0"]).status == 416)
+                // Ignored, so the whole file: several ranges, another unit, malformed, reversed, too many digits.
+                for header in ["bytes=0-1,5-6", "items=0-5", "bytes=abc", "bytes=5-2", "bytes=0-99999999999999999999", "bytes=-", "bytes= 1 - 2"] {
+                    let ignored = try await get(["Range": header])
+                    #expect(ignored.status == 200 && ignored.body == bytes, "\(path) \(header): \(ignored.status)")
+                }
+                // If-Range: a part only of this very file.
+                #expect(try await get(["Range": "bytes=0-9", "If-Range": etag]).status == 206)
+                #expect(try await get(["Range": "bytes=0-9", "If-Range": "\"0000\""]).status == 200)
+            }
+            // A text memory has no media for a player.
+            #expect(try await visitor.get("/dashboard/media/\(note.id)").status == 404)
+            #expect(try await visitor.get("/dashboard/media/424242").status == 404)
+        } cleanup: {
+            await server.stop()
+        }
+    }
+
+    @Test("each kind of memory page in the browser: the photo with its description as alt text, the voice recording and the video playing and seeking through range requests, the text in full, the search page; axe-core finds nothing on any")
+    func browser() async throws {
+        let folder = try temporaryFolder("hub-memory-browser")
+        let log = CapturedLog()
+        let server = try await TestServer(folder: folder + "/server", log: log)
+        try await withAsyncCleanup {
+            let hub = try await server.pairedClient(folder)
+            let ana = try await hub.addPerson(name: "Ana")
+            let photoFile = folder + "/red.jpg"
+            try ImageEncoder.write(try Image(width: 800, height: 600, fill: RGBAColor(red: 220, green: 20, blue: 30)), to: photoFile, as: .jpeg())
+            let photo = try await hub.upload(MemoryUpload(kind: .photo, title: "Ana's red coat", description: "Ana in her red coat at the harbour", place: "Porto",
+                                                          people: [ana.id]), file: photoFile).memory
+            let voiceFile = folder + "/story.m4a", videoFile = folder + "/party.mp4"
+            try mediaFixture(voiceFile, "-f", "lavfi", "-i", "sine=frequency=440:duration=4", "-c:a", "aac")
+            // Noisy frames, so the file is large enough (several MB) that seeking asks for another part of it.
+            try mediaFixture(videoFile, "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25,noise=alls=50:allf=t", "-f", "lavfi", "-i", "sine=frequency=300:duration=6",
+                             "-t", "6", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
+            let voice = try await hub.upload(MemoryUpload(kind: .voice, title: "Grandpa's story"), file: voiceFile).memory
+            let video = try await hub.upload(MemoryUpload(kind: .video, title: "The party", people: [ana.id]), file: videoFile).memory
+            let text = try await hub.upload(MemoryUpload(kind: .text, title: "Sunday lunch", description: "Grandma's soup recipe:\nleeks, potatoes & bread")).memory
+
+            let key = try await ServerData.open(folder + "/server").dashboardKey
+            func url(_ path: String) -> URL { URL(string: server.url.absoluteString + path + (path.contains("?") ? "&" : "?") + "key=\(key)")! }
+            func checked(_ report: HubDashboardTests.BrowserReport, _ name: String) {
+                #expect(report.axe.error == nil, "\(name): \(report.axe.error ?? "")")
+                #expect(report.axe.violations?.isEmpty == true, "\(name): \(report.axe.violations ?? [])")
+                #expect((report.axe.passes ?? 0) > 10, "\(name)")
+                #expect(report.images.allSatisfy { $0.loaded }, "\(name): \(report.images)")
+                #expect(report.focus.first?.text == "Skip to the content", "\(name): \(report.focus)")
+            }
+
+            let photoPage = try await HubDashboardTests.browse(url("/memories/\(photo.id)"), screenshot: folder + "/photo.png")
+            checked(photoPage, "photo")
+            #expect(photoPage.title == "Ana's red coat: Memory Palace")
+            #expect(photoPage.images.map(\.alt) == ["Ana in her red coat at the harbour"] && photoPage.images.first?.src == "/dashboard/media/\(photo.id)")
+            #expect(try HubDashboardTests.count(folder + "/photo.png").red > 20_000, "the photo is not shown full size")
+
+            let voicePage = try await HubDashboardTests.browse(url("/memories/\(voice.id)"), screenshot: folder + "/voice.png", play: true)
+            checked(voicePage, "voice")
+            #expect(voicePage.player?.error == nil, "\(voicePage.player?.error ?? "")")
+            #expect(voicePage.player?.played == true && voicePage.player?.seeked == true, "\(String(describing: voicePage.player))")
+            #expect(abs((voicePage.player?.duration ?? 0) - 4) < 0.2)
+
+            let mediaLines = { log.text.filter { $0.contains("route=/dashboard/media/{id}") } }
+            let beforeVideo = mediaLines().count
+            let videoPage = try await HubDashboardTests.browse(url("/memories/\(video.id)"), screenshot: folder + "/video.png", play: true)
+            checked(videoPage, "video")
+            #expect(videoPage.player?.played == true && videoPage.player?.seeked == true, "\(String(describing: videoPage.player))")
+            #expect(abs((videoPage.player?.seekedTo ?? 0) - 3) < 0.5, "\(String(describing: videoPage.player))")
+            // The player's parts were range requests, each answered 206.
+            let videoRequests = mediaLines().dropFirst(beforeVideo)
+            #expect(videoRequests.count >= 2 && videoRequests.allSatisfy { $0.contains("status=206") }, "\(Array(videoRequests))")
+
+            // The page says what a listener needs before pressing play.
+            let visitor = try await Visitor(server)
+            let videoHTML = try await visitor.page("/memories/\(video.id)")
+            #expect(videoHTML.contains("Video, 0:06 long, with sound"), "\(videoHTML)")
+            #expect(try await visitor.page("/memories/\(voice.id)").contains("Voice recording, 0:04 long"))
+            #expect(videoHTML.contains("poster=\"/dashboard/thumbnails/\(video.id)\""))
+
+            let textPage = try await HubDashboardTests.browse(url("/memories/\(text.id)"), screenshot: folder + "/text.png")
+            checked(textPage, "text")
+            #expect(try await visitor.page("/memories/\(text.id)").contains("<p>Grandma&#39;s soup recipe:</p><p>leeks, potatoes &amp; bread</p>"))
+
+            let searchPage = try await HubDashboardTests.browse(url("/memories?q=grandma"), screenshot: folder + "/search.png")
+            checked(searchPage, "search")
+            #expect(searchPage.title == "Memories: Memory Palace")
+            #expect(try await visitor.listing("/memories?q=grandma").ids == [text.id])
+            #expect(try await visitor.listing("/memories?q=grandpa").ids == [voice.id])
+        } cleanup: {
+            await server.stop()
+        }
+    }
+}
