@@ -106,6 +106,10 @@ public struct SyncServer: Sendable {
             table.open(.get, "/dashboard/avatars/:id") { request, context in try await dashboard.avatar(request, context: context) }
             table.open(.get, "/memories") { request, context in try await dashboard.memories(request, context: context) }
             table.open(.get, "/memories/:id") { request, context in try await dashboard.memory(request, context: context) }
+            table.open(.post, "/memories/:id/edit") { request, context in try await dashboard.edit(request, context: context) }
+            table.open(.post, "/memories/:id/undo") { request, context in try await dashboard.undo(request, context: context) }
+            table.open(.get, "/memories/:id/delete") { request, context in try await dashboard.confirmDeletion(request, context: context) }
+            table.open(.post, "/memories/:id/delete") { request, context in try await dashboard.delete(request, context: context) }
             table.open(.get, "/dashboard/media/:id") { request, context in try await dashboard.media(request, context: context) }
         }
         table.answerOtherMethods()

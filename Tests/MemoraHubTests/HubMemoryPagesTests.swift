@@ -29,6 +29,17 @@ struct HubMemoryPagesTests {
             return try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url, headers: headers.merging(["Cookie": cookie]) { $1 }))
         }
 
+        /// Posts a form as the page's own (`Origin` this hub's unless `origin` says otherwise).
+        func post(_ path: String, _ fields: [(String, String)], origin: String? = nil, cookie sent: Bool = true, extra: [String: String] = [:]) async throws -> HTTPResponse {
+            let url = try #require(URL(string: server.url.absoluteString + path))
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+            var headers = ["Content-Type": "application/x-www-form-urlencoded", "Origin": origin ?? "http://127.0.0.1:\(server.port)"].merging(extra) { $1 }
+            if sent { headers["Cookie"] = cookie }
+            return try await URLSessionTransport().send(HTTPRequest(method: "POST", url: url, headers: headers, body: Data(body.utf8)))
+        }
+
         func page(_ path: String) async throws -> String {
             let response = try await get(path)
             #expect(response.status == 200, "\(path): \(response.status) \(String(decoding: response.body, as: UTF8.self).prefix(300))")
@@ -137,6 +148,19 @@ struct HubMemoryPagesTests {
             #expect(try await search("NEAR AND \"soup\" OR * title:") .isEmpty)  // operators are words here
             let none = try await visitor.listing("/memories?q=%21%21")
             #expect(none.ids.isEmpty && none.html.contains("No memories match."))
+            // A word that many memories have (more than HubSearch.manyMatches: SQLite then looks along
+            // the order's index): the same pages, newest first.
+            try await server.execute("""
+                INSERT INTO hub_memories (sha256, kind, title, description, taken_at, media_type, size, uploaded_by, upload_nonce, created_at)
+                SELECT \(store == .sqlite ? "printf('%064d', i)" : "lpad(i::text, 64, '0')"), 'text', 'Filler ' || i, 'A filler note', \(Self.start) - i * 1000,
+                    'text/plain', 10, 'test', 'test', \(Self.start)
+                FROM \(store == .sqlite ? "(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1200) SELECT i FROM n)" : "generate_series(1, 1200) AS i")
+                """)
+            func titles(_ html: String) -> [String] { html.matches(of: /<a href="\/memories\/\d+">([^<]+)<\/a><\/h3>/).map { String($0.output.1) } }
+            let fillers = try await visitor.listing("/memories?q=filler")
+            #expect(titles(fillers.html) == (1...24).map { "Filler \($0)" })
+            #expect(titles(try await visitor.listing(try #require(fillers.next)).html) == (25...48).map { "Filler \($0)" })
+            #expect(titles(try await visitor.listing("/memories?q=filler%20note%20700").html) == ["Filler 700"])
             // A memory removed leaves the search.
             try await hub.removeMemory(id: kitchen.id)
             #expect(try await search("soup") == [soup.id])
@@ -159,6 +183,101 @@ struct HubMemoryPagesTests {
             // Without the session, nothing.
             let stranger = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("memories/\(soup.id)")))
             #expect(stranger.status == 401)
+        } cleanup: {
+            await server.stop()
+        }
+    }
+
+    @Test("corrections on a memory's page: title and description edited by a person (labelled so), each change listed and undone in turn, the file never touched, search following; forms from elsewhere refused; deletion asks first, then removes the memory, its file and its history",
+          arguments: TestStore.available)
+    func corrections(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-corrections")
+        let log = CapturedLog()
+        let server = try await TestServer(folder: folder + "/server", store: store, log: log)
+        try await withAsyncCleanup {
+            let hub = try await server.pairedClient(folder)
+            let file = folder + "/sand.jpg"
+            try ImageEncoder.write(try SyntheticPhoto.landscape(width: 400, height: 300, seed: 5), to: file, as: .jpeg())
+            let original = try Data(contentsOf: URL(fileURLWithPath: file))
+            let photo = try await hub.upload(MemoryUpload(kind: .photo, title: "Beach", description: "A brown animal on sand"), file: file).memory
+            let visitor = try await Visitor(server)
+            let path = "/memories/\(photo.id)"
+            var page = try await visitor.page(path)
+            #expect(page.contains("A brown animal on sand <span class=\"source\">(written automatically)</span>"))
+            #expect(page.contains("No corrections yet."))
+            func search(_ words: String) async throws -> [Int64] { try await visitor.listing("/memories?q=" + words).ids }
+            #expect(try await search("animal") == [photo.id])
+
+            // A person corrects both: the page says so, the API gives the correction, the search follows, the file is as it was.
+            let saved = try await visitor.post(path + "/edit", [("title", "Rex at the beach"), ("description", "Rex, our dog, on Praia da Rocha")])
+            #expect([200, 303].contains(saved.status), "\(saved.status) \(String(decoding: saved.body, as: UTF8.self).prefix(300))")
+            page = try await visitor.page(path)
+            #expect(page.contains("<h2 id=\"memory-title\">Rex at the beach</h2>"))
+            #expect(page.contains("Rex, our dog, on Praia da Rocha <span class=\"source\">(written by a person)</span>"))
+            #expect(page.contains("Title changed from “Beach” to “Rex at the beach”"))
+            #expect(page.contains("Description changed from “A brown animal on sand” to “Rex, our dog, on Praia da Rocha”"))
+            #expect(page.matches(of: /name="edit" value="(\d+)"/).count == 2)
+            let corrected = try await hub.memory(id: photo.id)
+            #expect(corrected.title == "Rex at the beach" && corrected.description == "Rex, our dog, on Praia da Rocha" && corrected.sha256 == photo.sha256)
+            #expect(try await visitor.get("/dashboard/media/\(photo.id)").body == original)
+            #expect(try await search("animal").isEmpty)
+            #expect(try await search("rocha") == [photo.id])
+            // Saving the same again records nothing.
+            _ = try await visitor.post(path + "/edit", [("title", "Rex at the beach"), ("description", "Rex, our dog, on Praia da Rocha")])
+            #expect(try await visitor.page(path).matches(of: /name="edit" value="(\d+)"/).count == 2)
+
+            // A second correction of the description; undoing the first is refused until the second is undone.
+            _ = try await visitor.post(path + "/edit", [("title", "Rex at the beach"), ("description", "Rex on Praia da Rocha, 2019")])
+            let edits = try await visitor.page(path).matches(of: /name="edit" value="(\d+)"/).compactMap { Int64($0.output.1) }
+            #expect(edits.count == 3)
+            let (latest, firstDescription, title) = (edits[0], edits[1], edits[2])
+            #expect(try await visitor.post(path + "/undo", [("edit", String(firstDescription))]).status == 409)
+            #expect([200, 303].contains(try await visitor.post(path + "/undo", [("edit", String(latest))]).status))
+            #expect(try await hub.memory(id: photo.id).description == "Rex, our dog, on Praia da Rocha")
+            #expect(try await visitor.page(path).contains("(written by a person)"))
+            #expect([200, 303].contains(try await visitor.post(path + "/undo", [("edit", String(firstDescription))]).status))
+            #expect([200, 303].contains(try await visitor.post(path + "/undo", [("edit", String(title))]).status))
+            let restored = try await hub.memory(id: photo.id)
+            #expect(restored.title == "Beach" && restored.description == "A brown animal on sand")
+            page = try await visitor.page(path)
+            #expect(page.contains("(written automatically)") && page.components(separatedBy: "Undone on").count == 4)
+            #expect(try await visitor.post(path + "/undo", [("edit", String(title))]).status == 404)
+            #expect(try await search("animal") == [photo.id])
+
+            // Forms from elsewhere, without the session, or malformed change nothing.
+            for refused in [try await visitor.post(path + "/edit", [("title", "Hacked")], origin: "http://evil.example"),
+                            try await visitor.post(path + "/edit", [("title", "Hacked")], extra: ["Sec-Fetch-Site": "cross-site"]),
+                            try await visitor.post(path + "/delete", [], origin: "http://evil.example")] {
+                #expect(refused.status == 403)
+            }
+            #expect(try await visitor.post(path + "/edit", [("title", "Hacked")], cookie: false).status == 401)
+            for (fields, field) in [([("title", "  ")], "title"), ([("title", String(repeating: "x", count: 201))], "title"),
+                                    ([("title", "Fine"), ("description", String(repeating: "y", count: 5001))], "description"),
+                                    ((0..<40).map { ("f\($0)", "v") }, "body")] {
+                let bad = try await visitor.post(path + "/edit", fields)
+                #expect(bad.status == 400 && String(decoding: bad.body, as: UTF8.self).contains("\"\(field)\""), "\(field): \(bad.status)")
+            }
+            let malformed = try await URLSessionTransport().send(HTTPRequest(method: "POST", url: server.url.appendingPathComponent("memories/\(photo.id)/edit"),
+                headers: ["Cookie": visitor.cookie, "Origin": "http://127.0.0.1:\(server.port)", "Content-Type": "application/x-www-form-urlencoded"],
+                body: Data("title=%zz".utf8)))
+            #expect(malformed.status == 400)
+            #expect(try await hub.memory(id: photo.id).title == "Beach")
+
+            // Deletion asks first; then the memory, its file, thumbnail and history go, and it is logged.
+            let confirm = try await visitor.page(path + "/delete")
+            #expect(confirm.contains("Delete “Beach”?") && confirm.contains("id=\"confirm-delete\"") && confirm.contains("No, keep it"))
+            let media = folder + "/server/hub/media/\(photo.sha256.prefix(2))/\(photo.sha256)"
+            #expect(FileManager.default.fileExists(atPath: media))
+            let deleted = try await visitor.post(path + "/delete", [])
+            #expect(deleted.status == 200 && String(decoding: deleted.body, as: UTF8.self).contains("was deleted"))
+            #expect(!FileManager.default.fileExists(atPath: media))
+            #expect(!FileManager.default.fileExists(atPath: folder + "/server/hub/thumbnails/\(photo.sha256.prefix(2))/\(photo.sha256).jpg"))
+            #expect(try await visitor.get(path).status == 404)
+            #expect(try await hub.memories().memories.isEmpty)
+            #expect(log.text.contains { $0.contains("memory deleted on the dashboard") && $0.contains("id=\(photo.id)") })
+            #expect(!log.text.contains { $0.contains("Rocha") || $0.contains("animal") }, "a caption was logged")
+            let left = try await server.count("SELECT COUNT(*) FROM hub_memory_edits")
+            #expect(left == 0)
         } cleanup: {
             await server.stop()
         }
@@ -275,8 +394,14 @@ struct HubMemoryPagesTests {
             #expect(try await visitor.page("/memories/\(voice.id)").contains("Voice recording, 0:04 long"))
             #expect(videoHTML.contains("poster=\"/dashboard/thumbnails/\(video.id)\""))
 
+            // The text corrected once: its page lists the change with its Undo button.
+            let saved = try await visitor.post("/memories/\(text.id)/edit", [("title", "Sunday lunch at Grandma's"), ("description", "Grandma's soup recipe:\nleeks, potatoes & bread")])
+            #expect([200, 303].contains(saved.status))
             let textPage = try await HubDashboardTests.browse(url("/memories/\(text.id)"), screenshot: folder + "/text.png")
             checked(textPage, "text")
+            #expect(textPage.title == "Sunday lunch at Grandma's: Memory Palace")
+            let confirmPage = try await HubDashboardTests.browse(url("/memories/\(text.id)/delete"), screenshot: folder + "/delete.png")
+            checked(confirmPage, "delete")
             #expect(try await visitor.page("/memories/\(text.id)").contains("<p>Grandma&#39;s soup recipe:</p><p>leeks, potatoes &amp; bread</p>"))
 
             let searchPage = try await HubDashboardTests.browse(url("/memories?q=grandma"), screenshot: folder + "/search.png")

@@ -54,6 +54,18 @@ package final class TestServer: Sendable {
         }
     }
 
+    /// The one integer a query on the server's database answers (a count).
+    package func count(_ sql: String) async throws -> Int64 {
+        if let database {
+            return try await PostgresAdmin.withClient(database) { client in
+                for try await value in try await client.query(PostgresQuery(unsafeSQL: sql)).decode(Int64.self) { return value }
+                return 0
+            }
+        }
+        let queue = try DatabaseQueue(path: folder + "/memora-server.sqlite")
+        return try await queue.read { db in try Int64.fetchOne(db, sql: sql) ?? 0 }
+    }
+
     /// Runs `body` while another connection holds a write transaction open on the server's database
     /// (SQLite: the write lock; PostgreSQL: the version counter's row), then lets it commit.
     package func whileWriterHeldOpen<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {

@@ -90,11 +90,15 @@ extension DashboardPage {
 
     /// One memory's page: the photo at full size (alt text: its description), a voice recording or a
     /// video in the browser's own player (keyboard-usable), or the whole text; then who is in it, when
-    /// and where it was made, and which device added it.
+    /// and where it was made, and which device added it; the form that corrects its title and
+    /// description, the changes made (each with a button that undoes it), and the way to delete it.
     /// - Parameters:
     ///   - device: the platform of the device that added it, when the hub knows the device.
     ///   - hasSound: whether a video has a sound track (nil: unknown).
-    static func memory(_ memory: HubMemory, people: [HubPerson], device: String?, hasSound: Bool?) -> String {
+    ///   - source: who wrote the description: labelled as written automatically until a person edits it.
+    ///   - edits: the recorded changes, newest first.
+    static func memory(_ memory: HubMemory, people: [HubPerson], device: String?, hasSound: Bool?, source: HubStore.DescriptionSource = .automatic,
+                       edits: [HubStore.MemoryEdit] = []) -> String {
         let byID = Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) })
         let description = memory.description.flatMap { $0.isEmpty ? nil : $0 }
         let length = memory.durationMs.map { duration($0) }
@@ -129,7 +133,8 @@ extension DashboardPage {
         }
         var details: [(String, String)] = [("Kind", escape(kind))]
         if memory.kind != .text, let description {
-            details.append(("Description", escape(description)))
+            let label = source == .person ? "written by a person" : "written automatically"
+            details.append(("Description", "\(escape(description)) <span class=\"source\">(\(label))</span>"))
         }
         let names = memory.people.compactMap { byID[$0] }.map { "<a href=\"/people/\($0.id)\">\(escape($0.name))</a>" }
         details.append(("With", names.isEmpty ? "No one tagged" : names.joined(separator: ", ")))
@@ -149,12 +154,67 @@ extension DashboardPage {
             details.append(("Original", "<a href=\"\(mediaLink(memory))\" download>Download the original</a> (\(escape(size(memory.size))), \(escape(memory.mediaType)))"))
         }
         let list = details.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined(separator: "\n")
+        let textLabel = memory.kind == .text ? "Text" : "Description"
+        let limit = memory.kind == .text ? 100_000 : 5000
         return page(title: "\(memory.title): Memory Palace", body: """
             <article aria-labelledby="memory-title"><h2 id="memory-title">\(escape(memory.title))</h2>
             <div class="media">\(media)</div>
             <section aria-labelledby="about-title"><h3 id="about-title">About this memory</h3>
             <dl class="details">\(list)</dl></section>
+            <section aria-labelledby="correct-title"><h3 id="correct-title">Correct this memory</h3>
+            <p>A correction changes what the hub says about the memory, never the file itself. Each one is listed below and can be undone.</p>
+            <form method="post" action="/memories/\(memory.id)/edit" class="edit">
+            <p><label for="title">Title</label> <input id="title" name="title" required maxlength="200" value="\(escape(memory.title))"></p>
+            <p><label for="description">\(textLabel)</label> <textarea id="description" name="description" rows="\(memory.kind == .text ? 10 : 4)" maxlength="\(limit)">\(escape(description ?? ""))</textarea></p>
+            <p><button type="submit" id="save-button">Save the correction</button></p></form></section>
+            \(changes(edits, memory: memory))
+            <section aria-labelledby="delete-title"><h3 id="delete-title">Delete</h3>
+            <p><a href="/memories/\(memory.id)/delete" id="delete-link">Delete this memory</a> (you are asked to confirm)</p></section>
             <p><a href="/memories">All memories</a></p></article>
+            """)
+    }
+
+    /// The list of a memory's changes, each with the button that undoes it while it stands.
+    static func changes(_ edits: [HubStore.MemoryEdit], memory: HubMemory) -> String {
+        guard !edits.isEmpty else {
+            return "<section aria-labelledby=\"changes-title\"><h3 id=\"changes-title\">Changes</h3><p>No corrections yet.</p></section>"
+        }
+        func quoted(_ value: String?) -> String {
+            guard let value, !value.isEmpty else { return "nothing" }
+            return "“" + escape(value.count > 160 ? String(value.prefix(160)) + "…" : value) + "”"
+        }
+        let items = edits.map { edit in
+            let what = edit.field == .title ? "Title" : memory.kind == .text ? "Text" : "Description"
+            let when = "\(date(Double(edit.editedAt) / 1000)), \(time(Double(edit.editedAt) / 1000)) UTC"
+            var item = "<li>\(what) changed from \(quoted(edit.oldValue)) to \(quoted(edit.newValue)) on \(escape(when)) by \(escape(edit.editedBy))."
+            if let undone = edit.undoneAt {
+                item += " Undone on \(escape(date(Double(undone) / 1000))).</li>"
+            } else {
+                item += """
+                     <form method="post" action="/memories/\(memory.id)/undo" class="inline"><input type="hidden" name="edit" value="\(edit.id)">\
+                    <button type="submit" aria-label="Undo this change of the \(what.lowercased())">Undo</button></form></li>
+                    """
+            }
+            return item
+        }.joined(separator: "\n")
+        return "<section aria-labelledby=\"changes-title\"><h3 id=\"changes-title\">Changes</h3><ul class=\"changes\">\(items)</ul></section>"
+    }
+
+    /// The page that asks before a memory is deleted.
+    static func confirmDeletion(_ memory: HubMemory) -> String {
+        page(title: "Delete \(memory.title)? Memory Palace", body: """
+            <section aria-labelledby="delete-title"><h2 id="delete-title">Delete “\(escape(memory.title))”?</h2>
+            <p>The memory goes from the hub for every device of the family, with its \(memory.kind == .text ? "text" : "file"), its people and its faces. This cannot be undone.</p>
+            <form method="post" action="/memories/\(memory.id)/delete"><p><button type="submit" id="confirm-delete" class="danger">Delete this memory</button></p></form>
+            <p><a href="/memories/\(memory.id)">No, keep it</a></p></section>
+            """)
+    }
+
+    /// The page after a memory was deleted.
+    static func deleted(_ memory: HubMemory) -> String {
+        page(title: "Deleted: Memory Palace", body: """
+            <section aria-labelledby="deleted-title"><h2 id="deleted-title">“\(escape(memory.title))” was deleted</h2>
+            <p><a href="/memories">All memories</a></p></section>
             """)
     }
 }

@@ -61,6 +61,15 @@ enum DashboardPage {
         input,select{font:inherit;padding:.4rem;border:2px solid #6b6b6b;border-radius:.3rem;background:#fff;color:#1b1b1b}
         input:focus-visible,select:focus-visible,audio:focus-visible,video:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
         .pages{list-style:none;padding:0;display:flex;gap:1.5rem}
+        .edit label{display:block;font-weight:600}
+        .edit input,.edit textarea{width:100%;max-width:40rem;box-sizing:border-box}
+        textarea{font:inherit;padding:.4rem;border:2px solid #6b6b6b;border-radius:.3rem;background:#fff;color:#1b1b1b}
+        textarea:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
+        .source{color:#444;font-style:italic}
+        .changes li{margin:.4rem 0}
+        .inline{display:inline}
+        .inline button{padding:.1rem .6rem;margin-left:.5rem}
+        .danger{border-color:#a00000;color:#a00000}
         footer{color:#555;font-size:.85rem;border-top:1px solid #d6d1c4}
         """
 

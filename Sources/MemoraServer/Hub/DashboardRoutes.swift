@@ -4,6 +4,7 @@ internal import MemoraDatabase
 internal import MemoraHTTP
 internal import HTTPTypes
 internal import MemoraHub
+internal import MemoraSync
 internal import MemoraSystem
 
 /// The dashboard's pages (`/`, `/people/{id}`, `/memories`, `/memories/{id}`), the pairing code (`POST /dashboard/pair`), signing out
@@ -209,7 +210,89 @@ struct DashboardRoutes: Sendable {
         }
         // Whether a video has sound is read from its file (the hub did not keep it): its headers only.
         let hasSound = memory.kind == .video ? (try? MediaProbe.info(media.path(memory.sha256)).get())?.hasAudio : nil
-        return html(DashboardPage.memory(memory, people: try await hub.people(), device: try await hub.platform(ofDevice: memory.uploadedBy), hasSound: hasSound))
+        return html(DashboardPage.memory(memory, people: try await hub.people(), device: try await hub.platform(ofDevice: memory.uploadedBy), hasSound: hasSound,
+                                         source: try await hub.descriptionSource(memory: id) ?? .automatic, edits: try await hub.edits(memory: id)))
+    }
+
+    /// The largest form the dashboard takes: a text memory's 100,000 characters, percent-encoded.
+    static let maxFormBytes = 1 << 20
+
+    /// The form a dashboard page posted: the session admitted, the `Host` and `Origin` this hub's
+    /// (with the SameSite=Strict cookie, what keeps another site from posting it), the body bounded.
+    /// Returns the memory it is about, the fields, and who sent it (the session's short name).
+    private func form(_ request: Request, context: ServerContext) async throws -> (memory: HubMemory, fields: [String: String], editor: String) {
+        try checkSameOrigin(request)
+        guard let id = context.parameters.get("id").flatMap(Int64.init), let memory = try await hub.memory(id: id) else {
+            throw ServerError.notFound("no such memory")
+        }
+        let body = try await RequestDecoding.body(of: request, limit: Self.maxFormBytes, timeout: configuration.bodyTimeout)
+        let fields = try FormBody.fields(Array(body.readableBytesView))
+        return (memory, fields, Self.editor(request))
+    }
+
+    /// Who sends a form: "browser " and the first 8 hex digits of the session token's SHA-256 (never the token).
+    static func editor(_ request: Request) -> String {
+        "browser " + String((request.cookies[cookie].map { ServerSecrets.hash($0.value) } ?? "unknown").prefix(8))
+    }
+
+    /// `POST /memories/{id}/edit`: a person's correction of the title and the description (a text
+    /// memory's text). Each change is recorded so that it can be undone; the file is not touched.
+    func edit(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try await admit(request, context: context) { return redirect }
+        let (memory, fields, editor) = try await form(request, context: context)
+        let title = (fields["title"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let description = (fields["description"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        var problems: [FieldProblem] = []
+        if let message = title.isEmpty ? "required" : SyncValueCheck.textProblem(title, maxLength: 200, isName: true) {
+            problems.append(FieldProblem(field: "title", message: message))
+        }
+        if let message = SyncValueCheck.textProblem(description, maxLength: memory.kind == .text ? 100_000 : 5000) {
+            problems.append(FieldProblem(field: "description", message: message))
+        }
+        guard problems.isEmpty else { throw ServerError.invalidRequest("the correction cannot be saved", problems) }
+        guard let edits = try await hub.edit(memory: memory.id, title: title, description: description.isEmpty ? nil : description, by: editor,
+                                             now: configuration.clock.milliseconds()) else {
+            throw ServerError.notFound("no such memory")
+        }
+        context.logger.info("memory corrected on the dashboard", metadata: ["id": "\(memory.id)", "fields": "\(edits.map(\.field.rawValue).joined(separator: ","))"])
+        return Response(status: .seeOther, headers: [.location: "/memories/\(memory.id)#changes-title", .cacheControl: "no-store"])
+    }
+
+    /// `POST /memories/{id}/undo`: undoes one recorded change (the form's `edit`), when the field still has the value it gave.
+    func undo(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try await admit(request, context: context) { return redirect }
+        let (memory, fields, editor) = try await form(request, context: context)
+        guard let edit = fields["edit"].flatMap(Int64.init) else {
+            throw ServerError.invalidRequest("the form does not say which change to undo", [FieldProblem(field: "edit", message: "the change's number, as the page has it")])
+        }
+        switch try await hub.undo(edit: edit, memory: memory.id, by: editor, now: configuration.clock.milliseconds()) {
+        case .undone:
+            context.logger.info("memory correction undone on the dashboard", metadata: ["id": "\(memory.id)"])
+            return Response(status: .seeOther, headers: [.location: "/memories/\(memory.id)#changes-title", .cacheControl: "no-store"])
+        case .notFound:
+            throw ServerError.notFound("no such change of this memory, or it was undone already: reload the memory's page")
+        case .changedSince:
+            throw ServerError.conflict("the field was changed again since: undo the later change first (it is listed above this one)")
+        }
+    }
+
+    /// `GET /memories/{id}/delete`: the page that asks whether to delete the memory.
+    func confirmDeletion(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try await admit(request, context: context) { return redirect }
+        guard let id = context.parameters.get("id").flatMap(Int64.init), let memory = try await hub.memory(id: id) else {
+            throw ServerError.notFound("no such memory")
+        }
+        return html(DashboardPage.confirmDeletion(memory))
+    }
+
+    /// `POST /memories/{id}/delete`: deletes the memory, its people, faces and changes; its file and
+    /// thumbnail go when no memory refers to them any more. Logged (the id, never the title).
+    func delete(_ request: Request, context: ServerContext) async throws -> Response {
+        if let redirect = try await admit(request, context: context) { return redirect }
+        let (memory, _, editor) = try await form(request, context: context)
+        guard try await hub.removeMemory(id: memory.id, files: media) else { throw ServerError.notFound("no such memory") }
+        context.logger.notice("memory deleted on the dashboard", metadata: ["id": "\(memory.id)", "kind": "\(memory.kind.rawValue)", "by": "\(editor)"])
+        return html(DashboardPage.deleted(memory))
     }
 
     /// `/dashboard/media/{id}`: a memory's file for its page's image or player, whole or the part a

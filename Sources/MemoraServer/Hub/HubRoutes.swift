@@ -326,8 +326,7 @@ struct HubRoutes: Sendable {
     }
 
     func removeMemory(_ request: Request, context: ServerContext) async throws -> Response {
-        guard let hash = try await hub.removeMemory(id: try id(context)) else { throw ServerError.notFound("no such memory") }
-        media.remove(sha256: hash)
+        guard try await hub.removeMemory(id: try id(context), files: media) else { throw ServerError.notFound("no such memory") }
         return Response(status: .noContent)
     }
 

@@ -53,6 +53,8 @@ struct HubStore: Sendable {
         // v2: durations of videos and voice notes. v3: the embeddings of faces (for suggestions on every device).
         try await addColumn("duration_ms BIGINT", to: "hub_memories", in: database)
         try await addColumn("embedding TEXT", to: "hub_faces", in: database)
+        // v5: who wrote a memory's description: nil as uploaded (a device's, or Memora's models), `person` once edited on the dashboard.
+        try await addColumn("description_by TEXT", to: "hub_memories", in: database)
         // v4: ids are never reused on SQLite (AUTOINCREMENT), as PostgreSQL's BIGSERIAL never reuses them.
         if !postgres { try await rebuildWithoutReuse(database) }
         _ = try await database.run(lock + Self.indexes.map { SQLStatement($0) })
@@ -76,7 +78,7 @@ struct HubStore: Sendable {
             CREATE TABLE \(name) (id \(serial(dialect)), sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, title TEXT NOT NULL,
                 description TEXT, taken_at BIGINT, latitude \(real(dialect)), longitude \(real(dialect)), place TEXT, media_type TEXT NOT NULL,
                 size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
-                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL, duration_ms BIGINT)
+                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL, duration_ms BIGINT, description_by TEXT)
             """
         }),
         ("hub_faces", { dialect, name in
@@ -84,6 +86,12 @@ struct HubStore: Sendable {
             CREATE TABLE \(name) (id \(serial(dialect)), memory_id BIGINT NOT NULL, x \(real(dialect)) NOT NULL, y \(real(dialect)) NOT NULL,
                 width \(real(dialect)) NOT NULL, height \(real(dialect)) NOT NULL, person_id BIGINT, updated_by TEXT NOT NULL, updated_at BIGINT NOT NULL,
                 embedding TEXT)
+            """
+        }),
+        ("hub_memory_edits", { dialect, name in
+            """
+            CREATE TABLE \(name) (id \(serial(dialect)), memory_id BIGINT NOT NULL, field TEXT NOT NULL, old_value TEXT, new_value TEXT,
+                old_by TEXT, new_by TEXT, edited_by TEXT NOT NULL, edited_at BIGINT NOT NULL, undone_by TEXT, undone_at BIGINT)
             """
         }),
     ]
@@ -106,6 +114,7 @@ struct HubStore: Sendable {
         "CREATE INDEX IF NOT EXISTS hub_memory_people_person ON hub_memory_people (person_id, memory_id)",
         "CREATE INDEX IF NOT EXISTS hub_faces_memory ON hub_faces (memory_id)",
         "CREATE INDEX IF NOT EXISTS hub_faces_person ON hub_faces (person_id, memory_id)",
+        "CREATE INDEX IF NOT EXISTS hub_memory_edits_memory ON hub_memory_edits (memory_id, id)",
     ]
 
     /// SQLite only: rebuilds each numbered table made before v4 (no AUTOINCREMENT) as a copy with
@@ -444,7 +453,7 @@ struct HubStore: Sendable {
         }
         if let search = filter.search {
             // No word to look for (only punctuation): nothing matches.
-            guard let match = HubSearch.condition(search, dialect: database.dialect) else { return ([], false) }
+            guard let match = try await HubSearch.condition(search, in: database) else { return ([], false) }
             conditions.append(match.sql)
             values.append(match.value)
         }
@@ -528,11 +537,20 @@ struct HubStore: Sendable {
     /// Removes a memory with its people and faces; returns its SHA-256 (its files go too), nil when there was none.
     func removeMemory(id: Int64) async throws(ServerError) -> String? {
         let results = try await database.run([
+            SQLStatement("DELETE FROM hub_memory_edits WHERE memory_id = ?", [.integer(id)]),
             SQLStatement("DELETE FROM hub_memory_people WHERE memory_id = ?", [.integer(id)]),
             SQLStatement("DELETE FROM hub_faces WHERE memory_id = ?", [.integer(id)]),
             SQLStatement("DELETE FROM hub_memories WHERE id = ? RETURNING sha256", [.integer(id)]),
         ])
-        return try results[2].first?.only(as: String.self)
+        return try results[3].first?.only(as: String.self)
+    }
+
+    /// Removes a memory (``removeMemory(id:)``), then its file and thumbnail in `files` when no memory
+    /// refers to them any more. False when there was no such memory.
+    func removeMemory(id: Int64, files: HubMedia) async throws(ServerError) -> Bool {
+        guard let hash = try await removeMemory(id: id) else { return false }
+        if try await memory(sha256: hash) == nil { files.remove(sha256: hash) }
+        return true
     }
 
     /// Tags (or, with nil, untags) face `faceID` of memory `memoryID`: false when there is no such face.

@@ -12,8 +12,20 @@ enum RequestDecoding {
     /// The body as `T`: at most `limit` bytes of UTF-8 JSON arriving within `timeout`, else a
     /// `400` naming the field at fault (`413` past the limit).
     static func decode<T: Decodable & Sendable>(_ type: T.Type, from request: Request, limit: Int, timeout: Duration) async throws -> T {
+        let buffer = try await body(of: request, limit: limit, timeout: timeout)
+        let data = Data(buffer.readableBytesView)
+        guard data.count > largeBody else { return try decode(type, from: data) }
+        // A large body is read off the shared thread pool, one at a time: however many arrive at
+        // once, they use one core and the other requests (a health check, a small pull) go on.
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            largeBodies.async { continuation.resume(with: Result { try decode(type, from: data) }) }
+        }
+    }
+
+    /// The body: at most `limit` bytes arriving within `timeout`, else a `400` (`413` past the limit).
+    static func body(of request: Request, limit: Int, timeout: Duration) async throws -> ByteBuffer {
         let body = request.body
-        let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask { try await body.collect(upTo: limit) }
             group.addTask {
                 try await Task.sleep(for: max(.milliseconds(100), timeout))
@@ -25,13 +37,6 @@ enum RequestDecoding {
                                                  [FieldProblem(field: "body", message: "send the whole body at once")])
             }
             return buffer
-        }
-        let data = Data(buffer.readableBytesView)
-        guard data.count > largeBody else { return try decode(type, from: data) }
-        // A large body is read off the shared thread pool, one at a time: however many arrive at
-        // once, they use one core and the other requests (a health check, a small pull) go on.
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            largeBodies.async { continuation.resume(with: Result { try decode(type, from: data) }) }
         }
     }
 
