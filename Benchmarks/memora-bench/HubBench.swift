@@ -171,5 +171,17 @@ enum HubBench {
                      seconds, Double(size) / 1e6 / seconds, Double(size) / 1e6 / seconds >= 100 ? "met" : "NOT met"))
         print(String(format: "      memory growth: server +%.0f MiB, client +%.0f MiB%@; flat (< +50 MiB): %@", serverGrowth, clientGrowth,
                      resets ? "" : " (peaks not reset: upper bounds)", max(serverGrowth, clientGrowth) < 50 ? "met" : "NOT met"))
+
+        // Played back as a player asks for it: the whole file, then from its middle (a seek: a range
+        // request). The hub streams the file in 128 KiB pieces, so its memory stays flat.
+        let url = "http://127.0.0.1:\(server.port)/api/memories/\(memory.id)/media"
+        for (name, range, bytes) in [("the whole video", nil, size), ("from its middle (Range: bytes=\(size / 2)-)", "bytes=\(size / 2)-", size - size / 2)] {
+            let played = try SyncBench.curlUpload(curl, server: server, folder: folder, token: token, contentType: nil,
+                                                  arguments: (range.map { ["-H", "Range: \($0)"] } ?? []) + [url])
+            guard played.status == (range == nil ? "200" : "206") else { throw BenchError("GET \(name) answered \(played.status)") }
+            print(String(format: "   GET %@, %d MiB: %.2f s, %.0f MB/s; server memory +%.0f MiB%@; flat (< +50 MiB): %@", name, bytes >> 20, played.seconds,
+                         Double(bytes) / 1e6 / played.seconds, played.peak - played.before, played.resetPeak ? "" : " (peak not reset: an upper bound)",
+                         played.peak - played.before < 50 ? "met" : "NOT met"))
+        }
     }
 }
