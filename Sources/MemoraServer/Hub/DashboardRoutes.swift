@@ -241,7 +241,11 @@ struct DashboardRoutes: Sendable {
         if let redirect = try await admit(request, context: context) { return redirect }
         let (memory, fields, editor) = try await form(request, context: context)
         let title = (fields["title"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let description = (fields["description"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        // A browser sends a textarea's lines ended by CR LF: as the hub keeps them, by LF, so an
+        // untouched text is not a change. A form without the field leaves the description as it is.
+        let description = fields["description"].map {
+            $0.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        } ?? memory.description ?? ""
         var problems: [FieldProblem] = []
         if let message = title.isEmpty ? "required" : SyncValueCheck.textProblem(title, maxLength: 200, isName: true) {
             problems.append(FieldProblem(field: "title", message: message))

@@ -448,8 +448,15 @@ struct HubStore: Sendable {
             values += [.integer(range.lowerBound), .integer(range.upperBound)]
         }
         if let after = filter.after {
-            conditions.append("(\(Self.madeAt) < ? OR (\(Self.madeAt) = ? AND m.id < ?))")
-            values += [.integer(after.time), .integer(after.time), .integer(after.id)]
+            // Each planner walks the order's index from the cursor only with its own form: PostgreSQL
+            // with a row comparison (it filtered 50,000 rows with the other), SQLite with the OR.
+            if database.dialect == .postgres {
+                conditions.append("(\(Self.madeAt), m.id) < (?, ?)")
+                values += [.integer(after.time), .integer(after.id)]
+            } else {
+                conditions.append("(\(Self.madeAt) < ? OR (\(Self.madeAt) = ? AND m.id < ?))")
+                values += [.integer(after.time), .integer(after.time), .integer(after.id)]
+            }
         }
         if let search = filter.search {
             // No word to look for (only punctuation): nothing matches.
