@@ -246,6 +246,12 @@ struct HubMemoryPagesTests {
             #expect(try await visitor.post(path + "/undo", [("edit", String(title))]).status == 404)
             #expect(try await search("animal") == [photo.id])
 
+            // An extended description is bounded as a description is.
+            let tooLong = await hubFailure { () async throws(HubError) in
+                _ = try await hub.upload(MemoryUpload(kind: .text, title: "Long", description: "x", extendedDescription: String(repeating: "z", count: 10_001)))
+            }
+            #expect(tooLong?.code == .invalidRequest && "\(String(describing: tooLong))".contains("metadata.extendedDescription"), "\(String(describing: tooLong))")
+
             // Forms from elsewhere, without the session, or malformed change nothing.
             for refused in [try await visitor.post(path + "/edit", [("title", "Hacked")], origin: "http://evil.example"),
                             try await visitor.post(path + "/edit", [("title", "Hacked")], extra: ["Sec-Fetch-Site": "cross-site"]),
@@ -347,7 +353,9 @@ struct HubMemoryPagesTests {
             let photoFile = folder + "/red.jpg"
             try ImageEncoder.write(try Image(width: 800, height: 600, fill: RGBAColor(red: 220, green: 20, blue: 30)), to: photoFile, as: .jpeg())
             let photo = try await hub.upload(MemoryUpload(kind: .photo, title: "Ana's red coat", description: "Ana in her red coat at the harbour", place: "Porto",
-                                                          people: [ana.id]), file: photoFile).memory
+                                                          people: [ana.id], extendedDescription: "Text reads: HARBOUR MASTER.\nOne face. Mostly red."),
+                                             file: photoFile).memory
+            #expect(photo.extendedDescription == "Text reads: HARBOUR MASTER.\nOne face. Mostly red.")
             let voiceFile = folder + "/story.m4a", videoFile = folder + "/party.mp4"
             try mediaFixture(voiceFile, "-f", "lavfi", "-i", "sine=frequency=440:duration=4", "-c:a", "aac")
             // Noisy frames, so the file is large enough (several MB) that seeking asks for another part of it.
@@ -372,6 +380,9 @@ struct HubMemoryPagesTests {
             #expect(photoPage.title == "Ana's red coat: Memory Palace")
             #expect(photoPage.images.map(\.alt) == ["Ana in her red coat at the harbour"] && photoPage.images.first?.src == "/dashboard/media/\(photo.id)")
             #expect(try HubDashboardTests.count(folder + "/photo.png").red > 20_000, "the photo is not shown full size")
+            // Beneath it, what did not fit in the alt text.
+            let photoHTML = try await Visitor(server).page("/memories/\(photo.id)")
+            #expect(photoHTML.contains("<dt>More</dt><dd>Text reads: HARBOUR MASTER.<br>One face. Mostly red. <span class=\"source\">(written automatically)</span></dd>"))
 
             let voicePage = try await HubDashboardTests.browse(url("/memories/\(voice.id)"), screenshot: folder + "/voice.png", play: true)
             checked(voicePage, "voice")

@@ -142,8 +142,11 @@ public struct HubMemory: Sendable, Hashable, Codable {
     public var kind: MemoryKind
     /// Its title.
     public var title: String
-    /// Its description (or the text of a text memory).
+    /// Its description (or the text of a text memory): a photo's alt text.
     public var description: String?
+    /// What did not fit in the description (a photo's extended description: the rest of its text,
+    /// the faces, the colours), shown beneath the photo; nil when none was given.
+    public var extendedDescription: String?
     /// When it happened, in milliseconds since 1970: as given, else from the photo's metadata.
     public var takenAt: Int64?
     /// Where, in degrees, when known and kept.
@@ -180,8 +183,10 @@ public struct HubMemory: Sendable, Hashable, Codable {
     /// Creates a memory.
     public init(id: Int64, kind: MemoryKind, title: String, description: String?, takenAt: Int64?, latitude: Double?, longitude: Double?,
                 place: String?, people: [Int64], faces: [FaceTag], mediaType: String, size: Int64, sha256: String, durationMs: Int64? = nil,
-                width: Int?, height: Int?, uploadedBy: String, createdAt: Int64, mediaUrl: String, thumbnailUrl: String?) {
+                width: Int?, height: Int?, uploadedBy: String, createdAt: Int64, mediaUrl: String, thumbnailUrl: String?,
+                extendedDescription: String? = nil) {
         self.durationMs = durationMs
+        self.extendedDescription = extendedDescription
         self.id = id
         self.kind = kind
         self.title = title
@@ -224,8 +229,10 @@ public struct MemoryUpload: Sendable, Hashable, Codable {
     public var kind: MemoryKind
     /// The title (1–200 characters).
     public var title: String
-    /// The description (at most 5,000 characters).
+    /// The description (at most 5,000 characters; a text memory's text, at most 100,000): a photo's alt text.
     public var description: String?
+    /// What did not fit in the description, such as a photo's extended description (at most 10,000 characters).
+    public var extendedDescription: String?
     /// When it happened (milliseconds since 1970); a photo's own date is used when absent.
     public var takenAt: Int64?
     /// Where (degrees); a photo's own position is used when absent and the uploader keeps locations.
@@ -243,8 +250,10 @@ public struct MemoryUpload: Sendable, Hashable, Codable {
 
     /// Creates an upload's metadata.
     public init(kind: MemoryKind, title: String, description: String? = nil, takenAt: Int64? = nil, latitude: Double? = nil,
-                longitude: Double? = nil, place: String? = nil, people: [Int64]? = nil, faces: [FaceTag]? = nil, uploadId: String? = nil) {
+                longitude: Double? = nil, place: String? = nil, people: [Int64]? = nil, faces: [FaceTag]? = nil, uploadId: String? = nil,
+                extendedDescription: String? = nil) {
         self.uploadId = uploadId
+        self.extendedDescription = extendedDescription
         self.kind = kind
         self.title = title
         self.description = description

@@ -136,6 +136,10 @@ extension DashboardPage {
             let label = source == .person ? "written by a person" : "written automatically"
             details.append(("Description", "\(escape(description)) <span class=\"source\">(\(label))</span>"))
         }
+        if let extended = memory.extendedDescription, !extended.isEmpty {
+            let lines = extended.split(separator: "\n", omittingEmptySubsequences: true).map { escape(String($0)) }
+            details.append(("More", lines.joined(separator: "<br>") + " <span class=\"source\">(written automatically)</span>"))
+        }
         let names = memory.people.compactMap { byID[$0] }.map { "<a href=\"/people/\($0.id)\">\(escape($0.name))</a>" }
         details.append(("With", names.isEmpty ? "No one tagged" : names.joined(separator: ", ")))
         details.append(("When", escape(memory.takenAt.map { date(Double($0) / 1000) } ?? "Not recorded")))

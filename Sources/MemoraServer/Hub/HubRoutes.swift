@@ -236,6 +236,9 @@ struct HubRoutes: Sendable {
         if let text = upload.description, let message = SyncValueCheck.textProblem(text, maxLength: upload.kind == .text ? 100_000 : 5000) {
             problems.append(FieldProblem(field: "metadata.description", message: message))
         }
+        if let text = upload.extendedDescription, let message = SyncValueCheck.textProblem(text, maxLength: 10_000) {
+            problems.append(FieldProblem(field: "metadata.extendedDescription", message: message))
+        }
         if let place = upload.place, let message = SyncValueCheck.textProblem(place, maxLength: 200) { problems.append(FieldProblem(field: "metadata.place", message: message)) }
         if let taken = upload.takenAt, !(0...253_402_300_799_999).contains(taken) {
             problems.append(FieldProblem(field: "metadata.takenAt", message: "milliseconds since 1970, before the year 10000"))

@@ -55,6 +55,8 @@ struct HubStore: Sendable {
         try await addColumn("embedding TEXT", to: "hub_faces", in: database)
         // v5: who wrote a memory's description: nil as uploaded (a device's, or Memora's models), `person` once edited on the dashboard.
         try await addColumn("description_by TEXT", to: "hub_memories", in: database)
+        // v6: what did not fit in the description (a photo's extended description).
+        try await addColumn("extended_description TEXT", to: "hub_memories", in: database)
         // v4: ids are never reused on SQLite (AUTOINCREMENT), as PostgreSQL's BIGSERIAL never reuses them.
         if !postgres { try await rebuildWithoutReuse(database) }
         _ = try await database.run(lock + Self.indexes.map { SQLStatement($0) })
@@ -78,7 +80,8 @@ struct HubStore: Sendable {
             CREATE TABLE \(name) (id \(serial(dialect)), sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, title TEXT NOT NULL,
                 description TEXT, taken_at BIGINT, latitude \(real(dialect)), longitude \(real(dialect)), place TEXT, media_type TEXT NOT NULL,
                 size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
-                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL, duration_ms BIGINT, description_by TEXT)
+                uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL, duration_ms BIGINT, description_by TEXT,
+                extended_description TEXT)
             """
         }),
         ("hub_faces", { dialect, name in
@@ -354,12 +357,12 @@ struct HubStore: Sendable {
         let upload = memory.upload
         var statements = [SQLStatement("""
             INSERT INTO hub_memories (sha256, kind, title, description, taken_at, latitude, longitude, place, media_type, size, width, height,
-                has_thumbnail, uploaded_by, upload_nonce, created_at, duration_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
+                has_thumbnail, uploaded_by, upload_nonce, created_at, duration_ms, extended_description)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
             """, [.text(memory.sha256), .text(upload.kind.rawValue), .text(upload.title), SQLValue(upload.description), SQLValue(upload.takenAt),
                   SQLValue(upload.latitude), SQLValue(upload.longitude), SQLValue(upload.place), .text(memory.mediaType), .integer(memory.size),
                   SQLValue(memory.width.map(Int64.init)), SQLValue(memory.height.map(Int64.init)), .integer(memory.hasThumbnail ? 1 : 0),
-                  .text(memory.device), .text(nonce), .integer(now), SQLValue(memory.durationMilliseconds)]),
+                  .text(memory.device), .text(nonce), .integer(now), SQLValue(memory.durationMilliseconds), SQLValue(upload.extendedDescription)]),
             SQLStatement("SELECT id FROM hub_memories WHERE sha256 = ?", [.text(memory.sha256)]),
         ]
         // People and faces are merged into the memory, new or not: the same upload sent again changes
@@ -428,7 +431,8 @@ struct HubStore: Sendable {
     private static let memoryColumns = """
         m.id AS id, m.kind AS kind, m.title AS title, m.description AS description, m.taken_at AS taken_at, m.latitude AS latitude,
         m.longitude AS longitude, m.place AS place, m.media_type AS media_type, m.size AS size, m.width AS width, m.height AS height,
-        m.has_thumbnail AS has_thumbnail, m.uploaded_by AS uploaded_by, m.created_at AS created_at, m.sha256 AS sha256, m.duration_ms AS duration_ms
+        m.has_thumbnail AS has_thumbnail, m.uploaded_by AS uploaded_by, m.created_at AS created_at, m.sha256 AS sha256, m.duration_ms AS duration_ms,
+        m.extended_description AS extended_description
         """
 
     /// A page of memories, newest first, with their people and faces.
@@ -537,7 +541,8 @@ struct HubStore: Sendable {
                 people: Array(Set((people[id] ?? []) + tagged)).sorted(), faces: faces[id] ?? [], mediaType: try row["media_type"],
                 size: try row["size"], sha256: try row["sha256"], durationMs: try row["duration_ms"], width: try row["width"], height: try row["height"],
                 uploadedBy: try row["uploaded_by"], createdAt: try row["created_at"], mediaUrl: "/api/memories/\(id)/media",
-                thumbnailUrl: try row["has_thumbnail"] as Int64 == 1 ? "/api/memories/\(id)/thumbnail" : nil)
+                thumbnailUrl: try row["has_thumbnail"] as Int64 == 1 ? "/api/memories/\(id)/thumbnail" : nil,
+                extendedDescription: try row["extended_description"])
         }
     }
 
