@@ -57,7 +57,8 @@ extension DashboardPage {
             summary = listing.isFiltered ? "No memories match." : "No memories yet."
         } else {
             let count = "\(memories.count) \(memories.count == 1 ? "memory" : "memories")"
-            summary = listing.after == nil ? "The newest \(count)\(listing.isFiltered ? " that match" : "")." : "\(count), older than the previous page."
+            summary = listing.after == nil ? "\(count)\(listing.isFiltered ? (memories.count == 1 ? " that matches" : " that match") : ""), newest first."
+                : "\(count) more, older than the previous page."
         }
         return page(title: "Memories: Memory Palace", body: """
             <section aria-labelledby="memories-title"><h2 id="memories-title">Memories</h2>
