@@ -104,19 +104,19 @@ extension DashboardPage {
         let description = memory.description.flatMap { $0.isEmpty ? nil : $0 }
         let length = memory.durationMs.map { duration($0) }
         var media = "", kind = ""
+        // A photo's or video's size in pixels, so the page does not move as it loads.
+        let dimensions = memory.width.flatMap { width in memory.height.map { " width=\"\(width)\" height=\"\($0)\"" } } ?? ""
         switch memory.kind {
         case .photo:
             kind = "Photo"
             let alt = description ?? memory.title
             let shown = browserImages.contains(memory.mediaType.lowercased()) ? mediaLink(memory) : memory.thumbnailUrl == nil ? nil : "/dashboard/thumbnails/\(memory.id)"
-            let dimensions = memory.width.flatMap { width in memory.height.map { " width=\"\(width)\" height=\"\($0)\"" } } ?? ""
             media = shown.map { "<img class=\"full\" src=\"\(escape($0))\" alt=\"\(escape(alt))\"\(shown == mediaLink(memory) ? dimensions : "")>" }
                 ?? "<p>This photo's format cannot be shown in a browser: download it below.</p>"
         case .video:
             let sound = hasSound.map { $0 ? ", with sound" : ", without sound" } ?? ""
             kind = "Video" + (length.map { ", \($0) long" } ?? "") + sound
             let poster = memory.thumbnailUrl == nil ? "" : " poster=\"/dashboard/thumbnails/\(memory.id)\""
-            let dimensions = memory.width.flatMap { width in memory.height.map { " width=\"\(width)\" height=\"\($0)\"" } } ?? ""
             media = """
                 <video id="player" controls preload="metadata"\(poster)\(dimensions) src="\(mediaLink(memory))" aria-labelledby="memory-title">
                 <a href="\(mediaLink(memory))">Download the video</a></video>

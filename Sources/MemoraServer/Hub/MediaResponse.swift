@@ -51,14 +51,13 @@ enum MediaResponse {
 
     /// The answer with the file at `path` (of type `type`, whose SHA-256 is `sha256`), or the part of
     /// it the request asks for.
-    static func answer(_ request: Request, context: ServerContext, path: String, type: String, sha256: String,
-                       cacheControl: String = "private, max-age=86400") async throws -> Response {
+    static func answer(_ request: Request, context: ServerContext, path: String, type: String, sha256: String) async throws -> Response {
         guard let status = FileSystem.statusIfPresent(of: path), status.kind == .regular else {
             throw ServerError.notFound("the memory's file is missing from the hub")
         }
         let size = status.size, etag = "\"\(sha256)\""
         // Every answer says nosniff already (ErrorMiddleware).
-        var headers: HTTPFields = [.contentType: type, .cacheControl: cacheControl, .acceptRanges: "bytes", .eTag: etag]
+        var headers: HTTPFields = [.contentType: type, .cacheControl: "private, max-age=86400", .acceptRanges: "bytes", .eTag: etag]
         var part = part(request.headers[.range], size: size)
         // A part of another version of the file is not asked for: send it whole.
         if let condition = request.headers[.ifRange], condition != etag { part = .whole }
