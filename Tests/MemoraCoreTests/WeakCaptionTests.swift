@@ -121,6 +121,31 @@ struct WeakCaptionTests {
     static let legibility = TextLegibility(words: WordList(words: ["praia", "da", "luz", "gelados", "dish", "number", "with", "a", "long", "name", "region",
                                                                    "based", "segmentation", "let", "us", "first", "determine", "markers"]))
 
+    @Test("lines stacked as one sign are quoted as one string; a line that cannot be quoted breaks the block; the alt text passes over a string too long to fit")
+    func stackedText() {
+        var sign = PhotoFacts(subject: SceneSubject(noun: "truck", probability: 0.9))
+        // "TRUCK" centred over "SCHOOL", the boxes touching, as on the caption samples' truck.
+        sign.text = [TextLine(text: "TRUCK", confidence: 0.99, x: 0.543, y: 0.242, width: 0.123, height: 0.030),
+                     TextLine(text: "SCHOOL", confidence: 0.99, x: 0.530, y: 0.270, width: 0.147, height: 0.032)]
+        #expect(DescriptionComposer.compose(sign, legibility: Self.legibility).altText == "A truck. Text in the photo reads \"TRUCK SCHOOL\".")
+        // A misread line between two legible ones: no string joins words it stood between.
+        var label = PhotoFacts(subject: SceneSubject(noun: "sign", probability: 0.9))
+        label.text = [TextLine(text: "Praia", confidence: 0.99, x: 0.1, y: 0.10, width: 0.3, height: 0.05),
+                      TextLine(text: "Gelados Miek", confidence: 0.9, weakestCharacter: 0.6, x: 0.1, y: 0.16, width: 0.3, height: 0.05),
+                      TextLine(text: "da Luz", confidence: 0.99, x: 0.1, y: 0.22, width: 0.3, height: 0.05)]
+        let labelled = DescriptionComposer.compose(label, legibility: Self.legibility)
+        #expect(labelled.caption == "A sign. Text in the photo reads \"Praia\" and \"da Luz\".")
+        #expect(labelled.extended == "Partly legible: \"Gelados Miek\".")
+        // The first string cannot fit the alt text even alone: the ones after it still can.
+        var menu = PhotoFacts(subject: SceneSubject(noun: "menu", probability: 0.9))
+        let long = Array(repeating: "Dish with a long name", count: 6).joined(separator: " ")
+        menu.text = [TextLine(text: long, confidence: 0.99, x: 0, y: 0.1, width: 0.9, height: 0.05),
+                     TextLine(text: "Praia da Luz", confidence: 0.99, x: 0.6, y: 0.5, width: 0.3, height: 0.05)]
+        let described = DescriptionComposer.compose(menu, legibility: Self.legibility)
+        #expect(described.altText == "A menu. Text in the photo reads \"Praia da Luz\".")
+        #expect(described.extended?.contains(long) == true)
+    }
+
     @Test("the on-device description: names from the metadata and the rest counted, the subject, place and month, the text quoted; an alt text of its own within 125 characters; the extended description adds and never repeats")
     func onDeviceDescription() throws {
         let dog = SceneSubject(noun: "dog", probability: 0.9)

@@ -8,7 +8,7 @@ struct TextLegibilityTests {
     /// A small list, so that each rule is seen on its own.
     static let words = WordList(words: ["post", "office", "grey", "values", "region", "based", "segmentation", "of", "kodak", "share", "easy",
                                          "printer", "photo", "best", "bread", "message", "Zürich", "boo", "oz", "pic", "tures", "the", "and",
-                                         "copies", "scans", "iPod", "cop", "les", "photocopies"])
+                                         "copies", "scans", "iPod", "cop", "les", "photocopies", "tu", "invitación"])
     static let judge = TextLegibility(words: words)
 
     static func line(_ text: String, _ confidence: Float = 0.98, weakest: Float = 0.97) -> TextLine {
@@ -38,6 +38,23 @@ struct TextLegibilityTests {
         #expect(judge.judge(Self.line("4.00pm", 0.99, weakest: 0.98)) == .legible("4.00pm"))
     }
 
+    @Test("each word is held to its own standard: list words to sureCharacter, a number or a name beside them to sureName")
+    func perWordThresholds() {
+        // "Easy Share photo printer 500": the unsure 0.6 is in "photo", a list word; the digits are sure.
+        var probabilities = [Float](repeating: 0.97, count: 28)
+        probabilities[12] = 0.6
+        let line = TextLine(text: "Easy Share photo printer 500", confidence: 0.95, weakestCharacter: 0.6, characterProbabilities: probabilities,
+                            x: 0, y: 0, width: 0.5, height: 0.1)
+        #expect(Self.judge.judge(line) == .legible("Easy Share photo printer 500"))
+        // The same unsure character in the number: a misread digit reads like a digit.
+        var unsureNumber = line
+        unsureNumber.characterProbabilities = probabilities.indices.map { $0 == 26 ? 0.6 : 0.97 }
+        #expect(Self.judge.judge(unsureNumber) == .partlyLegible("Easy Share photo printer 500"))
+        // Without a probability for each character, the line's least sure one stands for every word's.
+        #expect(Self.judge.judge(Self.line("Easy Share photo printer 500", 0.95, weakest: 0.6)) == .partlyLegible("Easy Share photo printer 500"))
+        #expect(TextLegibility.words(of: line).map(\.weakest) == [0.97, 0.97, 0.6, 0.97, 0.97])
+    }
+
     @Test("numbers, prices, times, dates, quantities and codes read as text", arguments: ["4.00pm", "$12.99", "500ml", "1999", "2019-07-14", "100%", "3rd", "MP3", "4K60", "RX-100", "Copies=17c"])
     func numbersAndCodes(text: String) {
         #expect(Self.judge.judge(Self.line(text)) == .legible(text))
@@ -50,6 +67,7 @@ struct TextLegibilityTests {
         #expect(Self.words.split("photocoples") == nil, "not 'photo cop les'")
         #expect(Self.words.split("photocopies") == nil, "a word itself is not split")
         #expect(Self.words.split("greyvalues") == ["grey", "values"])
+        #expect(Self.judge.judge(Self.line("tuinvitacion")) == .legible("tu invitacion"), "the other languages' short words split too")
     }
 
     @Test("partly legible: most words checked and a fair mean, but not sure enough to quote; too short is nothing")

@@ -86,11 +86,29 @@ struct TextReaderTests {
         #expect(read.text == "aab")
         #expect(abs(read.confidence - (0.95 + 0.8 + 0.7) / 3) < 1e-6)
         #expect(abs(read.weakest - 0.7) < 1e-6, "one unsure character shows though the mean is high")
+        #expect(read.probabilities.count == 3 && zip(read.probabilities, [0.95, 0.8, 0.7] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 },
+                "each character keeps its own probability, a held one its surest step")
         let empty = CTCDecoder.decode([0.9, 0.1, 0, 0], offset: 0, steps: 1, characters: characters)
         #expect(empty.text == "" && empty.confidence == 0 && empty.weakest == 0)
         // The better of two readings is the one whose least sure character is surer.
         #expect(Reading(text: "Stewart", confidence: 0.9, weakest: 0.85).isBetter(than: Reading(text: "Stewant", confidence: 0.95, weakest: 0.4)))
         #expect(!Reading(text: "Stewant", confidence: 0.95, weakest: 0.4).isBetter(than: Reading(text: "Stewart", confidence: 0.9, weakest: 0.85)))
+    }
+
+    @Test("a reading respaced keeps each character's probability; a space put in counts 1, spaces trimmed at the ends go with theirs")
+    func respaced() {
+        var read = Reading(text: " printer500", confidence: 0.8, weakest: 0.3, probabilities: [0.2, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.95, 0.96, 0.97])
+        read.respaced(WordSpacing.spaced(" printer500".trimmingSpaces))
+        #expect(read.text == "printer 500")
+        #expect(read.probabilities == [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 1, 0.95, 0.96, 0.97])
+        var unknown = Reading(text: "ab", confidence: 0.8, weakest: 0.3)
+        unknown.respaced("a b")
+        #expect(unknown.text == "a b" && unknown.probabilities.isEmpty, "no probabilities are made up where none were known")
+        let joined = PaddleTextReader.joiningWords([((minX: 0.0, minY: 0.0, maxX: 50.0, maxY: 20.0), Reading(text: "AB", confidence: 0.95, weakest: 0.9, probabilities: [0.9, 0.99])),
+                                                    ((minX: 55.0, minY: 0.0, maxX: 100.0, maxY: 20.0), Reading(text: "C", confidence: 0.95, weakest: 0.95, probabilities: [0.95]))])
+        #expect(joined.count == 1 && joined[0].read.text == "AB C" && joined[0].read.probabilities == [0.9, 0.99, 1, 0.95])
+        let line = TextLine(text: "AB C", confidence: 0.9, characterProbabilities: [0.9, 0.99], x: 0, y: 0, width: 1, height: 1)
+        #expect(line.characterProbabilities.isEmpty, "a TextLine refuses probabilities that are not one for each character")
     }
 
     @Test("boxes the detector split on one line of print are joined left to right; stacked lines, far words and other heights are not")

@@ -88,13 +88,18 @@ public enum DescriptionComposer {
         // The alt text: who or what and where, then as much quoted text as fits the target.
         var altText = lead + "."
         if altText.count > altTextTarget { altText = shortened(lead, to: altTextTarget) }
+        // In reading order, as many prominent strings as fit, at most three. A string too long to
+        // fit even alone is passed over, so that it does not keep the shorter ones after it out.
         var inAltText: [String] = []
-        for count in stride(from: min(prominent.count, 3), through: 1, by: -1) {
-            let strings = Array(prominent.prefix(count))
-            let candidate = onlyText ? lead + ": " + list(strings) + "." : altText + " " + textSentence(strings, kind: kind)
-            if candidate.count <= altTextTarget {
-                altText = candidate
-                inAltText = strings
+        let before = altText
+        func sentence(_ strings: [String]) -> String {
+            onlyText ? lead + ": " + list(strings) + "." : before + " " + textSentence(strings, kind: kind)
+        }
+        for string in prominent where inAltText.count < 3 {
+            if sentence(inAltText + [string]).count <= altTextTarget {
+                inAltText.append(string)
+                altText = sentence(inAltText)
+            } else if sentence([string]).count <= altTextTarget {
                 break
             }
         }
@@ -115,20 +120,36 @@ public enum DescriptionComposer {
         return (caption, altText, extended.isEmpty ? nil : extended.joined(separator: " "))
     }
 
-    /// The legible and the partly legible lines of `lines`, each once (the first reading of a string kept).
+    /// The legible and the partly legible lines of `lines`, each once (the first reading of a string
+    /// kept). Legible lines stacked as one sign's or label's are one string (``TextLayout``); a line
+    /// of the block that is not legible breaks it, so that no string joins words a line stood between.
     static func judge(_ lines: [TextLine], with given: TextLegibility?) -> JudgedText {
         var judged = JudgedText()
         guard !lines.isEmpty else { return judged }
         let legibility = given ?? TextLegibility()
-        var seen = Set<String>()
-        for line in lines {
+        let verdicts = lines.map { line in
             var line = line
             line.text = line.text.replacingOccurrences(of: "\"", with: "'")
-            switch legibility.judge(line) {
-            case .legible(let text) where seen.insert(text.lowercased()).inserted: judged.legible.append((text, line.height))
-            case .partlyLegible(let text) where seen.insert(text.lowercased()).inserted: judged.partlyLegible.append(text)
-            default: continue
+            return legibility.judge(line)
+        }
+        var seen = Set<String>()
+        func keep(_ text: String, height: Double) {
+            if seen.insert(text.lowercased()).inserted { judged.legible.append((text, height)) }
+        }
+        for block in TextLayout.blocks(lines) {
+            var run: [(text: String, height: Double)] = []
+            for index in block {
+                switch verdicts[index] {
+                case .legible(let text):
+                    run.append((text, lines[index].height))
+                    continue
+                case .partlyLegible(let text) where seen.insert(text.lowercased()).inserted: judged.partlyLegible.append(text)
+                default: break
+                }
+                if !run.isEmpty { keep(run.map(\.text).joined(separator: " "), height: run.map(\.height).max() ?? 0) }
+                run = []
             }
+            if !run.isEmpty { keep(run.map(\.text).joined(separator: " "), height: run.map(\.height).max() ?? 0) }
         }
         return judged
     }

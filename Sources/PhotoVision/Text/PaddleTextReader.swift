@@ -132,7 +132,7 @@ public final class PaddleTextReader: TextReading, Sendable {
         var seen = Set<String>()
         for (quad, read) in zip(quads, best) {
             var read = read
-            read.text = WordSpacing.spaced(read.text.trimmingSpaces)
+            read.respaced(WordSpacing.spaced(read.text.trimmingSpaces))
             guard read.confidence >= options.minConfidence,
                   read.text.unicodeScalars.filter({ $0.properties.isAlphabetic || $0.properties.numericType != nil }).count >= options.minCharacters,
                   seen.insert(read.text).inserted else { continue }
@@ -141,8 +141,8 @@ public final class PaddleTextReader: TextReading, Sendable {
         let width = Double(photo.width), height = Double(photo.height)
         return Self.joiningWords(kept).map { bounds, read in
             let left = max(0, bounds.minX) / width, top = max(0, bounds.minY) / height
-            return TextLine(text: read.text, confidence: read.confidence, weakestCharacter: read.weakest, x: left, y: top,
-                            width: min(1, bounds.maxX / width) - left, height: min(1, bounds.maxY / height) - top)
+            return TextLine(text: read.text, confidence: read.confidence, weakestCharacter: read.weakest, characterProbabilities: read.probabilities,
+                            x: left, y: top, width: min(1, bounds.maxX / width) - left, height: min(1, bounds.maxY / height) - top)
         }
     }
 
@@ -169,7 +169,7 @@ public final class PaddleTextReader: TextReading, Sendable {
                     let characters = Float(max(1, first.text.count)), more = Float(max(1, second.text.count))
                     let read = Reading(text: first.text + " " + second.text,
                                        confidence: (first.confidence * characters + second.confidence * more) / (characters + more),
-                                       weakest: min(first.weakest, second.weakest))
+                                       weakest: min(first.weakest, second.weakest), probabilities: first.probabilities + [1] + second.probabilities)
                     let bounds = (min(left.minX, right.minX), min(left.minY, right.minY), max(left.maxX, right.maxX), max(left.maxY, right.maxY))
                     lines[min(a, b)] = (bounds, read)
                     lines.remove(at: max(a, b))
@@ -271,7 +271,7 @@ public final class PaddleTextReader: TextReading, Sendable {
             let steps = probabilities.count / (batch.count * classes)
             return batch.indices.map { CTCDecoder.decode(probabilities, offset: $0 * steps * classes, steps: steps, characters: characters) }
         }
-        var results = [Reading](repeating: Reading(text: "", confidence: 0, weakest: 0), count: crops.count)
+        var results = [Reading](repeating: Reading(text: "", confidence: 0, weakest: 0, probabilities: []), count: crops.count)
         for (batch, texts) in zip(batches, read) {
             for (index, text) in zip(batch, texts) { results[index] = text }
         }
@@ -281,11 +281,12 @@ public final class PaddleTextReader: TextReading, Sendable {
 
 /// Greedy CTC decoding: the most likely class at each step, repeats merged, blanks (class 0) dropped.
 enum CTCDecoder {
-    /// The text, the mean probability of the kept characters and the probability of the least sure
-    /// one (a character held over several steps counts with its surest step); 0 and 0 when nothing is kept.
+    /// The text, the mean probability of the kept characters, the probability of the least sure
+    /// one and each one's (a character held over several steps counts with its surest step); 0 and
+    /// 0 when nothing is kept.
     static func decode(_ probabilities: [Float], offset: Int, steps: Int, characters: [String]) -> Reading {
         let classes = characters.count
-        var text = "", kept: [Float] = [], previous = -1
+        var text = "", kept: [Float] = [], lengths: [Int] = [], previous = -1
         for step in 0..<steps {
             let base = offset + step * classes
             var best = 0, bestValue = -Float.infinity
@@ -301,9 +302,12 @@ enum CTCDecoder {
             guard best != 0 else { continue }
             text += characters[best]
             kept.append(bestValue)
+            lengths.append(characters[best].count)
         }
-        guard !kept.isEmpty else { return Reading(text: text, confidence: 0, weakest: 0) }
-        return Reading(text: text, confidence: kept.reduce(0, +) / Float(kept.count), weakest: kept.min() ?? 0)
+        guard !kept.isEmpty else { return Reading(text: text, confidence: 0, weakest: 0, probabilities: []) }
+        // A class is one character of the dictionary; should one hold more, each of them takes its probability.
+        let each = zip(kept, lengths).flatMap { Array(repeating: $0, count: $1) }
+        return Reading(text: text, confidence: kept.reduce(0, +) / Float(kept.count), weakest: kept.min() ?? 0, probabilities: each)
     }
 }
 
@@ -315,11 +319,39 @@ struct Reading: Sendable {
     var confidence: Float
     /// The least sure character's probability.
     var weakest: Float
+    /// Each character's probability, one for each `Character` of ``text`` (a space put in after
+    /// reading counts 1: nothing was read there; empty when not known).
+    var probabilities: [Float] = []
 
     /// Whether this reading is better than `other`: its least sure character is surer (a reading
     /// with one guessed letter loses to one without), the mean deciding a near tie.
     func isBetter(than other: Reading) -> Bool {
         abs(weakest - other.weakest) > 0.02 ? weakest > other.weakest : confidence > other.confidence + 0.02
+    }
+
+    /// The text replaced by `spaced`: the same characters with spaces trimmed at the ends or put
+    /// in between; each kept character keeps its probability, a space put in counts 1.
+    mutating func respaced(_ spaced: String) {
+        let old = Array(text)
+        guard old.count == probabilities.count else {
+            text = spaced
+            probabilities = []
+            return
+        }
+        var aligned: [Float] = []
+        aligned.reserveCapacity(spaced.count)
+        var index = 0
+        for character in spaced {
+            while index < old.count, old[index] != character, old[index].isWhitespace { index += 1 }
+            if index < old.count, old[index] == character {
+                aligned.append(probabilities[index])
+                index += 1
+            } else {
+                aligned.append(1)
+            }
+        }
+        text = spaced
+        probabilities = aligned
     }
 }
 

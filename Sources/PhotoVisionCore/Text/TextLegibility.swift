@@ -12,8 +12,10 @@ import Foundation
 ///   lower-case word ("houto").
 ///
 /// A line is **legible** when it has no unknown word and the recogniser was sure of each of its
-/// characters: each at least ``sureCharacter`` when every word was checked against the list, and
-/// at least ``sureName`` when a word could not be (a misread name reads like a name). Otherwise it
+/// characters: those of a word checked against the list at least ``sureCharacter``, those of a
+/// word that could not be (a number, a code, a name) at least ``sureName``, since a misread name
+/// reads like a name (the line's least sure character stands for every word's when the reader
+/// gives no probability for each character). Otherwise it
 /// is **partly legible** when the recogniser's mean confidence is at least
 /// ``partlyLegibleConfidence`` and at least half of its words were checked: it may be given,
 /// marked as such, where a listener asks for everything. The thresholds were chosen from the
@@ -31,9 +33,9 @@ public struct TextLegibility: Sendable {
 
     /// The words text is checked against (empty: only numbers, codes and names sure to ``sureName`` pass).
     public var words: WordList
-    /// Every character of a quoted line whose words are all in the list was read with at least this probability.
+    /// Every character of a quoted word of the list was read with at least this probability.
     public var sureCharacter: Float = 0.5
-    /// Every character of a quoted line holding a number, a code or a name was read with at least this probability.
+    /// Every character of a quoted number, code or name was read with at least this probability.
     public var sureName: Float = 0.9
     /// A line of another script than Latin (no word list) is quoted when each character reaches this.
     public var sureOtherScript: Float = 0.9
@@ -49,7 +51,8 @@ public struct TextLegibility: Sendable {
 
     /// What may be said of `line`.
     public func judge(_ line: TextLine) -> Verdict {
-        let text = line.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let tokens = Self.words(of: line)
+        let text = tokens.map(\.text).joined(separator: " ")
         let letters = text.unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }
         guard letters.count >= minCharacters else { return .illegible }
         // Another script (the recogniser also reads Chinese and Japanese): no word list, the characters decide.
@@ -59,22 +62,45 @@ public struct TextLegibility: Sendable {
             return line.confidence >= partlyLegibleConfidence ? .partlyLegible(text) : .illegible
         }
         var quoted: [String] = []
-        var good = 0, names = 0, bad = 0
-        for token in text.split(separator: " ") {
-            let (word, verdict) = judge(word: String(token))
+        var good = 0, bad = 0, total = 0
+        // Each word is held to its own standard: a word of the list to sureCharacter (a misread of
+        // one is rarely another word), a number, code or name to sureName (a misread one reads like one).
+        var sure = true
+        for token in tokens {
+            let (word, verdict) = judge(word: token.text)
             quoted.append(word)
+            total += 1
             switch verdict {
-            case .word: good += 1
-            case .name: names += 1
+            case .word:
+                good += 1
+                sure = sure && token.weakest >= sureCharacter
+            case .name: sure = sure && token.weakest >= sureName
             case .unknown: bad += 1
             }
         }
-        let total = good + names + bad
-        if bad == 0, line.weakestCharacter >= (names > 0 ? sureName : sureCharacter) {
-            return .legible(quoted.joined(separator: " "))
-        }
+        if bad == 0, sure { return .legible(quoted.joined(separator: " ")) }
         if line.confidence >= partlyLegibleConfidence, good * 2 >= total, good > 0 { return .partlyLegible(text) }
         return .illegible
+    }
+
+    /// The whitespace-separated words of `line`, each with its least sure character's probability
+    /// (the line's when the reader gave no probability for each character).
+    static func words(of line: TextLine) -> [(text: String, weakest: Float)] {
+        let known = line.characterProbabilities.count == line.text.count
+        var words: [(text: String, weakest: Float)] = []
+        var word = "", weakest = Float.infinity
+        for (index, character) in line.text.enumerated() {
+            if character.isWhitespace {
+                if !word.isEmpty { words.append((word, known ? weakest : line.weakestCharacter)) }
+                word = ""
+                weakest = .infinity
+                continue
+            }
+            word.append(character)
+            if known { weakest = min(weakest, line.characterProbabilities[index]) }
+        }
+        if !word.isEmpty { words.append((word, known ? weakest : line.weakestCharacter)) }
+        return words
     }
 
     /// How a word reads: checked against the list, unchecked (a number, a code, a name), unknown.

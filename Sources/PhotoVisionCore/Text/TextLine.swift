@@ -9,6 +9,11 @@ public struct TextLine: Sendable, Hashable, Codable {
     /// The probability of the character the recogniser was least sure of, 0...1. A line read with a
     /// high mean can still hold one guessed letter ("Stewant"): this is what tells.
     public var weakestCharacter: Float
+    /// Each character's probability, 0...1, one for each `Character` of ``text`` (a space the
+    /// reader put in between words counts 1); empty when the reader gives no more than the line's
+    /// figures. A line's names and its words are judged each on their own characters
+    /// (`TextLegibility`).
+    public var characterProbabilities: [Float]
     /// The line's bounding box in normalised coordinates of the upright photo: left edge, 0...1.
     public var x: Double
     /// The box's top edge, 0...1.
@@ -18,25 +23,31 @@ public struct TextLine: Sendable, Hashable, Codable {
     /// The box's height, 0...1.
     public var height: Double
 
-    /// A line (`weakestCharacter` nil: the mean `confidence`, for a reader that gives no more).
-    public init(text: String, confidence: Float, weakestCharacter: Float? = nil, x: Double, y: Double, width: Double, height: Double) {
+    /// A line (`weakestCharacter` nil: the mean `confidence`, for a reader that gives no more;
+    /// `characterProbabilities` empty, or not one for each character: not known).
+    public init(text: String, confidence: Float, weakestCharacter: Float? = nil, characterProbabilities: [Float] = [],
+                x: Double, y: Double, width: Double, height: Double) {
         self.text = text
         self.confidence = confidence
         self.weakestCharacter = weakestCharacter ?? confidence
+        self.characterProbabilities = characterProbabilities.count == text.count ? characterProbabilities : []
         self.x = x
         self.y = y
         self.width = width
         self.height = height
     }
 
-    private enum CodingKeys: String, CodingKey { case text, confidence, weakestCharacter, x, y, width, height }
+    private enum CodingKeys: String, CodingKey { case text, confidence, weakestCharacter, characterProbabilities, x, y, width, height }
 
-    /// A line as encoded; one stored before ``weakestCharacter`` existed takes its mean confidence.
+    /// A line as encoded; one stored before ``weakestCharacter`` existed takes its mean confidence,
+    /// one stored before ``characterProbabilities`` none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         text = try container.decode(String.self, forKey: .text)
         confidence = try container.decode(Float.self, forKey: .confidence)
         weakestCharacter = try container.decodeIfPresent(Float.self, forKey: .weakestCharacter) ?? confidence
+        let probabilities = try container.decodeIfPresent([Float].self, forKey: .characterProbabilities) ?? []
+        characterProbabilities = probabilities.count == text.count ? probabilities : []
         x = try container.decode(Double.self, forKey: .x)
         y = try container.decode(Double.self, forKey: .y)
         width = try container.decode(Double.self, forKey: .width)

@@ -81,11 +81,17 @@ public struct WordList: Sendable {
     }
 
     /// Short words a run-together string may hold (a run of letters is split only into words of
-    /// four letters or more, or these: "ofgreyvalues" is "of grey values"; "photocoples" is not
-    /// "photo cop les").
+    /// four letters or more, or these: "ofgreyvalues" is "of grey values", "tuinvitacion" is "tu
+    /// invitacion"; "photocoples" is not "photo cop les"): English's commonest, then the articles,
+    /// pronouns and prepositions of the other languages the lists hold.
     static let shortWords: Set<String> = [
         "a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no", "of", "on", "or", "so", "to", "up", "us", "we",
         "the", "and", "for", "with", "our", "you", "are", "was", "not", "but", "all", "can", "has", "her", "his", "its", "one", "new",
+        "de", "del", "la", "las", "el", "los", "en", "un", "una", "tu", "su", "mi", "al", "con", "por",
+        "le", "les", "des", "du", "une", "et", "ou", "au", "aux", "ton", "son",
+        "il", "di", "da", "lo", "gli", "per",
+        "os", "um", "uma", "na", "em", "com",
+        "der", "die", "das", "und", "im", "am", "zu", "ein", "mit", "von",
     ]
 
     /// `letters` (lower case, not itself a word) split into as few words of the list as possible,
