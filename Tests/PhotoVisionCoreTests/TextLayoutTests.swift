@@ -19,15 +19,18 @@ struct TextLayoutTests {
         #expect(TextLayout.blocks(tall) == [[0, 1, 2, 3], [4, 5]])
     }
 
-    @Test("not a block: another height, too far below, aligned only on the right, a box starting inside the one above, or a line between")
+    @Test("not a block: another style, another height, too far below, aligned only on the right, a box starting inside the one above, or a line between")
     func notStacked() {
         let upper = Self.line("HENRY BECK", x: 0.276, y: 0.215, width: 0.513, height: 0.080)
         // The jug: "COLORADO" starts inside "HENRY BECK"'s box and lines up only on the right ("ASPEN" was not read).
         #expect(TextLayout.blocks([upper, Self.line("COLORADO", x: 0.561, y: 0.257, width: 0.249, height: 0.070)]) == [[0], [1]])
-        #expect(!TextLayout.isStacked(Self.line("small", x: 0.276, y: 0.3, width: 0.2, height: 0.04), under: upper), "another height")
-        #expect(!TextLayout.isStacked(Self.line("far", x: 0.276, y: 0.4, width: 0.5, height: 0.08), under: upper), "far below")
-        #expect(!TextLayout.isStacked(Self.line("right", x: 0.589, y: 0.3, width: 0.2, height: 0.08), under: upper), "right edges only")
-        #expect(TextLayout.isStacked(Self.line("under", x: 0.3, y: 0.3, width: 0.4, height: 0.08), under: upper))
+        #expect(!TextLayout.isStacked(Self.line("SMALL", x: 0.276, y: 0.3, width: 0.2, height: 0.04), under: upper), "another height")
+        #expect(!TextLayout.isStacked(Self.line("FAR", x: 0.276, y: 0.4, width: 0.5, height: 0.08), under: upper), "far below")
+        #expect(!TextLayout.isStacked(Self.line("RIGHT", x: 0.589, y: 0.3, width: 0.2, height: 0.08), under: upper), "right edges only")
+        #expect(TextLayout.isStacked(Self.line("UNDER", x: 0.3, y: 0.3, width: 0.4, height: 0.08), under: upper))
+        #expect(!TextLayout.isStacked(Self.line("under", x: 0.3, y: 0.3, width: 0.4, height: 0.08), under: upper), "another style: lower case under capitals")
+        #expect(!TextLayout.isStacked(Self.line("LET US FIRST DETERMINE MARKERS", x: 0.276, y: 0.3, width: 0.5, height: 0.08), under: upper),
+                "a sentence: a page's lines are quoted one by one")
         // A paragraph whose second line's box overlaps the first too much: the third is not joined to the first past it.
         let paragraph = [Self.line("one", x: 0.5, y: 0.000, width: 0.2, height: 0.022), Self.line("two", x: 0.5, y: 0.012, width: 0.2, height: 0.022),
                          Self.line("three", x: 0.5, y: 0.026, width: 0.2, height: 0.022)]

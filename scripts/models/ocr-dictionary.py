@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""Writes the character dictionary of the PP-OCRv4 recogniser (ocr/ppocr_keys_v1.txt) from the model.
+"""Writes the character dictionary of the PP-OCR recogniser (ocr/PP-OCRv6_rec_small_keys.txt) from the model.
 
     ocr-dictionary.py REC_MODEL OUTPUT
 
-rapidocr-onnxruntime 1.4.4 ships no dictionary file: its recogniser ch_PP-OCRv4_rec_infer.onnx
-carries the characters in the model's metadata_props, key "character", one a line, and rapidocr
+rapidocr 3.10.0 ships no dictionary file for it: its recogniser PP-OCRv6_rec_small.onnx carries
+the characters in the model's metadata_props, key "character", one a line, and rapidocr
 reads them with str.splitlines(). This script reads that entry with the onnx package (nothing of
 rapidocr is imported or run) and writes the characters as UTF-8, one a line, each line ended by
 "\\n", in the same order. The output classes of the model are then:
 
     class 0            the CTC blank (no line in the file)
-    class k, 1..N      line k of the file (N = the number of lines, 6623)
+    class k, 1..N      line k of the file (N = the number of lines, 18708)
     class N + 1        a space " " (no line in the file)
 
-so the model's last output dimension is N + 2 (6625); the script checks that. This is the layout of
+so the model's last output dimension is N + 2 (18710); the script checks that. This is the layout of
 PaddleOCR's ppocr_keys_v1.txt with use_space_char (and what rapidocr's CTCLabelDecode builds: the
 list, then " " appended, then "blank" inserted at 0).
 """

@@ -1,67 +1,74 @@
 #!/usr/bin/env python3
-"""Writes the licence note of the OCR models (ocr/LICENSE) from the rapidocr-onnxruntime wheel.
+"""Writes the licence note of the OCR models (ocr/LICENSE) from the rapidocr wheel's licence files.
 
-    ocr-license.py WHEEL OUTPUT
+    ocr-license.py WHEEL LICENSE MODEL_LICENSES OUTPUT
 
-The wheel has no licence file in its dist-info; its METADATA states "License: Apache-2.0", and the
-PaddleOCR-derived modules carry PaddlePaddle's Apache-2.0 header. The note quotes both verbatim,
-read from the wheel with zipfile and email.parser (nothing of the package is imported or run).
+WHEEL is PyPI's rapidocr 3.10.0 wheel; LICENSE and MODEL_LICENSES are its
+dist-info/licenses/LICENSE (Apache-2.0) and MODEL_LICENSES.md (the models' provenance,
+attribution and SHA-256), already unpacked by extract.py. The note names the installed files and
+where they come from, then quotes both licence files verbatim. The wheel's METADATA is read with
+zipfile and email.parser to check that it states Apache-2.0 (nothing of the package is imported or
+run), and MODEL_LICENSES.md must list the SHA-256 of each model installed from it.
 """
 
 import email.parser
+import hashlib
 import os
 import sys
 import zipfile
 
-FIELDS = ("Name", "Version", "Summary", "Home-page", "Author", "License")
-HEADER_OF = "rapidocr_onnxruntime/ch_ppocr_det/text_detect.py"
-MODELS = ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx")
+# Installed name, name in the wheel's rapidocr/models/.
+MODELS = (
+    ("PP-OCRv6_det_small.onnx", "PP-OCRv6_det_small.onnx"),
+    ("PP-OCRv6_rec_small.onnx", "PP-OCRv6_rec_small.onnx"),
+    ("ch_ppocr_mobile_v2.0_cls_infer.onnx", "ch_ppocr_mobile_v2.0_cls_mobile.onnx"),
+)
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) != 5:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    wheel, output = argv[1], argv[2]
+    wheel, license_path, model_licenses_path, output = argv[1:]
     with zipfile.ZipFile(wheel) as z:
         metadata_name = next((n for n in z.namelist() if n.endswith(".dist-info/METADATA")), None)
         if metadata_name is None:
             print(f"{wheel}: no METADATA in the wheel", file=sys.stderr)
             return 1
         metadata = email.parser.Parser().parsestr(z.read(metadata_name).decode("utf-8"), headersonly=True)
-        source = z.read(HEADER_OF).decode("utf-8")
-    if metadata.get("License") != "Apache-2.0":
-        print(f"{wheel}: METADATA states License {metadata.get('License')!r}, not Apache-2.0", file=sys.stderr)
+        digests = {name: hashlib.sha256(z.read(f"rapidocr/models/{name}")).hexdigest() for _, name in MODELS}
+    stated = metadata.get("License-Expression") or metadata.get("License")
+    if stated != "Apache-2.0":
+        print(f"{wheel}: METADATA states the licence {stated!r}, not Apache-2.0", file=sys.stderr)
         return 1
-    header = []
-    for line in source.splitlines():
-        if not line.startswith("#"):
-            break
-        header.append(line)
-    # Only the licence paragraph, up to the line that ends it (the encoding and author lines follow).
-    while header and "limitations under the License" not in header[-1]:
-        header.pop()
-    if not header:
-        print(f"{wheel}: {HEADER_OF} has no licence header", file=sys.stderr)
-        return 1
-    fields = "\n".join(f"    {name}: {metadata.get(name)}" for name in FIELDS if metadata.get(name))
+    with open(license_path, encoding="utf-8") as f:
+        license_text = f.read()
+    with open(model_licenses_path, encoding="utf-8") as f:
+        model_licenses = f.read()
+    for name, digest in digests.items():
+        if digest not in model_licenses:
+            print(f"{model_licenses_path}: does not list {name} with its SHA-256 {digest}", file=sys.stderr)
+            return 1
+    installed = "\n".join(f"    {installed:<40} rapidocr/models/{name}" for installed, name in MODELS)
     text = (
         "Memora's OCR models, installed by scripts/install-models.sh (Docs/Models.md).\n"
-        f"{MODELS[0]}, {MODELS[1]} and\n"
-        f"{MODELS[2]} are unchanged copies of rapidocr_onnxruntime/models/\n"
-        f"from the {metadata['Name']} {metadata['Version']} wheel on PyPI: PaddleOCR's PP-OCRv4 text detector\n"
-        "and recogniser and its PP-OCR mobile v2.0 text direction classifier, converted to ONNX by the\n"
-        "RapidOCR project. ppocr_keys_v1.txt is the recogniser's character list, written out of the\n"
+        f"They are unchanged copies of these files of the {metadata['Name']} {metadata['Version']} wheel on PyPI:\n"
+        "\n"
+        f"{installed}\n"
+        "\n"
+        "PaddleOCR's PP-OCRv6 small text detector and recogniser and its PP-OCR mobile v2.0 text\n"
+        "direction classifier, as the RapidOCR project distributes them in ONNX form.\n"
+        "PP-OCRv6_rec_small_keys.txt is the recogniser's character list, written out of the\n"
         "recogniser's metadata by scripts/models/ocr-dictionary.py.\n"
         "\n"
-        "The wheel has no licence file. Its METADATA states:\n"
+        "The wheel's licence files follow verbatim: its dist-info/licenses/MODEL_LICENSES.md (the\n"
+        "models' provenance and attribution), then dist-info/licenses/LICENSE (Apache-2.0).\n"
         "\n"
-        f"{fields}\n"
+        "==== MODEL_LICENSES.md ====\n"
         "\n"
-        "and its PaddleOCR-derived modules begin with (quoted from\n"
-        f"{HEADER_OF}):\n"
-        "\n"
-        + "\n".join(header)
+        + model_licenses.rstrip("\n")
+        + "\n\n==== LICENSE ====\n\n"
+        + license_text.rstrip("\n")
         + "\n"
     )
     os.makedirs(os.path.dirname(output) or ".", exist_ok=True)

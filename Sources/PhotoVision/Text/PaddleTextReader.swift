@@ -2,9 +2,9 @@ public import ImageKit
 public import PhotoVisionCore
 internal import MemoraSystem
 
-/// Reads text with PaddleOCR's PP-OCRv4 models (installed by `scripts/install-models.sh` from
-/// PyPI's `rapidocr-onnxruntime` 1.4.4 wheel, Apache-2.0) on ONNX Runtime, the pipeline of
-/// RapidOCR and PaddleOCR (Docs/Vision.md, "Text"):
+/// Reads text with PaddleOCR's PP-OCRv6 small models (installed by `scripts/install-models.sh` from
+/// PyPI's `rapidocr` 3.10.0 wheel, Apache-2.0) on ONNX Runtime, the pipeline of RapidOCR and
+/// PaddleOCR (Docs/Vision.md, "Text"); the PP-OCRv4 models of earlier releases read the same way:
 ///
 /// 1. the DB detector marks where text is on the photo, its shorter side at least 736 pixels and its
 ///    longer side at most 2000 ([`TextRegionFinder`] turns the map into rotated boxes);
@@ -78,7 +78,8 @@ public final class PaddleTextReader: TextReading, Sendable {
         let dictionaryPath = try models.require(.textDictionary)
         let text: [UInt8]
         do { text = try SystemFile(dictionaryPath).readAll() } catch { throw .modelUnreadable(dictionaryPath, reason: error.reason) }
-        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // One character a line, ended by LF or CR LF (Swift reads CR LF as one character).
+        var lines = String(decoding: text, as: UTF8.self).split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         if lines.last == "" { lines.removeLast() }
         guard lines.count > 100 else { throw .modelUnreadable(dictionaryPath, reason: "it has \(lines.count) characters") }
         characters = [""] + lines + [" "]

@@ -34,9 +34,9 @@ public struct TextLegibility: Sendable {
     /// The words text is checked against (empty: only numbers, codes and names sure to ``sureName`` pass).
     public var words: WordList
     /// Every character of a quoted word of the list was read with at least this probability.
-    public var sureCharacter: Float = 0.5
+    public var sureCharacter: Float = 0.6
     /// Every character of a quoted number, code or name was read with at least this probability.
-    public var sureName: Float = 0.9
+    public var sureName: Float = 0.95
     /// A line of another script than Latin (no word list) is quoted when each character reaches this.
     public var sureOtherScript: Float = 0.9
     /// A line that is not legible is partly legible at this mean confidence or more.
