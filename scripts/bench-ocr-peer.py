@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The peer for memora-bench's OCR scenario: RapidOCR 1.4.4's own Python pipeline (PyPI's
-rapidocr-onnxruntime, the same PP-OCRv4 models Memora installs) on the same decoded pixels.
+"""The peer for memora-bench's OCR scenario: RapidOCR 3.10.0's own Python pipeline (PyPI's
+rapidocr, the same PP-OCRv6 small models Memora installs) on the same decoded pixels.
 
 Usage: bench-ocr-peer.py ROUNDS IMAGE.rgb WIDTH HEIGHT [IMAGE.rgb WIDTH HEIGHT ...]
 
@@ -14,7 +14,7 @@ import sys
 import time
 
 import numpy as np
-from rapidocr_onnxruntime import RapidOCR
+from rapidocr import RapidOCR
 
 
 def main():
@@ -31,10 +31,10 @@ def main():
     texts = []
     for _ in range(max(1, rounds)):
         start = time.perf_counter()
-        results = [engine(image)[0] for image in images]
+        results = [engine(image) for image in images]
         elapsed = time.perf_counter() - start
         best = elapsed if best is None else min(best, elapsed)
-        texts = [[line[1] for line in (result or [])] for result in results]
+        texts = [list(result.txts or ()) for result in results]
     print(best)
     for found in texts:
         print(json.dumps(found, ensure_ascii=False))

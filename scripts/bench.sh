@@ -26,13 +26,13 @@ if ! "$PYTHON" -c 'import dlib' 2>/dev/null; then
   fi
   if "$venv/bin/python" -c 'import dlib, numpy, PIL, sklearn' 2>/dev/null; then PYTHON="$venv/bin/python"; fi
 fi
-# The OCR scenario's peer is RapidOCR 1.4.4's own Python pipeline (PyPI's rapidocr-onnxruntime, with the
-# same PP-OCRv4 models Memora installs), in a virtual environment of its own in the cache.
-ocr_venv="${XDG_CACHE_HOME:-$HOME/.cache}/memora/bench-ocr"
-if ! "$ocr_venv/bin/python" -c 'import rapidocr_onnxruntime' 2>/dev/null; then
-  echo "Installing RapidOCR (rapidocr-onnxruntime 1.4.4) for the OCR scenario's peer..." >&2
+# The OCR scenario's peer is RapidOCR 3.10.0's own Python pipeline (PyPI's rapidocr, with the same
+# PP-OCRv6 small models Memora installs), in a virtual environment of its own in the cache.
+ocr_venv="${XDG_CACHE_HOME:-$HOME/.cache}/memora/bench-ocr-3.10"
+if ! "$ocr_venv/bin/python" -c 'import rapidocr' 2>/dev/null; then
+  echo "Installing RapidOCR (rapidocr 3.10.0) for the OCR scenario's peer..." >&2
   rm -rf "$ocr_venv"
-  "$PYTHON" -m venv "$ocr_venv" >&2 && "$ocr_venv/bin/python" -m pip install --quiet rapidocr-onnxruntime==1.4.4 onnxruntime==1.32.0 >&2 ||
+  "$PYTHON" -m venv "$ocr_venv" >&2 && "$ocr_venv/bin/python" -m pip install --quiet rapidocr==3.10.0 onnxruntime==1.32.0 >&2 ||
     echo "Could not install RapidOCR: scenario 21 runs without its peer." >&2
 fi
 export MEMORA_BENCH_OCR_PYTHON="$ocr_venv/bin/python"

@@ -40,7 +40,7 @@ packages=(
   chromium-driver     # Selenium drives Chromium through it (scripts/dashboard-check.py)
   wamerican           # the word lists a line of text read in a photo is checked against before it is quoted
   wbritish            # (PhotoVisionCore's WordList, Docs/Vision.md "Quoting text"): English both ways, and the
-  wngerman            # Latin-script languages PP-OCRv4 reads that Debian packages as plain word lists
+  wngerman            # Latin-script languages PP-OCRv6 reads that Debian packages as plain word lists
   wfrench
   wspanish
   witalian

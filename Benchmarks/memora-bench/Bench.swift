@@ -28,7 +28,7 @@ struct Bench {
         var hubMemories = 100_000
         /// Photos the OCR scenario reads too (every JPEG in the folder).
         var ocrDirectory: String?
-        /// The Python with rapidocr-onnxruntime 1.4.4 for the OCR scenario's peer.
+        /// The Python with rapidocr 3.10.0 for the OCR scenario's peer.
         var ocrPython = "python3"
         var ocrPeerScript = "scripts/bench-ocr-peer.py"
     }

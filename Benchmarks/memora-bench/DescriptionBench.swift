@@ -7,8 +7,8 @@ import PhotoVision
 import PhotoVisionCore
 
 /// The description scenarios of memora-bench (`--only describe`):
-/// 21. OCR on the same decoded pixels: our PaddleTextReader against RapidOCR 1.4.4's own Python
-///     pipeline on the same PP-OCRv4 models (scripts/bench-ocr-peer.py), one photo at a time, ONNX
+/// 21. OCR on the same decoded pixels: our PaddleTextReader against RapidOCR 3.10.0's own Python
+///     pipeline on the same PP-OCRv6 small models (scripts/bench-ocr-peer.py), one photo at a time, ONNX
 ///     Runtime on every core on both sides; the photos are the real ones the models script installs
 ///     (and, with `--ocr-dir DIR`, every JPEG there); the strings each side found are compared.
 ///     Target: ours at least 1.2x faster, finding at least as many.
@@ -36,7 +36,7 @@ enum DescriptionBench {
         if let extra = settings.ocrDirectory {
             paths += try FileManager.default.contentsOfDirectory(atPath: extra).filter { $0.lowercased().hasSuffix(".jpg") }.sorted().map { extra + "/" + $0 }
         }
-        print("\n21. OCR on the same decoded pixels (\(paths.count) photos): ours against RapidOCR 1.4.4's Python pipeline, same models")
+        print("\n21. OCR on the same decoded pixels (\(paths.count) photos): ours against RapidOCR 3.10.0's Python pipeline, same models")
         // Decoded as RapidOCR reads them: the stored pixels, at most 2000 on the longer side.
         let images = try paths.map { path -> Image in
             let image = try ImageDecoder.decode(contentsOf: path).converted(to: .rgb8)
@@ -62,7 +62,7 @@ enum DescriptionBench {
         let oursBest = ours.min()!
         print(String(format: "   ours: %.0f ms a photo (%.2f s), %d lines read", oursBest * 1000 / Double(images.count), oursBest, found.joined().count))
         guard let lines = try Bench.python(arguments, settings: peer), let seconds = lines.first.flatMap(Double.init), lines.count == images.count + 1 else {
-            print("   RapidOCR: not measured (install it with scripts/bench.sh, or pass --ocr-python with rapidocr-onnxruntime==1.4.4)")
+            print("   RapidOCR: not measured (install it with scripts/bench.sh, or pass --ocr-python with rapidocr==3.10.0)")
             return
         }
         let theirs = lines.dropFirst().map { (try? JSONDecoder().decode([String].self, from: Data($0.utf8))) ?? [] }

@@ -2,14 +2,14 @@ public import PhotoVisionCore
 
 /// The engines of the installed models (Docs/Models.md), made as the indexer and the description run
 /// them: dlib's faces and MobileNetV2's scenes, each model on one thread (the indexer runs one photo
-/// per core), and PP-OCRv4's text reader when asked. `IndexVision.installed` (MemoraCore) hands them
+/// per core), and PP-OCRv6's text reader when asked. `IndexVision.installed` (MemoraCore) hands them
 /// to the index.
 public struct InstalledVision: Sendable {
     /// dlib's face pipeline.
     public let faces: DlibFaceAnalyzer
     /// MobileNetV2 on ONNX Runtime.
     public let scenes: ONNXSceneAnalyzer
-    /// PP-OCRv4 on ONNX Runtime, when asked for.
+    /// PP-OCRv6 on ONNX Runtime, when asked for.
     public let text: PaddleTextReader?
 
     /// Loads the engines; throws what is missing, with the command that installs it.

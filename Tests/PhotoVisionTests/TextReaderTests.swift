@@ -5,9 +5,9 @@ import Testing
 @testable import PhotoVision
 @testable import PhotoVisionCore
 
-/// Reading text with PP-OCRv4 on ONNX Runtime (the models and the demo photos installed by
+/// Reading text with PP-OCRv6 on ONNX Runtime (the models and the demo photos installed by
 /// `scripts/install-models.sh`), and the geometry and decoding it rests on.
-@Suite("Text in photos (PP-OCRv4 on ONNX Runtime)")
+@Suite("Text in photos (PP-OCRv6 on ONNX Runtime)")
 struct TextReaderTests {
     static let models = VisionModels.installed
 

@@ -13,7 +13,7 @@ have text, people counted right, and photos without faces where the description 
 
 --ocr-peer makes the descriptions with another OCR program, as a reference figure, from the photos
 beside FACTS.tsv (the description of a photo is all the text found, joined with spaces):
-  rapidocr        RapidOCR's Python pipeline with its default settings (rapidocr-onnxruntime must be
+  rapidocr        RapidOCR's Python pipeline with its default settings (rapidocr 3.10.0 must be
                   importable: run this script with the Python of the environment it is installed in)
   tesseract-psm3  Tesseract's command line, page segmentation mode 3 (automatic page layout)
   tesseract-psm11 Tesseract's command line, mode 11 (sparse text, as much as it finds, in no order)
@@ -118,17 +118,16 @@ def score(rows, descriptions, show_missed=False):
 
 def rapidocr_reader():
     try:
-        from rapidocr_onnxruntime import RapidOCR
+        from rapidocr import RapidOCR
     except ImportError:
-        sys.exit("rapidocr-onnxruntime is not importable by this Python; run the script with the Python of "
+        sys.exit("rapidocr (3.10.0) is not importable by this Python; run the script with the Python of "
                  "the environment it is installed in")
     started = time.perf_counter()
     engine = RapidOCR()
     print(f"rapidocr: engine created in {time.perf_counter() - started:.2f} s", file=sys.stderr)
 
     def read(path):
-        result, _ = engine(path)
-        return " ".join(item[1] for item in result or [])
+        return " ".join(engine(path).txts or ())
     return read
 
 

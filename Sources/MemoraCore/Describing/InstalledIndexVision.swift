@@ -5,7 +5,7 @@ public import PhotoVisionCore
 
 extension IndexVision {
     /// The index's vision from the installed models (`InstalledVision`): dlib's faces and
-    /// MobileNetV2's scenes, each on one thread; with `readsText` PP-OCRv4's text reader on
+    /// MobileNetV2's scenes, each on one thread; with `readsText` PP-OCRv6's text reader on
     /// `textThreads`; with `thoroughFaces` dlib's CNN detector too. PhotoIndex itself builds on
     /// PhotoVisionCore alone; the engines come from here. Throws what is missing, with the command
     /// that installs it.
@@ -17,7 +17,7 @@ extension IndexVision {
 
     /// The vision the on-device description uses (`BasicDescriptionGenerator`, `memora image look`):
     /// CenterFace counts the faces (no embeddings: a description needs how many, and the names come
-    /// from the metadata and the index), MobileNetV2 sees the scene, and PP-OCRv4 reads the text on
+    /// from the metadata and the index), MobileNetV2 sees the scene, and PP-OCRv6 reads the text on
     /// `threads` threads, every line it detects with a letter or a digit kept with its confidence
     /// (`TextLegibility` decides what is quoted, and the lines it does not quote still show a page's
     /// layout: a handwritten line is often read as one character), its detector on

@@ -1,5 +1,5 @@
 /// Spaces the recogniser left out between words, put back where the letters themselves show the
-/// border: PP-OCRv4 often reads "Kodak EasyShare" as "KodakEasyShare" and "printer 500" as
+/// border: the recogniser often reads "Kodak EasyShare" as "KodakEasyShare" and "printer 500" as
 /// "printer500", and a screen reader then speaks one long made-up word.
 ///
 /// A space goes where a lower-case letter is followed by an upper-case one after at least three

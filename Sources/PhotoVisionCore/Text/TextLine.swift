@@ -55,7 +55,7 @@ public struct TextLine: Sendable, Hashable, Codable {
     }
 }
 
-/// Something that reads the text in a photo. `PaddleTextReader` (PhotoVision) runs PaddleOCR's PP-OCRv4 models
+/// Something that reads the text in a photo. `PaddleTextReader` (PhotoVision) runs PaddleOCR's PP-OCRv6 models
 /// with ONNX Runtime; an Apple front end may plug in Vision's text recogniser instead.
 public protocol TextReading: Sendable {
     /// The lines of text in `image` (upright RGB or RGBA pixels of any size), in reading order:

@@ -17,7 +17,7 @@ public struct WordList: Sendable {
     public let sources: [String]
 
     /// The lists Memora looks for, English first: the languages whose word lists Debian packages
-    /// as plain lists (the `w*` packages) and whose script PP-OCRv4 reads. `scripts/install-deps.sh` installs them.
+    /// as plain lists (the `w*` packages) and whose script PP-OCRv6 reads. `scripts/install-deps.sh` installs them.
     public static let standardPaths = [
         "/usr/share/dict/american-english", "/usr/share/dict/british-english", "/usr/share/dict/ngerman",
         "/usr/share/dict/french", "/usr/share/dict/spanish", "/usr/share/dict/italian", "/usr/share/dict/portuguese",
