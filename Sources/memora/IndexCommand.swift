@@ -30,7 +30,7 @@ struct IndexCommand: AsyncParsableCommand {
         @Argument(help: "The library's folder.") var folder: String
         @Flag(help: "Print the summary as JSON.") var json = false
         @Flag(help: "Do not look for faces and scenes in the pixels (faces then come from the photos' metadata only).") var noVision = false
-        @Flag(help: "Also read the text in the photos (PP-OCRv4, about 0.3 s a photo) and keep it in the index with its boxes.") var readText = false
+        @Flag(help: "Also read the text in the photos (PP-OCRv6, about 0.4 s a photo) and keep it in the index with its boxes.") var readText = false
         @OptionGroup var output: WriteOutputOptions
 
         /// The vision models when installed; without them a note says what is lost and how to get them.
