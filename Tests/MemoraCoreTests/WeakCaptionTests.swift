@@ -121,7 +121,7 @@ struct WeakCaptionTests {
     static let legibility = TextLegibility(words: WordList(words: ["praia", "da", "luz", "gelados", "dish", "number", "with", "a", "long", "name", "region",
                                                                    "based", "segmentation", "let", "us", "first", "determine", "markers"]))
 
-    @Test("lines stacked as one sign are quoted as one string; a line that cannot be quoted breaks the block; the alt text passes over a string too long to fit")
+    @Test("lines stacked as one sign are quoted as one string; a line that cannot be quoted breaks the block; the alt text passes over a string too long to fit, and measures an upright line by its width")
     func stackedText() {
         var sign = PhotoFacts(subject: SceneSubject(noun: "truck", probability: 0.9))
         // "TRUCK" centred over "SCHOOL", the boxes touching, as on the caption samples' truck.
@@ -144,6 +144,13 @@ struct WeakCaptionTests {
         let described = DescriptionComposer.compose(menu, legibility: Self.legibility)
         #expect(described.altText == "A menu. Text in the photo reads \"Praia da Luz\".")
         #expect(described.extended?.contains(long) == true)
+        // A date imprinted upright down the side (the caption samples' jug) runs long, not tall: it
+        // is measured by its width, and the name printed across the jug stays in the alt text.
+        var jug = PhotoFacts(subject: SceneSubject(noun: "jug", probability: 0.9))
+        jug.text = [TextLine(text: "Praia da Luz", confidence: 0.99, x: 0.27, y: 0.21, width: 0.54, height: 0.09),
+                    TextLine(text: "02.28.2010 02:14", confidence: 0.99, x: 0.9, y: 0.6, width: 0.06, height: 0.335)]
+        #expect(jug.text[1].letterHeight == 0.06 && jug.text[0].letterHeight == 0.09)
+        #expect(DescriptionComposer.compose(jug, legibility: Self.legibility).altText == "A jug. Text in the photo reads \"Praia da Luz\" and \"02.28.2010 02:14\".")
     }
 
     @Test("the on-device description: names from the metadata and the rest counted, the subject, place and month, the text quoted; an alt text of its own within 125 characters; the extended description adds and never repeats")

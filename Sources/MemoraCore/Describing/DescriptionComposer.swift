@@ -45,7 +45,7 @@ public enum DescriptionComposer {
         let text = judge(facts.text, with: legibility)
         let quoted = text.legible
         // The lines for the alt text: in reading order (a sign's or a page's title comes first), the
-        // fine print (lines under half the tallest one's height) left to the extended description.
+        // fine print (lines whose letters are under half as tall as the tallest's) left to the extended description.
         let tallest = quoted.map(\.height).max() ?? 0
         let prominent = quoted.filter { $0.height >= tallest / 2 }.map(\.text)
         let kind = facts.kind
@@ -137,19 +137,23 @@ public enum DescriptionComposer {
             if seen.insert(text.lowercased()).inserted { judged.legible.append((text, height)) }
         }
         for block in TextLayout.blocks(lines) {
+            // A run of legible lines of one block is quoted as one string; a line that is not legible ends it.
             var run: [(text: String, height: Double)] = []
+            func flush() {
+                if !run.isEmpty { keep(run.map(\.text).joined(separator: " "), height: run.map(\.height).max() ?? 0) }
+                run = []
+            }
             for index in block {
                 switch verdicts[index] {
                 case .legible(let text):
-                    run.append((text, lines[index].height))
+                    run.append((text, lines[index].letterHeight))
                     continue
                 case .partlyLegible(let text) where seen.insert(text.lowercased()).inserted: judged.partlyLegible.append(text)
                 default: break
                 }
-                if !run.isEmpty { keep(run.map(\.text).joined(separator: " "), height: run.map(\.height).max() ?? 0) }
-                run = []
+                flush()
             }
-            if !run.isEmpty { keep(run.map(\.text).joined(separator: " "), height: run.map(\.height).max() ?? 0) }
+            flush()
         }
         return judged
     }

@@ -62,14 +62,13 @@ public struct TextLegibility: Sendable {
             return line.confidence >= partlyLegibleConfidence ? .partlyLegible(text) : .illegible
         }
         var quoted: [String] = []
-        var good = 0, bad = 0, total = 0
+        var good = 0, bad = 0
         // Each word is held to its own standard: a word of the list to sureCharacter (a misread of
         // one is rarely another word), a number, code or name to sureName (a misread one reads like one).
         var sure = true
         for token in tokens {
             let (word, verdict) = judge(word: token.text)
             quoted.append(word)
-            total += 1
             switch verdict {
             case .word:
                 good += 1
@@ -79,7 +78,7 @@ public struct TextLegibility: Sendable {
             }
         }
         if bad == 0, sure { return .legible(quoted.joined(separator: " ")) }
-        if line.confidence >= partlyLegibleConfidence, good * 2 >= total, good > 0 { return .partlyLegible(text) }
+        if line.confidence >= partlyLegibleConfidence, good * 2 >= tokens.count, good > 0 { return .partlyLegible(text) }
         return .illegible
     }
 

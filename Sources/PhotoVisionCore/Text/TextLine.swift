@@ -23,6 +23,11 @@ public struct TextLine: Sendable, Hashable, Codable {
     /// The box's height, 0...1.
     public var height: Double
 
+    /// The height of the line's letters, 0...1, as near as its box tells: the box's height, or its
+    /// width for a line that runs down the picture (a box more than twice as tall as wide), such as
+    /// a date imprinted upright or a book's spine. A long line standing upright is not taller print.
+    public var letterHeight: Double { height > width * 2 ? width : height }
+
     /// A line (`weakestCharacter` nil: the mean `confidence`, for a reader that gives no more;
     /// `characterProbabilities` empty, or not one for each character: not known).
     public init(text: String, confidence: Float, weakestCharacter: Float? = nil, characterProbabilities: [Float] = [],
