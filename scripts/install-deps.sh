@@ -45,6 +45,8 @@ packages=(
   wspanish
   witalian
   wportuguese
+  hunspell-es         # Spanish's plain list lacks the inflected forms ("recoger", not "recoge"); its
+                      # Hunspell rules have them (wfrench, witalian and wportuguese list theirs already)
   openssl             # scripts/check-pins.sh: the pinned roots' fingerprints
   ca-certificates     # scripts/check-pins.sh compares the pinned roots with Debian's
 )

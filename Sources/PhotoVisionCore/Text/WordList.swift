@@ -3,7 +3,9 @@ internal import MemoraSystem
 
 /// The words of the languages a photo's text is checked against: plain word lists, one word a
 /// line, as Debian's `wamerican`, `wbritish`, `wngerman`, `wfrench`, `wspanish`, `witalian` and
-/// `wportuguese` install them in `/usr/share/dict` (macOS has `/usr/share/dict/words`).
+/// `wportuguese` install them in `/usr/share/dict` (macOS has `/usr/share/dict/words`), and Hunspell
+/// dictionaries, whose rules give the inflected forms a plain list lacks ("recoge" of "recoger"),
+/// as `hunspell-es` installs Spanish's in `/usr/share/hunspell`.
 ///
 /// Words are kept folded (lower case, accents dropped), so "ZURICH" is found as "Zürich". A text
 /// line is quoted only when its words are found here or follow a rule for numbers, codes and
@@ -13,7 +15,10 @@ public struct WordList: Sendable {
     /// fraction of a second and take 8 bytes each (two of them colliding is a one in ten million chance).
     private let words: Set<UInt64>
 
-    /// The word lists read, in the order given.
+    /// The Hunspell dictionaries, matched in lower case with their accents.
+    private let dictionaries: [HunspellDictionary]
+
+    /// The word lists and dictionaries read, in the order given.
     public let sources: [String]
 
     /// The lists Memora looks for, English first: the languages whose word lists Debian packages
@@ -22,6 +27,9 @@ public struct WordList: Sendable {
         "/usr/share/dict/american-english", "/usr/share/dict/british-english", "/usr/share/dict/ngerman",
         "/usr/share/dict/french", "/usr/share/dict/spanish", "/usr/share/dict/italian", "/usr/share/dict/portuguese",
         "/usr/share/dict/words",
+        // Spanish's plain list holds each verb's infinitive but not its other forms ("recoger", not
+        // "recoge"); the French, Italian and Portuguese lists hold them already.
+        "/usr/share/hunspell/es_ES.dic",
     ]
 
     /// The installed lists of ``standardPaths`` (or the colon-separated files in `MEMORA_WORD_LISTS`),
@@ -35,15 +43,31 @@ public struct WordList: Sendable {
     /// A list of `words`.
     public init(words: some Sequence<String>) {
         self.words = Set(words.map { Self.hash(Self.fold($0)) })
+        dictionaries = []
         sources = []
     }
 
-    /// The words of every file in `files` (UTF-8, one word a line; a word with an apostrophe or a
-    /// possessive "'s" is also kept without it).
+    /// The words of every file in `files`: a plain list (UTF-8, one word a line; a word with an
+    /// apostrophe or a possessive "'s" is also kept without it), or a Hunspell dictionary, a `.dic`
+    /// file with its `.aff` file beside it (UTF-8).
     public init(files: [String]) throws(VisionError) {
         var words = Set<UInt64>()
         words.reserveCapacity(1 << 20)
+        var dictionaries: [HunspellDictionary] = []
         for path in files {
+            if path.hasSuffix(".dic") {
+                let affix = String(path.dropLast(4)) + ".aff"
+                let dic: [UInt8], aff: [UInt8]
+                do { (dic, aff) = (try SystemFile(path).readAll(), try SystemFile(affix).readAll()) } catch {
+                    throw .invalidArgument("the Hunspell dictionary \(path) (with \(affix)) cannot be read: \(error.reason)")
+                }
+                do {
+                    dictionaries.append(try HunspellDictionary(dic: String(decoding: dic, as: UTF8.self), aff: String(decoding: aff, as: UTF8.self)))
+                } catch {
+                    throw .invalidArgument("the Hunspell dictionary \(path) holds no words")
+                }
+                continue
+            }
             let bytes: [UInt8]
             do { bytes = try SystemFile(path).readAll() } catch { throw .invalidArgument("the word list \(path) cannot be read: \(error.reason)") }
             bytes.withUnsafeBufferPointer { bytes in
@@ -66,18 +90,21 @@ public struct WordList: Sendable {
             }
         }
         self.words = words
+        self.dictionaries = dictionaries
         sources = files
     }
 
-    /// The number of words.
+    /// The number of words of the plain lists.
     public var count: Int { words.count }
 
-    /// Whether there are no words (no list installed).
-    public var isEmpty: Bool { words.isEmpty }
+    /// Whether there are no words (no list or dictionary installed).
+    public var isEmpty: Bool { words.isEmpty && dictionaries.isEmpty }
 
-    /// Whether `word` is in the list, in any case and with or without its accents.
+    /// Whether `word` is in a plain list, in any case and with or without its accents, or is a word
+    /// of a Hunspell dictionary, in any case.
     public func contains(_ word: some StringProtocol) -> Bool {
-        words.contains(Self.hash(Self.fold(String(word))))
+        let word = String(word)
+        return words.contains(Self.hash(Self.fold(word))) || dictionaries.contains { $0.contains(word) }
     }
 
     /// Short words a run-together string may hold (a run of letters is split only into words of
