@@ -66,11 +66,21 @@ install: release
 	.build/release/memora --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/memora.fish
 
 ## DocC documentation of the library products, as static sites under docs/<product>/.
+## One plugin run builds every target's archive (each run of the plugin plans the whole package
+## again: 13 runs took 8.8 minutes), with the debug build's flags so that it reuses that build,
+## then docc makes each one a site hosted at docs/<target>/ (the site's root page is the same
+## page as its documentation pages': docc's process-archive leaves the archive's own there).
+DOC_TARGETS = MemoraSystem MemoraHTTP MemoraPinning ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer
+DOCC ?= $(shell command -v docc || echo xcrun docc)
 docs:
-	@mkdir -p docs
-	@for target in MemoraSystem MemoraHTTP MemoraPinning ImageKit MetadataKit VaultCrypto PhotoVisionCore PhotoVision PhotoIndex MemoraCore MemoraSync MemoraHub MemoraServer; do \
-		$(SWIFT) package --allow-writing-to-directory docs generate-documentation --target $$target \
-			--disable-indexing --transform-for-static-hosting --hosting-base-path $$target --output-path docs/$$target || exit 1; \
+	@rm -rf .build/docs-archives && mkdir -p docs .build/docs-archives
+	$(SWIFT) package $(DEBUG_FLAGS) --allow-writing-to-directory .build/docs-archives generate-documentation \
+		$(foreach target,$(DOC_TARGETS),--target $(target)) --disable-indexing --output-path .build/docs-archives
+	@for target in $(DOC_TARGETS); do \
+		rm -rf docs/$$target; \
+		$(DOCC) process-archive transform-for-static-hosting .build/docs-archives/$$target.doccarchive \
+			--output-path docs/$$target --hosting-base-path $$target || exit 1; \
+		cp docs/$$target/documentation/$$(echo $$target | tr A-Z a-z)/index.html docs/$$target/index.html || exit 1; \
 	done
 	@echo "Documentation in docs/<product>/ (open with any static web server, for example python3 -m http.server -d docs)"
 
