@@ -37,7 +37,9 @@ public struct WordList: Sendable {
     public static let installed: WordList = {
         let environment = ProcessInfo.processInfo.environment["MEMORA_WORD_LISTS"]
         let paths = environment.map { $0.split(separator: ":").map(String.init) } ?? standardPaths
-        return (try? WordList(files: paths.filter { FileSystem.exists($0) })) ?? WordList(words: [])
+        // A dictionary without its rules is passed over, not allowed to fail every list.
+        let present = paths.filter { FileSystem.exists($0) && (!$0.hasSuffix(".dic") || FileSystem.exists(String($0.dropLast(4)) + ".aff")) }
+        return (try? WordList(files: present)) ?? WordList(words: [])
     }()
 
     /// A list of `words`.
