@@ -9,13 +9,12 @@ import Foundation
 /// Compounds and circumfixes are not followed, so a word formed only that way is not found. Words
 /// are matched in lower case, accents kept: the rules add and strip accented letters.
 struct HunspellDictionary: Sendable {
-    /// One prefix or suffix rule: `strip` is taken off the stem and `add` put on, where the stem
-    /// meets `condition` (at its start for a prefix, its end for a suffix).
+    /// One prefix or suffix rule: `strip` is taken off the stem and what the rule adds (the key it
+    /// is indexed by) put on, where the stem meets `condition` (at its start for a prefix, its end for a suffix).
     struct Affix: Sendable {
         var flag: UInt32
         var crossProduct: Bool
         var strip: [Character]
-        var add: [Character]
         var condition: [Condition]
         /// The flags of the affixes that may follow this one (two-level suffixes).
         var continuation: [UInt32]
@@ -89,7 +88,7 @@ struct HunspellDictionary: Sendable {
             if let circumfix, continuation.contains(circumfix) { continue }
             if let forbidden, continuation.contains(forbidden) { continue }
             let condition = fields.count > 4 ? Self.condition(fields[4].lowercased()) : []
-            let affix = Affix(flag: flag, crossProduct: crossProduct[key] ?? false, strip: Array(strip), add: Array(add),
+            let affix = Affix(flag: flag, crossProduct: crossProduct[key] ?? false, strip: Array(strip),
                               condition: condition, continuation: continuation)
             if fields[0] == "SFX" { suffixes[add, default: []].append(affix) } else { prefixes[add, default: []].append(affix) }
         }
