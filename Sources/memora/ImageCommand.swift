@@ -179,7 +179,7 @@ extension ImageCommand {
                               + (unsaid ? String(format: " (not said: detail %.1f, under %.0f)", photo.facts.detail ?? 0, PictureDetail.minimumForScene) : ""))
                     }
                     for line in photo.sight?.text ?? [] {
-                        print("  text: \"\(line.text)\"" + String(format: "  %.0f%%  x %.3f y %.3f w %.3f h %.3f", line.confidence * 100, line.x, line.y, line.width, line.height))
+                        print((line.text.isEmpty ? "  text: (a line seen faintly, not read)" : "  text: \"\(line.text)\"") + String(format: "  %.0f%%  x %.3f y %.3f w %.3f h %.3f", line.confidence * 100, line.x, line.y, line.width, line.height))
                     }
                     if !photo.facts.names.isEmpty { print("  named in its metadata: " + photo.facts.names.joined(separator: ", ")) }
                     print("  description: \(photo.caption)")

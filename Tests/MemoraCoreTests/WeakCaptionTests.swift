@@ -283,17 +283,25 @@ struct WeakCaptionTests {
         #expect(abs(ColorNames.paperAndColour(in: sky).paper - 0.25) < 0.01)
     }
 
-    @Test("the installed pages: a printed page is quoted line by line; a scrap of handwriting the reader finds no line in is said in its colours, with no text")
+    @Test("the installed pages: a printed page is quoted line by line; handwriting the detector sees only faintly is a handwritten page, with no text")
     func installedPages() throws {
         let vision = try IndexVision.describing(threads: 1)
         let printed = try PhotoFacts.describe(path: VisionModels.installed.folder + "/photos/page.png", vision: vision)
         #expect(printed.facts.kind == .printedPage && printed.altText == "A printed page. Text in the photo reads \"Region-based segmentation\".",
                 "\(printed.altText)")
         #expect(printed.extendedDescription?.contains("\"Let us first determine markers of the coins and the\"") == true, "a page's lines are quoted one by one")
-        // Handwritten maths on grey paper, 448 x 172 pixels: PP-OCRv6's detector breaks it into
-        // fragments and no line is read, so nothing is quoted and no kind of page is claimed.
+        // Handwritten maths on grey paper, 448 x 172 pixels: PP-OCRv6's detector is sure of no line
+        // (0.3 to 0.5), so its lines come back unread. They show a page; nothing is quoted.
         let written = try PhotoFacts.describe(path: VisionModels.installed.folder + "/photos/text.png", vision: vision)
-        #expect(written.altText == "A black-and-white picture." && !written.caption.contains("\""), "\(written.caption)")
+        let seen = written.sight?.text ?? []
+        #expect(seen.count >= PictureKind.minPageLines && seen.allSatisfy { $0.text.isEmpty && $0.confidence == 0 }, "\(seen)")
+        #expect(written.facts.text.isEmpty, "the facts keep only what was read")
+        #expect(written.facts.kind == .handwrittenPage && written.altText == "A handwritten page." && !written.caption.contains("\""),
+                "\(written.caption)")
+        #expect(written.extendedDescription.map { !$0.contains("legible") } ?? true, "no partly legible text from lines never read")
+        // A reader not asked for faint lines (the indexer's) finds nothing on it.
+        let indexer = try PaddleTextReader(models: .installed)
+        #expect(try indexer.readText(in: try ImageDecoder.decode(contentsOf: VisionModels.installed.folder + "/photos/text.png")).isEmpty)
     }
 
     @Test("names a person confirmed in the photo index are used; a face the clustering named from other photos' metadata is not")

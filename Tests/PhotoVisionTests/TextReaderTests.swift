@@ -68,6 +68,9 @@ struct TextReaderTests {
         #expect(quads.first.map { $0.corners[0].x < 60 } == true, "left box first")
         let bounds = try #require(quads.last?.bounds)
         #expect(bounds.minX < 120 && bounds.maxX > 180 && bounds.minY < 20 && bounds.maxY > 30, "pushed out (unclipped)")
+        // Asked for faint regions too (a handwritten page's lines), the third blob is a box as well.
+        let faint = TextRegionFinder().regions(in: map, width: width, height: height, boxThreshold: 0.3)
+        #expect(faint.count == 3 && faint.last.map { $0.bounds.minY > 50 } == true, "\(faint.map(\.bounds))")
     }
 
     @Test("CTC: the best class each step, repeats merged, blanks dropped; the confidence the mean of the characters, each at its surest step, and the least sure character kept apart")

@@ -17,7 +17,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     public var faceCount: Int
     /// The main subject the scene model names, when it is sure enough (PhotoVision's `SceneNouns`).
     public var subject: SceneSubject?
-    /// Text read in the pixels, in reading order.
+    /// Text read in the pixels, in reading order (a line seen but not read is not kept: it counts only for ``kind``).
     public var text: [TextLine]
     /// Where it was taken as the scene model sees it ("by the sea", "in a bookshop"), when it is sure enough (PhotoVisionCore's `ScenePlaces`).
     public var setting: String?
@@ -121,6 +121,9 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
         let isScreenshot = PictureKind.isScreenshot(userComment: metadata?.userComment, fileName: SystemPath.fileName(of: path))
         facts.kind = PictureKind.recognise(paperShare: paperShare, colouredShare: colouredShare, lines: facts.text, legible: legible,
                                            isScreenshot: isScreenshot)
+        // Lines the reader saw only faintly and did not read show a page's layout, and nothing more:
+        // the facts keep what was read (the sight keeps them all).
+        facts.text.removeAll { $0.text.isEmpty }
         return (facts, seen)
     }
 

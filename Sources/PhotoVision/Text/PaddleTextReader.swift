@@ -45,6 +45,11 @@ public final class PaddleTextReader: TextReading, Sendable {
         public var rereadMargin = 0.15
         /// Threads: the detector's operators share them, and as many batches of lines are read at once.
         public var threads = 1
+        /// When set and the detector is sure of no line, the regions whose mean probability reaches
+        /// this are returned as unread lines (empty text, confidence 0), so that a caller can tell a
+        /// page of writing the reader cannot read from a blank picture (nil, the default: none). The
+        /// description sets 0.3: PP-OCRv6's detector gives handwriting 0.3 to 0.5.
+        public var faintLineThreshold: Float?
 
         /// The defaults.
         public init() {}
@@ -92,8 +97,8 @@ public final class PaddleTextReader: TextReading, Sendable {
     public func readText(in image: Image) throws(VisionError) -> [TextLine] {
         guard image.width > 0, image.height > 0 else { return [] }
         let photo = scaledPhoto(image)
-        let quads = try detect(photo)
-        guard !quads.isEmpty else { return [] }
+        let (quads, faint) = try detect(photo)
+        guard !quads.isEmpty else { return faint.map { Self.unreadLine(at: $0.bounds, in: photo) } }
         var crops = quads.map { photo.crop(along: $0) }
         let upsideDown = try turnUpsideDownLines(&crops)
         // Both ways up where the classifier had doubts: it turns some upright lines and is unsure of
@@ -139,12 +144,19 @@ public final class PaddleTextReader: TextReading, Sendable {
                   seen.insert(read.text).inserted else { continue }
             kept.append((quad.bounds, read))
         }
-        let width = Double(photo.width), height = Double(photo.height)
         return Self.joiningWords(kept).map { bounds, read in
-            let left = max(0, bounds.minX) / width, top = max(0, bounds.minY) / height
-            return TextLine(text: read.text, confidence: read.confidence, weakestCharacter: read.weakest, characterProbabilities: read.probabilities,
-                            x: left, y: top, width: min(1, bounds.maxX / width) - left, height: min(1, bounds.maxY / height) - top)
+            var line = Self.unreadLine(at: bounds, in: photo)
+            (line.text, line.confidence, line.weakestCharacter) = (read.text, read.confidence, read.weakest)
+            line.characterProbabilities = read.probabilities.count == read.text.count ? read.probabilities : []
+            return line
         }
+    }
+
+    /// A line with nothing read yet, at `bounds` in the pixels of `photo`, in normalised coordinates.
+    private static func unreadLine(at bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double), in photo: RGBPixels) -> TextLine {
+        let width = Double(photo.width), height = Double(photo.height)
+        let left = max(0, bounds.minX) / width, top = max(0, bounds.minY) / height
+        return TextLine(text: "", confidence: 0, x: left, y: top, width: min(1, bounds.maxX / width) - left, height: min(1, bounds.maxY / height) - top)
     }
 
     /// Boxes the detector split on one line of print ("HENRY" and "BECK" of "HENRY BECK"), joined
@@ -186,7 +198,7 @@ public final class PaddleTextReader: TextReading, Sendable {
     /// reader's two costs; `memora-bench` splits a description's time with it).
     public func lineCount(in image: Image) throws(VisionError) -> Int {
         guard image.width > 0, image.height > 0 else { return 0 }
-        return try detect(scaledPhoto(image)).count
+        return try detect(scaledPhoto(image)).lines.count
     }
 
     /// The photo the boxes refer to and the lines are cut from: at most ``Options/maxSide`` on its longer side.
@@ -198,8 +210,9 @@ public final class PaddleTextReader: TextReading, Sendable {
         return photo.resized(width: max(1, Int((Double(photo.width) * scale).rounded())), height: max(1, Int((Double(photo.height) * scale).rounded())))
     }
 
-    /// The text boxes of `photo`, in its pixels.
-    private func detect(_ photo: RGBPixels) throws(VisionError) -> [TextQuad] {
+    /// The text boxes of `photo`, in its pixels, and when there is none and
+    /// ``Options/faintLineThreshold`` is set, the boxes the detector is only that sure of.
+    private func detect(_ photo: RGBPixels) throws(VisionError) -> (lines: [TextQuad], faint: [TextQuad]) {
         let shorter = min(photo.width, photo.height), longer = max(photo.width, photo.height)
         // Scaled up to detectorMinSide on the shorter side, but never past maxSide x 2 on the longer
         // one (a long thin strip would otherwise ask for gigabytes).
@@ -214,14 +227,19 @@ public final class PaddleTextReader: TextReading, Sendable {
             throw .inferenceFailed("\(detector.path) gave \(map.first?.count ?? 0) values for a \(width)x\(height) image")
         }
         let sx = Double(photo.width) / Double(width), sy = Double(photo.height) / Double(height)
-        return regions.regions(in: probabilities, width: width, height: height).compactMap { quad in
-            let corners = quad.corners.map { corner in
-                SIMD2(min(max((corner.x * sx).rounded(), 0), Double(photo.width - 1)), min(max((corner.y * sy).rounded(), 0), Double(photo.height - 1)))
+        func inPhoto(_ quads: [TextQuad]) -> [TextQuad] {
+            quads.compactMap { quad in
+                let corners = quad.corners.map { corner in
+                    SIMD2(min(max((corner.x * sx).rounded(), 0), Double(photo.width - 1)), min(max((corner.y * sy).rounded(), 0), Double(photo.height - 1)))
+                }
+                func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
+                guard distance(corners[0], corners[1]) > 3, distance(corners[0], corners[3]) > 3 else { return nil }
+                return TextQuad(corners: corners)
             }
-            func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
-            guard distance(corners[0], corners[1]) > 3, distance(corners[0], corners[3]) > 3 else { return nil }
-            return TextQuad(corners: corners)
         }
+        let lines = inPhoto(regions.regions(in: probabilities, width: width, height: height))
+        guard lines.isEmpty, let faint = options.faintLineThreshold else { return (lines, []) }
+        return (lines, inPhoto(regions.regions(in: probabilities, width: width, height: height, boxThreshold: faint)))
     }
 
     /// Turns half a turn every line the classifier is sure (> 0.9) is upside down; returns, for

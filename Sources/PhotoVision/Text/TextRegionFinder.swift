@@ -26,8 +26,10 @@ struct TextRegionFinder: Sendable {
     /// The most regions kept.
     var maxCandidates = 1000
 
-    /// The text boxes of a `width` x `height` probability map, in map pixels, sorted in reading order.
-    func regions(in map: [Float], width: Int, height: Int) -> [TextQuad] {
+    /// The text boxes of a `width` x `height` probability map, in map pixels, sorted in reading order;
+    /// a region's mean probability must reach `boxThreshold` (nil: ``boxThreshold``).
+    func regions(in map: [Float], width: Int, height: Int, boxThreshold: Float? = nil) -> [TextQuad] {
+        let boxThreshold = boxThreshold ?? self.boxThreshold
         guard width > 0, height > 0, map.count == width * height else { return [] }
         // Threshold, then grow by one pixel to the right and down (a 2x2 dilation).
         var mask = [Bool](repeating: false, count: width * height)

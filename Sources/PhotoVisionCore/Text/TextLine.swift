@@ -2,7 +2,8 @@ public import ImageKit
 
 /// A line of text read from a photo's pixels: what it says, how sure the reader is, and where it is.
 public struct TextLine: Sendable, Hashable, Codable {
-    /// The text, as read (spaces between words only where the reader saw them).
+    /// The text, as read (spaces between words only where the reader saw them); empty for a line a
+    /// reader saw but did not read (`PaddleTextReader`'s faint lines), whose confidence is 0.
     public var text: String
     /// The recogniser's confidence, 0...1: the mean probability of the characters it kept.
     public var confidence: Float
@@ -64,6 +65,6 @@ public struct TextLine: Sendable, Hashable, Codable {
 /// with ONNX Runtime; an Apple front end may plug in Vision's text recogniser instead.
 public protocol TextReading: Sendable {
     /// The lines of text in `image` (upright RGB or RGBA pixels of any size), in reading order:
-    /// top to bottom, left to right.
+    /// top to bottom, left to right. A line with empty text was seen and not read.
     func readText(in image: Image) throws(VisionError) -> [TextLine]
 }
