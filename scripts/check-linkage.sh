@@ -15,6 +15,8 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 read -r -a flags <<<"${DEBUG_FLAGS:--Xcxx -O2}"
 bin="$("$SWIFT" build "${flags[@]}" --show-bin-path)"
+# One build of every product (after `make test`'s, nothing to do but plan: one plan, not one a probe).
+"$SWIFT" build "${flags[@]}" >&2
 heavy=(7NIOCore 8NIOPosix CNIOBoringSSL_ 11PostgresNIO 11Hummingbird _ZN4dlib 11PhotoVision 10MemoraSync 10MemoraCore 11MemoraHTTP)
 failed=0
 
@@ -22,7 +24,6 @@ failed=0
 check() {
   local product=$1 own=$2
   shift 2
-  "$SWIFT" build "${flags[@]}" --product "$product" >&2
   local symbols
   symbols=$(nm "$bin/$product")
   # Swift symbols carry their module's name with its length in front; C and C++ have their own prefixes.
