@@ -107,14 +107,12 @@ enum DescriptionBench {
             for _ in 0..<max(1, settings.rounds) {
                 whole.append(try await Bench.seconds(measuring: { caption = try await generator.generateCaption(for: CaptionRequest(path: path)).description }))
                 // The model calls alone, arranged as the description arranges them (the faces beside
-                // the scene and the text), and one after the other.
+                // the scene, then the text on every core), and one after the other.
                 raw.append(try Bench.seconds {
                     _ = try ParallelWork.map(2, workers: 2) { (part: Int) throws(VisionError) in
-                        if part == 0 { _ = try vision.faces?.faces(in: small) } else {
-                            _ = try vision.scenes?.analyze(small)
-                            _ = try vision.text?.readText(in: large)
-                        }
+                        if part == 0 { _ = try vision.faces?.faces(in: small) } else { _ = try vision.scenes?.analyze(small) }
                     }
+                    _ = try vision.text?.readText(in: large)
                 })
                 inTurn.append(try Bench.seconds {
                     _ = try vision.faces?.faces(in: small)

@@ -93,6 +93,39 @@ struct TextLegibilityTests {
         #expect(!list.contains("houto") && !list.contains("Stewant") && !list.contains("BUDWEISD"))
     }
 
+    @Test("words fold byte by byte as Foundation folds them: ASCII and Latin-1's letters, the rest through Foundation")
+    func latinFolding() throws {
+        let scalars = Array(0x41...0x5A) + Array(0x61...0x7A) + Array(0xC0...0xFF)
+        for value in scalars {
+            let letter = String(Character(try #require(Unicode.Scalar(value))))
+            #expect(WordList.fold(letter) == letter.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil), "U+\(String(value, radix: 16))")
+        }
+        var folded: [UInt8] = []
+        #expect(WordList.foldLatin("ZÜRICH".utf8, into: &folded) && folded == Array("zurich".utf8))
+        #expect(WordList.foldLatin("Niño".utf8, into: &folded) && folded == Array("nino".utf8))
+        for word in ["Straße", "œuvre", "Ωmega", "ĉapelo", "焼き物"] { #expect(!WordList.foldLatin(word.utf8, into: &folded), "\(word)") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("memora-words-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("Zürich\r\nStraße\ncafé's\n\nÉCOLE\n".utf8).write(to: folder.appendingPathComponent("words"))
+        let list = try WordList(files: [folder.path + "/words"])
+        for word in ["ZURICH", "zürich", "Straße", "café's", "cafe", "école", "Ecole"] { #expect(list.contains(word), "\(word)") }
+        #expect(!list.contains("zurichs") && !list.contains("caf"))
+    }
+
+    @Test("the installed lists are read once each: a path that links to another list is passed over, as is a dictionary without its rules")
+    func readableLists() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("memora-words-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = folder.path + "/american-english", link = folder.path + "/words", dictionary = folder.path + "/xx_XX.dic"
+        try Data("grey\n".utf8).write(to: URL(fileURLWithPath: list))
+        try Data("1\ngrey\n".utf8).write(to: URL(fileURLWithPath: dictionary))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: list)
+        #expect(WordList.readable([list, link, folder.path + "/missing", dictionary]) == [list])
+        #expect(WordList.readable([link, list]) == [link])
+    }
+
     @Test("a word list that cannot be read is a typed error naming it")
     func unreadableList() {
         #expect { try WordList(files: ["/nonexistent/words"]) } throws: { ($0 as? VisionError)?.message.contains("/nonexistent/words") == true }
