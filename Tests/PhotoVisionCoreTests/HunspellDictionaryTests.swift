@@ -29,7 +29,8 @@ struct HunspellDictionaryTests {
         SFX L 0 ito o
         """
     static let dic = """
-        6
+        7
+        km\\/h
         coger/RP
         entonar/RA
         gato/L
@@ -40,7 +41,7 @@ struct HunspellDictionaryTests {
 
     static let dictionary = try! HunspellDictionary(dic: dic, aff: aff)
 
-    @Test("stems alone, and with a suffix where its condition holds", arguments: ["coger", "coge", "cogiendo", "mesa", "Madrid", "MADRID", "entonás"])
+    @Test("stems alone, and with a suffix where its condition holds", arguments: ["coger", "coge", "cogiendo", "mesa", "Madrid", "MADRID", "entonás", "km/h", "KM/H"])
     func words(_ word: String) {
         #expect(Self.dictionary.contains(word), "\(word)")
     }

@@ -105,7 +105,8 @@ struct HunspellDictionary: Sendable {
                 word = entry[..<slash]
                 flags = Self.flags(entry[entry.index(after: slash)...], style)
             }
-            let key = word.replacingOccurrences(of: "\\/", with: "/").lowercased()
+            // An escaped slash ("\\/") is one of the word's letters (Foundation only for those few lines).
+            let key = (word.contains("\\") ? word.replacingOccurrences(of: "\\/", with: "/") : String(word)).lowercased()
             stems[key, default: []].append(contentsOf: flags)
         }
         guard !stems.isEmpty else { throw .invalidArgument("the Hunspell dictionary has no words") }
