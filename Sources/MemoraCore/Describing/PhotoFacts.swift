@@ -117,7 +117,9 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
                 facts.modelsUsed.append("text")
             }
         }
-        let legible = DescriptionComposer.judge(facts.text, with: nil).legible.count
+        // Faint lines come only when no line was read, and are never legible: judging only the read
+        // lines gives the same count, and a photo where nothing was read does not load the word lists.
+        let legible = DescriptionComposer.judge(facts.text.filter { !$0.text.isEmpty }, with: nil).legible.count
         let isScreenshot = PictureKind.isScreenshot(userComment: metadata?.userComment, fileName: SystemPath.fileName(of: path))
         facts.kind = PictureKind.recognise(paperShare: paperShare, colouredShare: colouredShare, lines: facts.text, legible: legible,
                                            isScreenshot: isScreenshot)
