@@ -6,7 +6,11 @@ internal import Foundation
 package enum ParallelWork {
     /// `body(0) … body(count - 1)` on at most `workers` threads, each index once; returns the
     /// values in the order of the indices, or throws the error of the lowest index that failed.
-    /// With one worker (or one index) everything runs on the caller's thread, in order.
+    /// With one worker (or one index) everything runs on the caller's thread, in order. A map
+    /// called from inside another also runs in order, on one thread (Dispatch gives a
+    /// `concurrentPerform` nested in another one thread, even once the outer work is done): work
+    /// that should use every core runs outside any other map (`IndexVision.look` reads the text after
+    /// its faces and scene, not beside them).
     package static func map<Value: Sendable, Failure: Error>(
         _ count: Int, workers: Int, _ body: @Sendable (Int) throws(Failure) -> Value
     ) throws(Failure) -> [Value] {

@@ -31,4 +31,20 @@ struct ParallelWorkTests {
             }
         }
     }
+
+    @Test("a map inside another runs its work one at a time (so work that should use every core runs outside any other map)")
+    func nested() {
+        let running = Locked((now: 0, most: 0))
+        let inner = ParallelWork.map(2, workers: 2) { (outer: Int) -> [Int] in
+            guard outer == 1 else { return [] }
+            return ParallelWork.map(4, workers: 4) { (index: Int) -> Int in
+                running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                usleep(50_000)
+                running.withLock { $0.now -= 1 }
+                return index
+            }
+        }
+        #expect(inner[1] == [0, 1, 2, 3])
+        #expect(running.withLock { $0.most } == 1)
+    }
 }

@@ -64,23 +64,53 @@ public struct WordList: Sendable {
     /// file with its `.aff` file beside it (UTF-8).
     public init(files: [String]) throws(VisionError) {
         var lists: [[UInt8]] = []
-        var dictionaries: [HunspellDictionary] = []
+        var dictionaryFiles: [(path: String, dic: [UInt8], aff: [UInt8])] = []
         for path in files {
             if path.hasSuffix(".dic") {
                 let affix = String(path.dropLast(4)) + ".aff"
-                let dic: [UInt8], aff: [UInt8]
-                do { (dic, aff) = (try SystemFile(path).readAll(), try SystemFile(affix).readAll()) } catch {
+                do { dictionaryFiles.append((path, try SystemFile(path).readAll(), try SystemFile(affix).readAll())) } catch {
                     throw .invalidArgument("the Hunspell dictionary \(path) (with \(affix)) cannot be read: \(error.reason)")
-                }
-                do {
-                    dictionaries.append(try HunspellDictionary(dic: String(decoding: dic, as: UTF8.self), aff: String(decoding: aff, as: UTF8.self)))
-                } catch {
-                    throw .invalidArgument("the Hunspell dictionary \(path) holds no words")
                 }
                 continue
             }
             do { lists.append(try SystemFile(path).readAll()) } catch { throw .invalidArgument("the word list \(path) cannot be read: \(error.reason)") }
         }
+        // The plain lists on one core and the dictionaries on the other (Spanish's takes about half
+        // the lists' time): a photo's first text waits for the longer of the two.
+        let (plain, hunspell) = (lists, dictionaryFiles)
+        let loaded = try ParallelWork.map(2, workers: hunspell.isEmpty ? 1 : 2) { (part: Int) throws(VisionError) -> Loaded in
+            guard part == 1 else { return .words(Self.words(of: plain)) }
+            var dictionaries: [HunspellDictionary] = []
+            for file in hunspell {
+                do {
+                    dictionaries.append(try HunspellDictionary(dic: String(decoding: file.dic, as: UTF8.self), aff: String(decoding: file.aff, as: UTF8.self)))
+                } catch {
+                    throw .invalidArgument("the Hunspell dictionary \(file.path) holds no words")
+                }
+            }
+            return .dictionaries(dictionaries)
+        }
+        var words = Set<UInt64>(), dictionaries: [HunspellDictionary] = []
+        for part in loaded {
+            switch part {
+            case .words(let set): words = set
+            case .dictionaries(let list): dictionaries = list
+            }
+        }
+        self.words = words
+        self.dictionaries = dictionaries
+        sources = files
+    }
+
+    /// What one worker of ``init(files:)`` loaded.
+    private enum Loaded: Sendable {
+        case words(Set<UInt64>)
+        case dictionaries([HunspellDictionary])
+    }
+
+    /// The folded words' hashes of plain lists (UTF-8, one word a line; a word with a possessive
+    /// "'s" is also kept without it).
+    private static func words(of lists: [[UInt8]]) -> Set<UInt64> {
         // Room for every line at once (1.5 million in the lists Debian installs), so the set never grows.
         var words = Set<UInt64>(minimumCapacity: lists.reduce(0) { $0 + $1.lazy.filter { $0 == 0x0A }.count + 1 })
         var folded: [UInt8] = []
@@ -95,15 +125,13 @@ public struct WordList: Sendable {
                     start = end + 1
                     guard !line.isEmpty else { continue }
                     // Most words fold byte by byte (English's, and the Latin-1 letters of the others); the rest through Foundation.
-                    if !Self.foldLatin(line, into: &folded) { folded = Array(Self.fold(String(decoding: line, as: UTF8.self)).utf8) }
-                    words.insert(Self.hash(folded))
-                    if folded.count > 2, folded[folded.count - 2] == 0x27, folded[folded.count - 1] == 0x73 { words.insert(Self.hash(folded.dropLast(2))) }
+                    if !foldLatin(line, into: &folded) { folded = Array(fold(String(decoding: line, as: UTF8.self)).utf8) }
+                    words.insert(hash(folded))
+                    if folded.count > 2, folded[folded.count - 2] == 0x27, folded[folded.count - 1] == 0x73 { words.insert(hash(folded.dropLast(2))) }
                 }
             }
         }
-        self.words = words
-        self.dictionaries = dictionaries
-        sources = files
+        return words
     }
 
     /// The number of words of the plain lists.
