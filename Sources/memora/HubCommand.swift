@@ -54,7 +54,7 @@ struct HubCommand: AsyncParsableCommand {
         @Argument(help: "photo, video, voice or text.") var kind: String
         @Argument(help: "The file (none for text: give --text).") var file: String?
         @Option(help: "The title (the file's name by default).") var title: String?
-        @Option(help: "A description.") var description: String?
+        @Option(help: "A description (a photo without one is described on the hub by its own alt text, else its caption).") var description: String?
         @Option(help: "The text of a text memory.") var text: String?
         @Option(help: "When it happened: YYYY-MM-DD (a photo's own date by default).") var date: String?
         @Option(help: "A place name.") var place: String?

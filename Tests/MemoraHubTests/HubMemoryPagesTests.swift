@@ -5,6 +5,7 @@ import MemoraHTTP
 import MemoraServer
 import MemoraSync
 import MemoraSystem
+import MetadataKit
 import ServerTestSupport
 import Testing
 import TestSupport
@@ -183,6 +184,49 @@ struct HubMemoryPagesTests {
             // Without the session, nothing.
             let stranger = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("memories/\(soup.id)")))
             #expect(stranger.status == 401)
+        } cleanup: {
+            await server.stop()
+        }
+    }
+
+    @Test("a photo uploaded without a description is described by its own alt text (else its caption), labelled as from the photo, and a person's correction of it undoes back to that label; a given description wins; a camera's boilerplate, and a photo's text that no upload could hold, are not taken",
+          arguments: TestStore.available)
+    func descriptionFromThePhoto(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-own-description")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        try await withAsyncCleanup {
+            let hub = try await server.pairedClient(folder)
+            func photo(_ name: String, seed: UInt64, _ update: CaptionUpdate?) throws -> String {
+                let file = folder + "/\(name).jpg"
+                try ImageEncoder.write(try SyntheticPhoto.landscape(width: 320, height: 240, seed: seed), to: file, as: .jpeg())
+                if let update { _ = try CaptionWriter.write(update, to: file) }
+                return file
+            }
+            let captioned = try photo("captioned", seed: 11, CaptionUpdate(caption: "A dog on a beach at sunset, waves behind it.", altText: "A dog on a beach."))
+            let own = try await hub.upload(MemoryUpload(kind: .photo, title: "Beach"), file: captioned).memory
+            #expect(own.description == "A dog on a beach.")
+            let captionOnly = try photo("caption-only", seed: 12, CaptionUpdate(caption: "Grandma's kitchen, 1987.", altText: nil))
+            #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Kitchen"), file: captionOnly).memory.description == "Grandma's kitchen, 1987.")
+            let given = try photo("given", seed: 13, CaptionUpdate(caption: "Written in the file.", altText: "Written in the file."))
+            #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Given", description: "Written by the uploader"), file: given).memory.description
+                    == "Written by the uploader")
+            let bare = try photo("bare", seed: 14, nil)
+            #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Bare"), file: bare).memory.description == nil)
+            // A camera's boilerplate is no description.
+            let camera = try photo("camera", seed: 16, CaptionUpdate(caption: "OLYMPUS DIGITAL CAMERA", altText: nil))
+            #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Camera"), file: camera).memory.description == nil)
+            let long = try photo("long", seed: 15, CaptionUpdate(caption: String(repeating: "sand ", count: 1200), altText: nil))
+            #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Long"), file: long).memory.description == nil)
+
+            // The page says where the description came from; a person's correction, undone, says so again.
+            let visitor = try await Visitor(server)
+            let path = "/memories/\(own.id)"
+            #expect(try await visitor.page(path).contains("A dog on a beach. <span class=\"source\">(from the photo's own metadata)</span>"))
+            _ = try await visitor.post(path + "/edit", [("title", "Beach"), ("description", "Rex on the beach")])
+            #expect(try await visitor.page(path).contains("Rex on the beach <span class=\"source\">(written by a person)</span>"))
+            let edit = try #require(try await visitor.page(path).matches(of: /name="edit" value="(\d+)"/).first.flatMap { Int64($0.output.1) })
+            #expect([200, 303].contains(try await visitor.post(path + "/undo", [("edit", String(edit))]).status))
+            #expect(try await visitor.page(path).contains("A dog on a beach. <span class=\"source\">(from the photo's own metadata)</span>"))
         } cleanup: {
             await server.stop()
         }

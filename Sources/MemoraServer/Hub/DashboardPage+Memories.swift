@@ -134,7 +134,11 @@ extension DashboardPage {
         }
         var details: [(String, String)] = [("Kind", escape(kind))]
         if memory.kind != .text, let description {
-            let label = source == .person ? "written by a person" : "written automatically"
+            let label = switch source {
+            case .person: "written by a person"
+            case .photo: "from the photo's own metadata"
+            case .automatic: "written automatically"
+            }
             details.append(("Description", "\(escape(description)) <span class=\"source\">(\(label))</span>"))
         }
         if let extended = memory.extendedDescription, !extended.isEmpty {

@@ -190,15 +190,20 @@ struct HubRoutes: Sendable {
             return ErrorMiddleware.json(merged, status: .ok)
         }
         var info: ImageInfo?
+        var descriptionSource = HubStore.DescriptionSource.automatic
         if upload.kind == .photo {
             info = try? ImageDecoder.info(contentsOf: file.path)
             guard info != nil else {
                 throw ServerError.invalidRequest("the photo cannot be read", [FieldProblem(field: "media", message: "send a JPEG, PNG, HEIC, WebP, AVIF or TIFF photo")])
             }
-            // The date and place the photo itself carries, unless the upload gives them.
+            // The date, place and description the photo itself carries, unless the upload gives them.
             if let metadata = try? MetadataReader.scan(contentsOf: file.path) {
                 if upload.takenAt == nil, let taken = metadata.dateTaken { upload.takenAt = Instant.milliseconds(taken.date) }
                 if upload.latitude == nil, let gps = metadata.gps { (upload.latitude, upload.longitude) = (gps.latitude, gps.longitude) }
+                if upload.description == nil, let own = Self.ownDescription(metadata.captions) {
+                    upload.description = own
+                    descriptionSource = .photo
+                }
             }
         }
         var probed: MediaProbe.Info?
@@ -219,11 +224,21 @@ struct HubRoutes: Sendable {
             : upload.kind == .video ? media.makePoster(sha256: file.sha256) : false
         let stored = try await hub.addMemory(HubStore.NewMemory(
             sha256: file.sha256, upload: upload, mediaType: mediaType, size: file.size, width: info?.uprightWidth ?? probed?.width,
-            height: info?.uprightHeight ?? probed?.height, durationMilliseconds: probed?.durationMilliseconds, hasThumbnail: thumbnail, device: device), now: now)
+            height: info?.uprightHeight ?? probed?.height, durationMilliseconds: probed?.durationMilliseconds, hasThumbnail: thumbnail, device: device,
+            descriptionSource: descriptionSource), now: now)
         if let session { try await hub.removeUploadSession(id: session.id) }  // its file is the memory's now
         guard let memory = try await hub.memory(id: stored.id) else { throw ServerError.storage("the memory was not stored") }
         context.logger.info("memory added", metadata: ["id": "\(memory.id)", "kind": "\(memory.kind.rawValue)", "size": "\(memory.size)"])
         return ErrorMiddleware.json(memory, status: stored.created ? .created : .ok)
+    }
+
+    /// The description a photo carries for a screen reader, to describe its memory when the upload
+    /// gives none: its alt text, else its caption, when it passes the checks an uploaded description
+    /// passes (a photo's own text is no more trusted than a request's). Nil when it has neither.
+    static func ownDescription(_ captions: CaptionReading) -> String? {
+        guard let text = (captions.altText ?? captions.caption)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
+              SyncValueCheck.textProblem(text, maxLength: 5000) == nil else { return nil }
+        return text
     }
 
     /// Field checks of an upload's metadata: lengths, ranges, boxes, known people.

@@ -11,6 +11,12 @@ extension HubStore {
         case automatic
         /// Edited by a person on the dashboard.
         case person
+        /// The photo's own alt text or caption, taken because the upload gave no description: written
+        /// by whoever captioned the file, a person or a program.
+        case photo
+
+        /// What `hub_memories.description_by` holds for it (NULL for ``automatic``, as before this value existed).
+        var storedValue: String? { self == .automatic ? nil : rawValue }
     }
 
     /// One recorded change of a memory's title or description.
@@ -35,7 +41,7 @@ extension HubStore {
         let rows = try await database.read("SELECT description_by FROM hub_memories WHERE id = ?", [.integer(id)])
         guard let row = rows.first else { return nil }
         let source: String? = try row["description_by"]
-        return source == DescriptionSource.person.rawValue ? .person : .automatic
+        return source.flatMap(DescriptionSource.init(rawValue:)) ?? .automatic
     }
 
     /// Sets a memory's title and description (nil: none) as a person corrected them, recording each field

@@ -348,6 +348,8 @@ struct HubStore: Sendable {
         var durationMilliseconds: Int64?
         var hasThumbnail: Bool
         var device: String
+        /// Where the description came from: the upload, or the photo's own metadata.
+        var descriptionSource: DescriptionSource = .automatic
     }
 
     /// Stores a memory unless one with the same bytes exists; returns its id and whether it is new. The
@@ -357,12 +359,13 @@ struct HubStore: Sendable {
         let upload = memory.upload
         var statements = [SQLStatement("""
             INSERT INTO hub_memories (sha256, kind, title, description, taken_at, latitude, longitude, place, media_type, size, width, height,
-                has_thumbnail, uploaded_by, upload_nonce, created_at, duration_ms, extended_description)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
+                has_thumbnail, uploaded_by, upload_nonce, created_at, duration_ms, extended_description, description_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
             """, [.text(memory.sha256), .text(upload.kind.rawValue), .text(upload.title), SQLValue(upload.description), SQLValue(upload.takenAt),
                   SQLValue(upload.latitude), SQLValue(upload.longitude), SQLValue(upload.place), .text(memory.mediaType), .integer(memory.size),
                   SQLValue(memory.width.map(Int64.init)), SQLValue(memory.height.map(Int64.init)), .integer(memory.hasThumbnail ? 1 : 0),
-                  .text(memory.device), .text(nonce), .integer(now), SQLValue(memory.durationMilliseconds), SQLValue(upload.extendedDescription)]),
+                  .text(memory.device), .text(nonce), .integer(now), SQLValue(memory.durationMilliseconds), SQLValue(upload.extendedDescription),
+                  SQLValue(memory.descriptionSource.storedValue)]),
             SQLStatement("SELECT id FROM hub_memories WHERE sha256 = ?", [.text(memory.sha256)]),
         ]
         // People and faces are merged into the memory, new or not: the same upload sent again changes
