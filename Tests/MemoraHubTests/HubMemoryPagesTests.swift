@@ -189,7 +189,7 @@ struct HubMemoryPagesTests {
         }
     }
 
-    @Test("a photo uploaded without a description is described by its own alt text (else its caption), labelled as from the photo, and a person's correction of it undoes back to that label; a given description wins; a camera's boilerplate, and a photo's text that no upload could hold, are not taken",
+    @Test("a photo uploaded without a description is described by its own alt text (else its caption) and extended description, labelled as from the photo, and a person's correction of it undoes back to that label; a given description wins; a camera's boilerplate, and a photo's text that no upload could hold, are not taken",
           arguments: TestStore.available)
     func descriptionFromThePhoto(store: TestStore) async throws {
         let folder = try temporaryFolder("hub-own-description")
@@ -202,14 +202,16 @@ struct HubMemoryPagesTests {
                 if let update { _ = try CaptionWriter.write(update, to: file) }
                 return file
             }
-            let captioned = try photo("captioned", seed: 11, CaptionUpdate(caption: "A dog on a beach at sunset, waves behind it.", altText: "A dog on a beach."))
+            let captioned = try photo("captioned", seed: 11, CaptionUpdate(caption: "A dog on a beach at sunset, waves behind it.", altText: "A dog on a beach.",
+                                                                          extendedDescription: "Text reads \"LIFEGUARD\". Mostly blue and tan."))
             let own = try await hub.upload(MemoryUpload(kind: .photo, title: "Beach"), file: captioned).memory
-            #expect(own.description == "A dog on a beach.")
+            #expect(own.description == "A dog on a beach." && own.extendedDescription == "Text reads \"LIFEGUARD\". Mostly blue and tan.")
             let captionOnly = try photo("caption-only", seed: 12, CaptionUpdate(caption: "Grandma's kitchen, 1987.", altText: nil))
             #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Kitchen"), file: captionOnly).memory.description == "Grandma's kitchen, 1987.")
-            let given = try photo("given", seed: 13, CaptionUpdate(caption: "Written in the file.", altText: "Written in the file."))
-            #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Given", description: "Written by the uploader"), file: given).memory.description
-                    == "Written by the uploader")
+            // A given description wins, and the photo's extended description, written with its own, is not put beside it.
+            let given = try photo("given", seed: 13, CaptionUpdate(caption: "Written in the file.", altText: "Written in the file.", extendedDescription: "More in the file."))
+            let uploaded = try await hub.upload(MemoryUpload(kind: .photo, title: "Given", description: "Written by the uploader"), file: given).memory
+            #expect(uploaded.description == "Written by the uploader" && uploaded.extendedDescription == nil)
             let bare = try photo("bare", seed: 14, nil)
             #expect(try await hub.upload(MemoryUpload(kind: .photo, title: "Bare"), file: bare).memory.description == nil)
             // A camera's boilerplate is no description.
@@ -221,9 +223,13 @@ struct HubMemoryPagesTests {
             // The page says where the description came from; a person's correction, undone, says so again.
             let visitor = try await Visitor(server)
             let path = "/memories/\(own.id)"
-            #expect(try await visitor.page(path).contains("A dog on a beach. <span class=\"source\">(from the photo's own metadata)</span>"))
+            let ownPage = try await visitor.page(path)
+            #expect(ownPage.contains("A dog on a beach. <span class=\"source\">(from the photo's own metadata)</span>"))
+            #expect(ownPage.contains("Text reads &quot;LIFEGUARD&quot;. Mostly blue and tan. <span class=\"source\">(from the photo's own metadata)</span>"))
             _ = try await visitor.post(path + "/edit", [("title", "Beach"), ("description", "Rex on the beach")])
-            #expect(try await visitor.page(path).contains("Rex on the beach <span class=\"source\">(written by a person)</span>"))
+            let corrected = try await visitor.page(path)
+            #expect(corrected.contains("Rex on the beach <span class=\"source\">(written by a person)</span>"))
+            #expect(corrected.contains("Mostly blue and tan. <span class=\"source\">(from the photo's own metadata)</span>"))
             let edit = try #require(try await visitor.page(path).matches(of: /name="edit" value="(\d+)"/).first.flatMap { Int64($0.output.1) })
             #expect([200, 303].contains(try await visitor.post(path + "/undo", [("edit", String(edit))]).status))
             #expect(try await visitor.page(path).contains("A dog on a beach. <span class=\"source\">(from the photo's own metadata)</span>"))

@@ -97,9 +97,10 @@ extension DashboardPage {
     ///   - device: the platform of the device that added it, when the hub knows the device.
     ///   - hasSound: whether a video has a sound track (nil: unknown).
     ///   - source: who wrote the description: labelled as written automatically until a person edits it.
+    ///   - extendedSource: who wrote the extended description (a person never does: it is not edited here).
     ///   - edits: the recorded changes, newest first.
     static func memory(_ memory: HubMemory, people: [HubPerson], device: String?, hasSound: Bool?, source: HubStore.DescriptionSource = .automatic,
-                       edits: [HubStore.MemoryEdit] = []) -> String {
+                       extendedSource: HubStore.DescriptionSource = .automatic, edits: [HubStore.MemoryEdit] = []) -> String {
         let byID = Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) })
         let description = memory.description.flatMap { $0.isEmpty ? nil : $0 }
         let length = memory.durationMs.map { duration($0) }
@@ -134,16 +135,11 @@ extension DashboardPage {
         }
         var details: [(String, String)] = [("Kind", escape(kind))]
         if memory.kind != .text, let description {
-            let label = switch source {
-            case .person: "written by a person"
-            case .photo: "from the photo's own metadata"
-            case .automatic: "written automatically"
-            }
-            details.append(("Description", "\(escape(description)) <span class=\"source\">(\(label))</span>"))
+            details.append(("Description", "\(escape(description)) <span class=\"source\">(\(source.label))</span>"))
         }
         if let extended = memory.extendedDescription, !extended.isEmpty {
             let lines = extended.split(separator: "\n", omittingEmptySubsequences: true).map { escape(String($0)) }
-            details.append(("More", lines.joined(separator: "<br>") + " <span class=\"source\">(written automatically)</span>"))
+            details.append(("More", lines.joined(separator: "<br>") + " <span class=\"source\">(\(extendedSource.label))</span>"))
         }
         let names = memory.people.compactMap { byID[$0] }.map { "<a href=\"/people/\($0.id)\">\(escape($0.name))</a>" }
         details.append(("With", names.isEmpty ? "No one tagged" : names.joined(separator: ", ")))

@@ -210,8 +210,9 @@ struct DashboardRoutes: Sendable {
         }
         // Whether a video has sound is read from its file (the hub did not keep it): its headers only.
         let hasSound = memory.kind == .video ? (try? MediaProbe.info(media.path(memory.sha256)).get())?.hasAudio : nil
+        let sources = try await hub.descriptionSources(memory: id) ?? (.automatic, .automatic)
         return html(DashboardPage.memory(memory, people: try await hub.people(), device: try await hub.platform(ofDevice: memory.uploadedBy), hasSound: hasSound,
-                                         source: try await hub.descriptionSource(memory: id) ?? .automatic, edits: try await hub.edits(memory: id)))
+                                         source: sources.description, extendedSource: sources.extended, edits: try await hub.edits(memory: id)))
     }
 
     /// The largest form the dashboard takes: a text memory's 100,000 characters, percent-encoded.

@@ -190,7 +190,7 @@ struct HubRoutes: Sendable {
             return ErrorMiddleware.json(merged, status: .ok)
         }
         var info: ImageInfo?
-        var descriptionSource = HubStore.DescriptionSource.automatic
+        var descriptionSource = HubStore.DescriptionSource.automatic, extendedSource = HubStore.DescriptionSource.automatic
         if upload.kind == .photo {
             info = try? ImageDecoder.info(contentsOf: file.path)
             guard info != nil else {
@@ -203,6 +203,11 @@ struct HubRoutes: Sendable {
                 if upload.description == nil, let own = Self.ownDescription(metadata.captions) {
                     upload.description = own
                     descriptionSource = .photo
+                    // Its extended description was written with it: taken too, unless the upload gives one.
+                    if upload.extendedDescription == nil, let extended = Self.ownExtendedDescription(metadata.captions) {
+                        upload.extendedDescription = extended
+                        extendedSource = .photo
+                    }
                 }
             }
         }
@@ -225,7 +230,7 @@ struct HubRoutes: Sendable {
         let stored = try await hub.addMemory(HubStore.NewMemory(
             sha256: file.sha256, upload: upload, mediaType: mediaType, size: file.size, width: info?.uprightWidth ?? probed?.width,
             height: info?.uprightHeight ?? probed?.height, durationMilliseconds: probed?.durationMilliseconds, hasThumbnail: thumbnail, device: device,
-            descriptionSource: descriptionSource), now: now)
+            descriptionSource: descriptionSource, extendedSource: extendedSource), now: now)
         if let session { try await hub.removeUploadSession(id: session.id) }  // its file is the memory's now
         guard let memory = try await hub.memory(id: stored.id) else { throw ServerError.storage("the memory was not stored") }
         context.logger.info("memory added", metadata: ["id": "\(memory.id)", "kind": "\(memory.kind.rawValue)", "size": "\(memory.size)"])
@@ -236,8 +241,19 @@ struct HubRoutes: Sendable {
     /// gives none: its alt text, else its caption, when it passes the checks an uploaded description
     /// passes (a photo's own text is no more trusted than a request's). Nil when it has neither.
     static func ownDescription(_ captions: CaptionReading) -> String? {
-        guard let text = (captions.altText ?? captions.caption)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
-              SyncValueCheck.textProblem(text, maxLength: 5000) == nil else { return nil }
+        checked(captions.altText ?? captions.caption, maxLength: 5000)
+    }
+
+    /// The extended description a photo carries (`Iptc4xmpCore:ExtDescrAccessibility`), checked as an
+    /// uploaded one is; nil when it has none.
+    static func ownExtendedDescription(_ captions: CaptionReading) -> String? {
+        checked(captions.extendedDescription, maxLength: 10_000)
+    }
+
+    /// `text` trimmed, when it is not empty and passes an uploaded text's checks.
+    private static func checked(_ text: String?, maxLength: Int) -> String? {
+        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
+              SyncValueCheck.textProblem(text, maxLength: maxLength) == nil else { return nil }
         return text
     }
 

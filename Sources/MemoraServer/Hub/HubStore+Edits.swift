@@ -17,6 +17,15 @@ extension HubStore {
 
         /// What `hub_memories.description_by` holds for it (NULL for ``automatic``, as before this value existed).
         var storedValue: String? { self == .automatic ? nil : rawValue }
+
+        /// How a memory's page says it, after the text.
+        var label: String {
+            switch self {
+            case .automatic: "written automatically"
+            case .person: "written by a person"
+            case .photo: "from the photo's own metadata"
+            }
+        }
     }
 
     /// One recorded change of a memory's title or description.
@@ -36,12 +45,12 @@ extension HubStore {
         var undoneAt: Int64?
     }
 
-    /// Who wrote the description of memory `id`; nil when there is no such memory.
-    func descriptionSource(memory id: Int64) async throws(ServerError) -> DescriptionSource? {
-        let rows = try await database.read("SELECT description_by FROM hub_memories WHERE id = ?", [.integer(id)])
+    /// Who wrote the description and the extended description of memory `id`; nil when there is no such memory.
+    func descriptionSources(memory id: Int64) async throws(ServerError) -> (description: DescriptionSource, extended: DescriptionSource)? {
+        let rows = try await database.read("SELECT description_by, extended_description_by FROM hub_memories WHERE id = ?", [.integer(id)])
         guard let row = rows.first else { return nil }
-        let source: String? = try row["description_by"]
-        return source.flatMap(DescriptionSource.init(rawValue:)) ?? .automatic
+        let (description, extended): (String?, String?) = (try row["description_by"], try row["extended_description_by"])
+        return (description.flatMap(DescriptionSource.init(rawValue:)) ?? .automatic, extended.flatMap(DescriptionSource.init(rawValue:)) ?? .automatic)
     }
 
     /// Sets a memory's title and description (nil: none) as a person corrected them, recording each field

@@ -57,6 +57,8 @@ struct HubStore: Sendable {
         try await addColumn("description_by TEXT", to: "hub_memories", in: database)
         // v6: what did not fit in the description (a photo's extended description).
         try await addColumn("extended_description TEXT", to: "hub_memories", in: database)
+        // v7: who wrote it: nil as uploaded, `photo` when taken from the photo's own metadata.
+        try await addColumn("extended_description_by TEXT", to: "hub_memories", in: database)
         // v4: ids are never reused on SQLite (AUTOINCREMENT), as PostgreSQL's BIGSERIAL never reuses them.
         if !postgres { try await rebuildWithoutReuse(database) }
         _ = try await database.run(lock + Self.indexes.map { SQLStatement($0) })
@@ -81,7 +83,7 @@ struct HubStore: Sendable {
                 description TEXT, taken_at BIGINT, latitude \(real(dialect)), longitude \(real(dialect)), place TEXT, media_type TEXT NOT NULL,
                 size BIGINT NOT NULL, width BIGINT, height BIGINT, has_thumbnail BIGINT NOT NULL DEFAULT 0,
                 uploaded_by TEXT NOT NULL, upload_nonce TEXT NOT NULL, created_at BIGINT NOT NULL, duration_ms BIGINT, description_by TEXT,
-                extended_description TEXT)
+                extended_description TEXT, extended_description_by TEXT)
             """
         }),
         ("hub_faces", { dialect, name in
@@ -350,6 +352,8 @@ struct HubStore: Sendable {
         var device: String
         /// Where the description came from: the upload, or the photo's own metadata.
         var descriptionSource: DescriptionSource = .automatic
+        /// Where the extended description came from: the upload, or the photo's own metadata.
+        var extendedSource: DescriptionSource = .automatic
     }
 
     /// Stores a memory unless one with the same bytes exists; returns its id and whether it is new. The
@@ -359,13 +363,14 @@ struct HubStore: Sendable {
         let upload = memory.upload
         var statements = [SQLStatement("""
             INSERT INTO hub_memories (sha256, kind, title, description, taken_at, latitude, longitude, place, media_type, size, width, height,
-                has_thumbnail, uploaded_by, upload_nonce, created_at, duration_ms, extended_description, description_by)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
+                has_thumbnail, uploaded_by, upload_nonce, created_at, duration_ms, extended_description, description_by,
+                extended_description_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING RETURNING id
             """, [.text(memory.sha256), .text(upload.kind.rawValue), .text(upload.title), SQLValue(upload.description), SQLValue(upload.takenAt),
                   SQLValue(upload.latitude), SQLValue(upload.longitude), SQLValue(upload.place), .text(memory.mediaType), .integer(memory.size),
                   SQLValue(memory.width.map(Int64.init)), SQLValue(memory.height.map(Int64.init)), .integer(memory.hasThumbnail ? 1 : 0),
                   .text(memory.device), .text(nonce), .integer(now), SQLValue(memory.durationMilliseconds), SQLValue(upload.extendedDescription),
-                  SQLValue(memory.descriptionSource.storedValue)]),
+                  SQLValue(memory.descriptionSource.storedValue), SQLValue(memory.extendedSource.storedValue)]),
             SQLStatement("SELECT id FROM hub_memories WHERE sha256 = ?", [.text(memory.sha256)]),
         ]
         // People and faces are merged into the memory, new or not: the same upload sent again changes
