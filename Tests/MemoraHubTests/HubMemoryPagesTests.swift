@@ -238,6 +238,50 @@ struct HubMemoryPagesTests {
         }
     }
 
+    @Test("a browser's refused correction gets the memory's page again: the error in its title and in a summary linked to each field, the fields marked and kept as typed, nothing saved; other refusals a page with the way back; scripts and the API still get the JSON error",
+          arguments: TestStore.available)
+    func refusalsAsPages(store: TestStore) async throws {
+        let folder = try temporaryFolder("hub-refusal-pages")
+        let server = try await TestServer(folder: folder + "/server", store: store)
+        try await withAsyncCleanup {
+            let hub = try await server.pairedClient(folder)
+            let soup = try await hub.upload(MemoryUpload(kind: .text, title: "Soup", description: "Leeks")).memory
+            let visitor = try await Visitor(server)
+            let browser = ["Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"]
+            let path = "/memories/\(soup.id)"
+            func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+            let refused = try await visitor.post(path + "/edit", [("title", "  "), ("description", "Leeks <and> potatoes")], extra: browser)
+            #expect(refused.status == 400 && refused.headers["content-type"]?.hasPrefix("text/html") == true)
+            let page = text(refused)
+            #expect(page.contains("<title>Error: Soup: Memory Palace</title>"))
+            #expect(page.contains("role=\"alert\"") && page.contains("<a href=\"#title\">Title: required</a>"))
+            #expect(page.contains("id=\"title-error\">Title: required</span>") && page.contains("aria-invalid=\"true\" aria-describedby=\"title-error\""))
+            #expect(page.contains(">Leeks &lt;and&gt; potatoes</textarea>") && !page.contains("aria-describedby=\"description-error\""))
+            #expect(try await hub.memory(id: soup.id).description == "Leeks")
+            // The same refusal to a script: the JSON error body, as before.
+            let scripted = try await visitor.post(path + "/edit", [("title", "")])
+            #expect(scripted.status == 400 && scripted.headers["content-type"]?.hasPrefix("application/json") == true && scripted.apiError?.code == "invalid_request")
+
+            // A change undone twice: a page that says so and leads back to the memory.
+            _ = try await visitor.post(path + "/edit", [("title", "Soup"), ("description", "Leeks and potatoes")])
+            let edit = try #require(try await visitor.page(path).matches(of: /name="edit" value="(\d+)"/).first.flatMap { Int64($0.output.1) })
+            #expect([200, 303].contains(try await visitor.post(path + "/undo", [("edit", String(edit))]).status))
+            let twice = try await visitor.post(path + "/undo", [("edit", String(edit))], extra: browser)
+            #expect(twice.status == 404 && text(twice).contains("<h2 id=\"problem-title\">No such change of this memory, or it was undone already: reload the memory&#39;s page</h2>"))
+            #expect(text(twice).contains("<a href=\"\(path)\" id=\"back-link\">Go back</a>"))
+            let unsaid = try await visitor.post(path + "/undo", [], extra: browser)
+            #expect(unsaid.status == 400 && text(unsaid).contains("<ul><li>Edit: the change&#39;s number, as the page has it</li></ul>"), "\(text(unsaid))")
+            let missing = try await visitor.get("/memories/999999", headers: browser)
+            #expect(missing.status == 404 && text(missing).contains("<title>Error: No such memory: Memory Palace</title>") && text(missing).contains("href=\"/memories\" id=\"back-link\""))
+            // The API answers JSON to every client.
+            let api = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: server.url.appendingPathComponent("api/memories"), headers: browser))
+            #expect(api.status == 401 && api.headers["content-type"]?.hasPrefix("application/json") == true)
+        } cleanup: {
+            await server.stop()
+        }
+    }
+
     @Test("corrections on a memory's page: title and description edited by a person (labelled so), each change listed and undone in turn, the file never touched, search following; forms from elsewhere refused; deletion asks first, then removes the memory, its file and its history",
           arguments: TestStore.available)
     func corrections(store: TestStore) async throws {
@@ -392,7 +436,7 @@ struct HubMemoryPagesTests {
         }
     }
 
-    @Test("each kind of memory page in the browser: the photo with its description as alt text, the voice recording and the video playing and seeking through range requests, the text in full, the search page; axe-core finds nothing on any")
+    @Test("each kind of memory page in the browser: the photo with its description as alt text, the voice recording and the video playing and seeking through range requests, the text in full, the search page, a refusal's page; axe-core finds nothing on any")
     func browser() async throws {
         let folder = try temporaryFolder("hub-memory-browser")
         let log = CapturedLog()
@@ -469,6 +513,11 @@ struct HubMemoryPagesTests {
             let confirmPage = try await HubDashboardTests.browse(url("/memories/\(text.id)/delete"), screenshot: folder + "/delete.png")
             checked(confirmPage, "delete")
             #expect(try await visitor.page("/memories/\(text.id)").contains("<p>Grandma&#39;s soup recipe:</p><p>leeks, potatoes &amp; bread</p>"))
+
+            // A refusal a browser gets is a page too, as accessible as the others.
+            let missingPage = try await HubDashboardTests.browse(url("/memories/999999"), screenshot: folder + "/missing.png")
+            checked(missingPage, "missing")
+            #expect(missingPage.title == "Error: No such memory: Memory Palace")
 
             let searchPage = try await HubDashboardTests.browse(url("/memories?q=grandma"), screenshot: folder + "/search.png")
             checked(searchPage, "search")

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import MemoraHub
+internal import MemoraHTTP
 
 /// The dashboard's memory pages: one memory with its player, and every memory in pages with filters and search.
 extension DashboardPage {
@@ -99,8 +100,9 @@ extension DashboardPage {
     ///   - source: who wrote the description: labelled as written automatically until a person edits it.
     ///   - extendedSource: who wrote the extended description (a person never does: it is not edited here).
     ///   - edits: the recorded changes, newest first.
+    ///   - correction: a correction that was refused: the form shows it as typed, with each field's problem.
     static func memory(_ memory: HubMemory, people: [HubPerson], device: String?, hasSound: Bool?, source: HubStore.DescriptionSource = .automatic,
-                       extendedSource: HubStore.DescriptionSource = .automatic, edits: [HubStore.MemoryEdit] = []) -> String {
+                       extendedSource: HubStore.DescriptionSource = .automatic, edits: [HubStore.MemoryEdit] = [], correction: Correction? = nil) -> String {
         let byID = Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) })
         let description = memory.description.flatMap { $0.isEmpty ? nil : $0 }
         let length = memory.durationMs.map { duration($0) }
@@ -161,22 +163,48 @@ extension DashboardPage {
         let list = details.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined(separator: "\n")
         let textLabel = memory.kind == .text ? "Text" : "Description"
         let limit = memory.kind == .text ? 100_000 : 5000
-        return page(title: "\(memory.title): Memory Palace", body: """
+        // A refused correction: said first (and in the page's title, which a screen reader reads on
+        // arrival), each problem linked to its field, and the fields as they were typed.
+        var summary = ""
+        var fieldError: [String: String] = [:]
+        if let correction {
+            let labels = ["title": "Title", "description": textLabel]
+            let items: String = correction.problems.map { (problem: FieldProblem) -> String in
+                let label = labels[problem.field] ?? capitalised(problem.field)
+                fieldError[problem.field] = "<span class=\"field-error\" id=\"\(problem.field)-error\">\(escape(label)): \(escape(problem.message))</span>"
+                return "<li><a href=\"#\(labels[problem.field] == nil ? "correct-title" : problem.field)\">\(escape(label)): \(escape(problem.message))</a></li>"
+            }.joined()
+            summary = "<div class=\"problem\" role=\"alert\" aria-labelledby=\"problem-title\"><h4 id=\"problem-title\">The correction was not saved</h4><ul>\(items)</ul></div>"
+        }
+        func invalid(_ field: String) -> String { fieldError[field] == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"\(field)-error\"" }
+        let typedTitle = correction?.title ?? memory.title
+        let typedDescription = correction?.description ?? description ?? ""
+        return page(title: "\(correction == nil ? "" : "Error: ")\(memory.title): Memory Palace", body: """
             <article aria-labelledby="memory-title"><h2 id="memory-title">\(escape(memory.title))</h2>
             <div class="media">\(media)</div>
             <section aria-labelledby="about-title"><h3 id="about-title">About this memory</h3>
             <dl class="details">\(list)</dl></section>
             <section aria-labelledby="correct-title"><h3 id="correct-title">Correct this memory</h3>
             <p>A correction changes what the hub says about the memory, never the file itself. Each one is listed below and can be undone.</p>
-            <form method="post" action="/memories/\(memory.id)/edit" class="edit">
-            <p><label for="title">Title</label> <input id="title" name="title" required maxlength="200" value="\(escape(memory.title))"></p>
-            <p><label for="description">\(textLabel)</label> <textarea id="description" name="description" rows="\(memory.kind == .text ? 10 : 4)" maxlength="\(limit)">\(escape(description ?? ""))</textarea></p>
+            \(summary)<form method="post" action="/memories/\(memory.id)/edit" class="edit">
+            <p><label for="title">Title</label> \(fieldError["title"] ?? "")<input id="title" name="title" required maxlength="200" value="\(escape(typedTitle))"\(invalid("title"))></p>
+            <p><label for="description">\(textLabel)</label> \(fieldError["description"] ?? "")<textarea id="description" name="description" rows="\(memory.kind == .text ? 10 : 4)" maxlength="\(limit)"\(invalid("description"))>\(escape(typedDescription))</textarea></p>
             <p><button type="submit" id="save-button">Save the correction</button></p></form></section>
             \(changes(edits, memory: memory))
             <section aria-labelledby="delete-title"><h3 id="delete-title">Delete</h3>
             <p><a href="/memories/\(memory.id)/delete" id="delete-link">Delete this memory</a> (you are asked to confirm)</p></section>
             <p><a href="/memories">All memories</a></p></article>
             """)
+    }
+
+    /// A correction of a memory's page that was refused, as the person typed it.
+    struct Correction: Sendable {
+        /// The title as typed.
+        var title: String
+        /// The description (a text memory's text) as typed.
+        var description: String
+        /// What is wrong with each field (`title`, `description`).
+        var problems: [FieldProblem]
     }
 
     /// The list of a memory's changes, each with the button that undoes it while it stands.

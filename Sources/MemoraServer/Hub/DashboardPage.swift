@@ -70,8 +70,35 @@ enum DashboardPage {
         .inline{display:inline}
         .inline button{padding:.1rem .6rem;margin-left:.5rem}
         .danger{border-color:#a00000;color:#a00000}
+        .problem{border-left:5px solid #a00000;padding:.25rem 1rem;margin:1rem 0;background:#fff}
+        .problem a{color:#a00000}
+        .field-error{display:block;color:#a00000;font-weight:600}
+        [aria-invalid=true]{border-color:#a00000}
         footer{color:#555;font-size:.85rem;border-top:1px solid #d6d1c4}
         """
+
+    /// The page a browser gets when the dashboard refuses what it asked (the API's clients get the JSON
+    /// error body): what went wrong, each field's problem, and the way back to `back`.
+    static func failure(_ error: ServerError, back: String) -> String {
+        let message = capitalised(error.message)
+        let items: [String] = error.fields.map { "<li>\(escape(capitalised($0.field))): \(escape($0.message))</li>" }
+        let problems = items.isEmpty ? "" : "<ul>" + items.joined() + "</ul>"
+        return page(title: "Error: \(message): Memory Palace", body: """
+            <section class="problem" role="alert" aria-labelledby="problem-title"><h2 id="problem-title">\(escape(message))</h2>\(problems)
+            <p><a href="\(escape(back))" id="back-link">Go back</a></p></section>
+            """)
+    }
+
+    /// Where a refused dashboard request's page leads back to: the memory's or person's page a form of
+    /// it was sent from, else every memory, else the latest memories.
+    static func back(from path: String) -> String {
+        let parts = path.split(separator: "/")
+        if parts.count >= 3, parts[0] == "memories" || parts[0] == "people", Int64(parts[1]) != nil { return "/\(parts[0])/\(parts[1])" }
+        return parts.first == "memories" ? "/memories" : "/"
+    }
+
+    /// `text` with its first letter a capital.
+    static func capitalised(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
 
     /// A whole page around `body`.
     static func page(title: String, body: String) -> String {

@@ -118,8 +118,11 @@ struct DashboardRoutes: Sendable {
         }
     }
 
-    private func html(_ text: String) -> Response {
-        Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+    private func html(_ text: String) -> Response { Self.html(text) }
+
+    /// An HTML page of the dashboard, with its security headers.
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
                                         HTTPField.Name("Content-Security-Policy")!: "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
@@ -208,11 +211,17 @@ struct DashboardRoutes: Sendable {
         guard let id = context.parameters.get("id").flatMap(Int64.init), let memory = try await hub.memory(id: id) else {
             throw ServerError.notFound("no such memory")
         }
+        return html(try await memoryPage(memory))
+    }
+
+    /// A memory's page, with a refused `correction` in its form when there is one.
+    private func memoryPage(_ memory: HubMemory, correction: DashboardPage.Correction? = nil) async throws -> String {
         // Whether a video has sound is read from its file (the hub did not keep it): its headers only.
         let hasSound = memory.kind == .video ? (try? MediaProbe.info(media.path(memory.sha256)).get())?.hasAudio : nil
-        let sources = try await hub.descriptionSources(memory: id) ?? (.automatic, .automatic)
-        return html(DashboardPage.memory(memory, people: try await hub.people(), device: try await hub.platform(ofDevice: memory.uploadedBy), hasSound: hasSound,
-                                         source: sources.description, extendedSource: sources.extended, edits: try await hub.edits(memory: id)))
+        let sources = try await hub.descriptionSources(memory: memory.id) ?? (.automatic, .automatic)
+        return DashboardPage.memory(memory, people: try await hub.people(), device: try await hub.platform(ofDevice: memory.uploadedBy), hasSound: hasSound,
+                                    source: sources.description, extendedSource: sources.extended, edits: try await hub.edits(memory: memory.id),
+                                    correction: correction)
     }
 
     /// The largest form the dashboard takes: a text memory's 100,000 characters, percent-encoded.
@@ -254,7 +263,12 @@ struct DashboardRoutes: Sendable {
         if let message = SyncValueCheck.textProblem(description, maxLength: memory.kind == .text ? 100_000 : 5000) {
             problems.append(FieldProblem(field: "description", message: message))
         }
-        guard problems.isEmpty else { throw ServerError.invalidRequest("the correction cannot be saved", problems) }
+        guard problems.isEmpty else {
+            // A browser gets the page again, with what was typed and what to change; a script the JSON error.
+            guard ErrorMiddleware.wantsPage(request) else { throw ServerError.invalidRequest("the correction cannot be saved", problems) }
+            let typed = DashboardPage.Correction(title: fields["title"] ?? "", description: description, problems: problems)
+            return Self.html(try await memoryPage(memory, correction: typed), status: .badRequest)
+        }
         guard let edits = try await hub.edit(memory: memory.id, title: title, description: description.isEmpty ? nil : description, by: editor,
                                              now: configuration.clock.milliseconds()) else {
             throw ServerError.notFound("no such memory")

@@ -23,6 +23,7 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as ServerError {
             context.logger.info("refused", metadata: ["route": "\(RequestLogMiddleware.route(context.endpointPath))", "status": "\(error.status)", "code": "\(error.apiError.code)"])
+            if Self.wantsPage(request) { return Self.page(for: error, path: request.uri.path) }
             return Self.response(for: error)
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
@@ -39,6 +40,19 @@ struct ErrorMiddleware: RouterMiddleware {
             context.logger.error("internal error", metadata: ["route": "\(RequestLogMiddleware.route(context.endpointPath))", "error": "\(type(of: error))"])
             return Self.json(APIErrorBody(error: APIError(code: "internal", message: "the server failed; its log says more")), status: .internalServerError)
         }
+    }
+
+    /// Whether `request` is a browser's, for one of the dashboard's pages: not under `/api/`, and HTML
+    /// is what it accepts. Such a request is refused with a page, not with the JSON error body.
+    static func wantsPage(_ request: Request) -> Bool {
+        !request.uri.path.hasPrefix("/api/") && request.headers[.accept]?.contains("text/html") == true
+    }
+
+    /// A refusal as the dashboard's page saying it, with the same status.
+    static func page(for error: ServerError, path: String) -> Response {
+        var response = DashboardRoutes.html(DashboardPage.failure(error, back: DashboardPage.back(from: path)), status: HTTPResponse.Status(code: error.status))
+        if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait.wholeSecondsRoundedUp) }
+        return response
     }
 
     static func response(for error: ServerError) -> Response {
