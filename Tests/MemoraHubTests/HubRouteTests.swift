@@ -299,7 +299,9 @@ struct HubResumableUploadTests {
         let server = try await TestServer(folder: folder + "/server", store: store)
         try await withAsyncCleanup {
             let code = try await server.pairingCode()
-            let hub = try await HubClient.pair(code, credentials: SyncCredentialFile(path: folder + "/hub.json"), transport: DroppingTransport())
+            var hub = try await HubClient.pair(code, credentials: SyncCredentialFile(path: folder + "/hub.json"), transport: DroppingTransport())
+            let waits = ManualClock()
+            hub.clock = waits
             let video = folder + "/wedding.mp4"
             try mediaFixture(video, "-f", "lavfi", "-i", "testsrc=size=640x480:rate=25", "-t", "3", "-c:v", "mpeg4", "-q:v", "2")
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: video)))
@@ -311,6 +313,8 @@ struct HubResumableUploadTests {
             #expect(bytes.count > 5 * 32 * 1024, "the video is large enough for the dropped pieces")
             #expect(memory.size == Int64(bytes.count) && memory.sha256 == Hex.string(SHA256Digest.hash(bytes)))
             #expect(seen.withLock { $0 }.last == Int64(bytes.count))
+            // Each dropped piece waited once on the client's clock before asking where the upload stood.
+            #expect(waits.sleeps == [.milliseconds(200), .milliseconds(200)])
             #expect(memory.durationMs == 3000 && memory.width == 640 && memory.thumbnailUrl != nil)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/server/hub/sessions").isEmpty)  // the session's file became the media
 

@@ -1,7 +1,7 @@
 public import Foundation
 public import MemoraHTTP
 public import MemoraSync
-internal import MemoraSystem
+public import MemoraSystem
 
 /// The collector's side of a Memory Palace hub (Docs/Hub.md): pair from the QR code, test the
 /// connection, upload memories (with progress, cancellable), list and delete them, and manage people.
@@ -19,6 +19,9 @@ public struct HubClient: Sendable {
     public var base: URL { api.base }
     /// The hub's JSON API, with this device's token.
     private let api: APIClient
+    /// Where a resumable upload waits before it tries a dropped piece again (``SystemClock`` unless set;
+    /// tests give a `ManualClock`).
+    public var clock: any MemoraClock = SystemClock()
 
     /// A client with a device token the hub gave (``pair(_:deviceID:platform:credentials:transport:)`` saves it);
     /// every request goes through `transport` (its timeout the longest an upload waits: 300 s by
@@ -201,7 +204,9 @@ public struct HubClient: Sendable {
             } catch {
                 failures += 1
                 guard error.code == .connectionFailed || error.code == .timedOut, failures <= retries else { throw .http(error) }
-                try? await Task.sleep(for: .milliseconds(200 * failures))
+                do { try await clock.sleep(for: .milliseconds(200 * failures)) } catch {
+                    throw HubError(.cancelled, "the upload of \(file) to the hub at \(base.absoluteString) was cancelled")
+                }
                 status = try await json("GET", "api/uploads/\(status.id)")  // what arrived before the connection dropped
                 continue
             }
