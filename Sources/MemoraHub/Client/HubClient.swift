@@ -19,7 +19,7 @@ public struct HubClient: Sendable {
     public var base: URL { api.base }
     /// The hub's JSON API, with this device's token.
     private let api: APIClient
-    /// Where a resumable upload waits before it tries a dropped piece again (``SystemClock`` unless set;
+    /// Where a resumable upload waits before it tries a dropped piece again (`SystemClock` unless set;
     /// tests give a `ManualClock`).
     public var clock: any MemoraClock = SystemClock()
 
