@@ -125,7 +125,7 @@ struct HubCollectorTests {
             let hub = try await server.pairedClient(folder)
             let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: nil)
             let voice = folder + "/note.wav"
-            try mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=330:duration=1", "-c:a", "pcm_s16le")
+            try await mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=330:duration=1", "-c:a", "pcm_s16le")
             await server.stop()
             guard case .queued(1) = try await collector.add(MemoryUpload(kind: .voice, title: "First"), file: voice) else { Issue.record("not queued"); return }
             guard case .queued(2) = try await collector.add(MemoryUpload(kind: .text, title: "Second", description: "words"), file: nil) else { Issue.record("not queued"); return }

@@ -95,7 +95,7 @@ struct HubMemoryPagesTests {
             let mixed = try await hub.upload(MemoryUpload(kind: .text, title: "Lists", description: "Sent to ana@example.com: version v2.0 of the sun-dried list",
                                                           takenAt: Self.start + 5 * Self.day)).memory
             let voiceFile = folder + "/story.m4a"
-            try mediaFixture(voiceFile, "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac")
+            try await mediaFixture(voiceFile, "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac")
             let voice = try await hub.upload(MemoryUpload(kind: .voice, title: "Grandpa's story", takenAt: Self.start + 500 * Self.day), file: voiceFile).memory
 
             // The expected order: when made (taken, else reached the hub), newest first, then id.
@@ -393,7 +393,7 @@ struct HubMemoryPagesTests {
         try await withAsyncCleanup {
             let hub = try await server.pairedClient(folder)
             let file = folder + "/story.m4a"
-            try mediaFixture(file, "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:a", "aac")
+            try await mediaFixture(file, "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:a", "aac")
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file)), size = bytes.count
             let voice = try await hub.upload(MemoryUpload(kind: .voice, title: "Story"), file: file).memory
             let note = try await hub.upload(MemoryUpload(kind: .text, title: "Note", description: "A note")).memory
@@ -451,9 +451,9 @@ struct HubMemoryPagesTests {
                                              file: photoFile).memory
             #expect(photo.extendedDescription == "Text reads: HARBOUR MASTER.\nOne face. Mostly red.")
             let voiceFile = folder + "/story.m4a", videoFile = folder + "/party.mp4"
-            try mediaFixture(voiceFile, "-f", "lavfi", "-i", "sine=frequency=440:duration=4", "-c:a", "aac")
+            try await mediaFixture(voiceFile, "-f", "lavfi", "-i", "sine=frequency=440:duration=4", "-c:a", "aac")
             // Noisy frames, so the file is large enough (several MB) that seeking asks for another part of it.
-            try mediaFixture(videoFile, "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25,noise=alls=50:allf=t", "-f", "lavfi", "-i", "sine=frequency=300:duration=6",
+            try await mediaFixture(videoFile, "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25,noise=alls=50:allf=t", "-f", "lavfi", "-i", "sine=frequency=300:duration=6",
                              "-t", "6", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest")
             let voice = try await hub.upload(MemoryUpload(kind: .voice, title: "Grandpa's story"), file: voiceFile).memory
             let video = try await hub.upload(MemoryUpload(kind: .video, title: "The party", people: [ana.id]), file: videoFile).memory

@@ -129,7 +129,7 @@ struct HubRouteTests {
 
             // A voice note and a text memory.
             let voice = folder + "/story.wav"
-            try mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=440:duration=70", "-c:a", "pcm_s16le")  // 6 MB
+            try await mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=440:duration=70", "-c:a", "pcm_s16le")  // 6 MB
             let ticks = Locked<[Int64]>([])
             let (note, _) = try await hub.upload(MemoryUpload(kind: .voice, title: "Grandpa's story", people: [rui.id]), file: voice) { done, _ in
                 ticks.withLock { $0.append(done) }
@@ -303,7 +303,7 @@ struct HubResumableUploadTests {
             let waits = ManualClock()
             hub.clock = waits
             let video = folder + "/wedding.mp4"
-            try mediaFixture(video, "-f", "lavfi", "-i", "testsrc=size=640x480:rate=25", "-t", "3", "-c:v", "mpeg4", "-q:v", "2")
+            try await mediaFixture(video, "-f", "lavfi", "-i", "testsrc=size=640x480:rate=25", "-t", "3", "-c:v", "mpeg4", "-q:v", "2")
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: video)))
             let seen = Locked<[Int64]>([])
             let (memory, created) = try await hub.uploadResumable(MemoryUpload(kind: .video, title: "The wedding"), file: video, pieceSize: 32 * 1024) { offset, _ in
@@ -326,7 +326,7 @@ struct HubResumableUploadTests {
                                                          headers: ["Authorization": "Bearer \(device ?? token)", "Content-Type": "application/json"].merging(headers) { $1 }, body: body))
             }
             let clip = folder + "/clip.wav"
-            try mediaFixture(clip, "-f", "lavfi", "-i", "sine=frequency=220:duration=1", "-c:a", "pcm_s16le", "-ar", "8000")
+            try await mediaFixture(clip, "-f", "lavfi", "-i", "sine=frequency=220:duration=1", "-c:a", "pcm_s16le", "-ar", "8000")
             let small = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
             let start = try await send("POST", "api/uploads", body: try JSONEncoder().encode(UploadSessionRequest(size: Int64(small.count), sha256: Hex.string(SHA256Digest.hash(small)), contentType: "audio/wav")))
             #expect(start.status == 201)
@@ -387,8 +387,8 @@ struct HubResumableUploadTests {
         try await withAsyncCleanup {
             let hub = try await server.pairedClient(folder)
             let video = folder + "/party.mp4", voice = folder + "/story.m4a"
-            try mediaFixture(video, "-f", "lavfi", "-i", "testsrc=size=1280x720:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p")
-            try mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac")
+            try await mediaFixture(video, "-f", "lavfi", "-i", "testsrc=size=1280x720:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p")
+            try await mediaFixture(voice, "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac")
             let (party, _) = try await hub.upload(MemoryUpload(kind: .video, title: "The party"), file: video)
             #expect(party.durationMs == 2000 && party.width == 1280 && party.height == 720 && party.mediaType == "video/mp4")
             let token = try #require(try SyncCredentialFile(path: folder + "/hub.json").load()?.token)
@@ -400,15 +400,15 @@ struct HubResumableUploadTests {
             #expect(abs((story.durationMs ?? 0) - 2000) <= 50 && story.mediaType == "audio/mp4" && story.thumbnailUrl == nil, "\(story)")
             // Matroska and FLAC, typed by the client from their names.
             let clip = folder + "/clip.mkv", tune = folder + "/tune.flac"
-            try mediaFixture(clip, "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-t", "1", "-c:v", "mpeg4")
-            try mediaFixture(tune, "-f", "lavfi", "-i", "sine=frequency=330:duration=1", "-c:a", "flac")
+            try await mediaFixture(clip, "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-t", "1", "-c:v", "mpeg4")
+            try await mediaFixture(tune, "-f", "lavfi", "-i", "sine=frequency=330:duration=1", "-c:a", "flac")
             #expect(try await hub.upload(MemoryUpload(kind: .video, title: "Clip"), file: clip).memory.mediaType == "video/x-matroska")
             #expect(try await hub.upload(MemoryUpload(kind: .voice, title: "Tune"), file: tune).memory.mediaType == "audio/flac")
             // Not a video; a sound sent as a video; nothing kept.
             let fake = folder + "/fake.mp4"
             try Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: fake))
             let song = folder + "/song.m4a"  // not uploaded yet (the same bytes again would give the existing memory)
-            try mediaFixture(song, "-f", "lavfi", "-i", "sine=frequency=523:duration=1", "-c:a", "aac")
+            try await mediaFixture(song, "-f", "lavfi", "-i", "sine=frequency=523:duration=1", "-c:a", "aac")
             for (file, kind, message) in [(fake, MemoryKind.video, "cannot be read"), (song, MemoryKind.video, "has no video"), (fake, MemoryKind.voice, "cannot be read")] {
                 let failure = await hubFailure { () async throws(HubError) in _ = try await hub.upload(MemoryUpload(kind: kind, title: "bad"), file: file, contentType: kind == .video ? "video/mp4" : "audio/mp4") }
                 guard let text = failure.flatMap({ $0.code == .invalidRequest ? $0.message : nil }) else { Issue.record("\(String(describing: failure))"); continue }
