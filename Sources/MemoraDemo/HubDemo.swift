@@ -79,11 +79,7 @@ package enum HubDemo {
                 let arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,1500",
                                  "--user-data-dir=\(folder)/device/chromium", "--screenshot=\(file)", running.url.absoluteString + path + "?key=\(data.dashboardKey)"]
                 // The browser is waited for on a thread of its own: the hub it loads runs on this process's cooperative threads.
-                let outcome: ChildProcess.Outcome? = await withCheckedContinuation { continuation in
-                    Thread.detachNewThread {
-                        continuation.resume(returning: try? ChildProcess.run(chromium, arguments, environment: ["HOME": folder + "/device"]))
-                    }
-                }
+                let outcome = await BlockingWork.waiting.run { try? ChildProcess.run(chromium, arguments, environment: ["HOME": folder + "/device"]) }
                 return outcome?.status == 0 && FileSystem.exists(file) ? file : nil
             }
             guard let dashboard = await screenshot("/", to: folder + "/dashboard.png") else {

@@ -12,16 +12,21 @@ public final class URLSessionTransport: HTTPTransport {
     private let timeout: Duration
 
     /// A transport that waits `timeout` for the next bytes of an answer and refuses answers larger
-    /// than `maximumResponseBytes`. A request's own shorter ``HTTPRequest/timeout`` wins (a watchdog
-    /// holds it to it); a longer one is kept on Apple platforms, while URLSession on Linux stops at
-    /// the transport's: make the transport's timeout the longest its requests need.
+    /// than `maximumResponseBytes`. A request's own shorter ``HTTPRequest/timeout`` wins; a longer
+    /// one is kept on Apple platforms, while URLSession on Linux stops at four times the
+    /// transport's: make the transport's timeout the longest its requests need.
+    ///
+    /// A watchdog task holds each request to its timeout, counting only the silence this process
+    /// was free to hear: while its threads are all held by other work, an answer may be waiting
+    /// unread, and the server is not blamed. URLSession's own timer, which runs on the wall clock,
+    /// is set four times longer, as a backstop.
     public init(timeout: Duration = .seconds(60), maximumResponseBytes: Int = 64 << 20) {
         self.timeout = timeout
         let exchanges = Exchanges(limit: maximumResponseBytes)
         self.exchanges = exchanges
         session = ApplicationFolders.withoutCookieFolder {
             let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = Self.seconds(timeout)
+            configuration.timeoutIntervalForRequest = Self.seconds(timeout * Self.backstop)
             configuration.httpCookieStorage = nil
             configuration.urlCache = nil
             return URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
@@ -31,7 +36,7 @@ public final class URLSessionTransport: HTTPTransport {
     deinit { session.finishTasksAndInvalidate() }
 
     public func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
-        var urlRequest = URLRequest(url: request.url, timeoutInterval: Self.seconds(request.timeout ?? timeout))
+        var urlRequest = URLRequest(url: request.url, timeoutInterval: Self.seconds((request.timeout ?? timeout) * Self.backstop))
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         let sendsBody = !request.body.isEmpty && request.method != "GET" && request.method != "HEAD"
@@ -61,6 +66,10 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     static func seconds(_ duration: Duration) -> TimeInterval { duration / .seconds(1) }
+
+    /// How many times a request's timeout URLSession's wall-clock timer waits: the watchdog, which
+    /// does not blame the server for this process's own delays, decides first.
+    static let backstop = 4
 }
 
 /// The session's delegate: follows each task's progress, collects its answer and ends it.

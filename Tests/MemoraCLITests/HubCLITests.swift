@@ -6,14 +6,10 @@ import MemoraSyncTesting
 import Testing
 
 extension CLI {
-    /// `memora arguments`, waited for on a thread of its own: the hub runs in this test process, so
-    /// a thread of Swift's cooperative pool must never block on the child that talks to it.
+    /// `memora arguments`, waited for on a thread of its own (`BlockingWork`): the hub runs in this test
+    /// process, so a thread of Swift's cooperative pool must never block on the child that talks to it.
     func runBeside(_ arguments: String...) async throws -> (status: Int32, out: String, err: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try self.run(arguments) })
-            }
-        }
+        try await BlockingWork.waiting.run { () throws -> (status: Int32, out: String, err: String) in try self.run(arguments) }
     }
 }
 

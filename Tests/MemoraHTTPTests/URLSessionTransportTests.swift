@@ -5,8 +5,8 @@ import MemoraHTTP
 import MemoraSystem
 import Testing
 
-/// A loopback HTTP server (FlyingFox) with three routes: `/echo` answers the body it got, `/big`
-/// answers 2 MiB, `/slow` waits 30 s before answering (far longer than any bound below, so a
+/// A loopback HTTP server (FlyingFox) with four routes: `/echo` answers the body it got, `/big`
+/// answers 2 MiB, `/soon` answers after 0.1 s, `/slow` waits 30 s before answering (far longer than any bound below, so a
 /// test that waits for it fails clearly instead of by a few hundred milliseconds on a busy machine).
 private actor EchoServer {
     private var task: Task<Void, any Error>?
@@ -19,6 +19,10 @@ private actor EchoServer {
             return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("X-Echo-Length"): String(body.count)], body: body)
         }
         await server.appendRoute("GET /big") { _ in HTTPResponse(statusCode: .ok, body: Data(count: 2 << 20)) }
+        await server.appendRoute("GET /soon") { _ in
+            try await Task.sleep(for: .milliseconds(100))
+            return HTTPResponse(statusCode: .ok, body: Data("soon".utf8))
+        }
         await server.appendRoute("GET /slow") { _ in
             try await Task.sleep(for: .seconds(30))
             return HTTPResponse(statusCode: .ok)
@@ -31,6 +35,9 @@ private actor EchoServer {
 
     func stop() { task?.cancel() }
 }
+
+/// Blocks the calling thread (a thread of the cooperative pool, in the test that calls it).
+private func holdThread(seconds: Double) { Thread.sleep(forTimeInterval: seconds) }
 
 @Suite("URLSessionTransport")
 struct URLSessionTransportTests {
@@ -83,6 +90,27 @@ struct URLSessionTransportTests {
         } catch {
             #expect(error.code == .timedOut && error.isRetryable, "\(error)")
         }
+        await server.stop()
+    }
+
+    @Test("a process too busy to read its answer does not blame the server: with every thread of the pool held past the timeout, the answer that came meanwhile is taken")
+    func busyProcess() async throws {
+        let server = EchoServer()
+        try await server.start()
+        let url = await server.base.appendingPathComponent("soon")
+        // A 2 s timeout; the server answers after 0.1 s, but neither it nor the watchdog can run
+        // while every thread of the cooperative pool sleeps for 3 s. URLSession's own timer, on the
+        // wall clock, would call that 3 s of silence.
+        let transport = URLSessionTransport(timeout: .seconds(2))
+        let answer = Task { try await transport.send(MemoraHTTP.HTTPRequest(method: "GET", url: url)) }
+        try await Task.sleep(for: .milliseconds(100))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
+                group.addTask { holdThread(seconds: 3) }
+            }
+        }
+        let response = try await answer.value
+        #expect(response.status == 200 && response.body == Data("soon".utf8))
         await server.stop()
     }
 

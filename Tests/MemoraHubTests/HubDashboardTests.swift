@@ -40,12 +40,10 @@ struct HubDashboardTests {
         let player: Player?
     }
 
-    /// ``browseBlocking(_:screenshot:)`` on a thread of its own: the hub runs in this test process, so a
-    /// thread of Swift's cooperative pool must never wait for the browser that talks to it.
+    /// ``browseBlocking(_:screenshot:)`` on a thread of its own (`BlockingWork`): the hub runs in this test
+    /// process, so a thread of Swift's cooperative pool must never wait for the browser that talks to it.
     static func browse(_ url: URL, screenshot: String, click: String? = nil, play: Bool = false) async throws -> BrowserReport {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try browseBlocking(url, screenshot: screenshot, click: click, play: play) }) }
-        }
+        try await BlockingWork.waiting.run { () throws -> BrowserReport in try browseBlocking(url, screenshot: screenshot, click: click, play: play) }
     }
 
     static func browseBlocking(_ url: URL, screenshot: String, click: String?, play: Bool) throws -> BrowserReport {

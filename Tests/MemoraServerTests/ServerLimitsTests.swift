@@ -401,10 +401,11 @@ struct DeviceTakeoverTests {
 /// A raw HTTP exchange on a TCP socket to the loopback server, in a child `python3` (the
 /// standard library's socket module), for what no HTTP client sends: lengths it does not have,
 /// bodies a byte a second, broken chunked framing. Returns what the server answered before it
-/// closed or `wait` seconds passed (30 by default: a loaded machine can be slow to answer; a server
-/// that closes ends the wait at once).
+/// closed or `wait` seconds passed (120 by default: a loaded machine can be slow to answer, and the
+/// child's clock does not know this process was too busy to serve; a server that closes ends the
+/// wait at once).
 enum RawSocket {
-    static func exchange(port: Int, _ head: Data, trickle: Data = Data(), secondsPerByte: Double = 0, wait: Double = 30) async throws -> String {
+    static func exchange(port: Int, _ head: Data, trickle: Data = Data(), secondsPerByte: Double = 0, wait: Double = 120) async throws -> String {
         let folder = try temporaryFolder("raw-socket")
         try head.write(to: URL(fileURLWithPath: folder + "/head"))
         try trickle.write(to: URL(fileURLWithPath: folder + "/trickle"))
@@ -435,10 +436,8 @@ enum RawSocket {
             """
         let arguments = ["-c", script, String(port), folder + "/head", folder + "/trickle", String(secondsPerByte), String(wait), folder + "/answer"]
         // On a thread of its own: the server under test runs on this process's cooperative pool.
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try ChildProcess.run("/usr/bin/python3", arguments, errorPath: folder + "/stderr").status })
-            }
+        let status = try await BlockingWork.waiting.run { () throws -> Int32 in
+            try ChildProcess.run("/usr/bin/python3", arguments, errorPath: folder + "/stderr").status
         }
         guard status == 0 else {
             let stderr = (try? String(contentsOfFile: folder + "/stderr", encoding: .utf8)) ?? ""

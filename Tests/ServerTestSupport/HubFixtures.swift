@@ -35,14 +35,12 @@ extension TestServer {
 }
 
 /// A video or sound file made by Debian's `ffmpeg` from its test sources (scripts/install-deps.sh installs it).
-/// FFmpeg is waited for on a thread of its own: the servers under test run in this process, and a
-/// thread of Swift's cooperative pool (two on a 2-core machine) blocked for the seconds an encode
-/// takes stalls every one of them (sync requests then timed out on a loaded machine).
+/// FFmpeg is waited for on a thread of its own (`BlockingWork`): the servers under test run in this
+/// process, and a thread of Swift's cooperative pool (two on a 2-core machine) blocked for the seconds
+/// an encode takes stalls every one of them.
 package func mediaFixture(_ path: String, _ arguments: String...) async throws {
-    let outcome = try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try ChildProcess.run("/usr/bin/ffmpeg", ["-y", "-v", "error"] + arguments + [path]) })
-        }
+    let outcome = try await BlockingWork.waiting.run { () throws -> ChildProcess.Outcome in
+        try ChildProcess.run("/usr/bin/ffmpeg", ["-y", "-v", "error"] + arguments + [path])
     }
     guard outcome.status == 0, FileManager.default.fileExists(atPath: path) else {
         throw APIError(code: "fixture", message: "ffmpeg could not make \(path) (is Debian's ffmpeg installed? scripts/install-deps.sh)")

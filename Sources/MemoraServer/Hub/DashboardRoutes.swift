@@ -217,7 +217,11 @@ struct DashboardRoutes: Sendable {
     /// A memory's page, with a refused `correction` in its form when there is one.
     private func memoryPage(_ memory: HubMemory, correction: DashboardPage.Correction? = nil) async throws -> String {
         // Whether a video has sound is read from its file (the hub did not keep it): its headers only.
-        let hasSound = memory.kind == .video ? (try? MediaProbe.info(media.path(memory.sha256)).get())?.hasAudio : nil
+        var hasSound: Bool?
+        if memory.kind == .video {
+            let file = media.path(memory.sha256)
+            hasSound = await BlockingWork.computing.run { (try? MediaProbe.info(file).get())?.hasAudio }
+        }
         let sources = try await hub.descriptionSources(memory: memory.id) ?? (.automatic, .automatic)
         return DashboardPage.memory(memory, people: try await hub.people(), device: try await hub.platform(ofDevice: memory.uploadedBy), hasSound: hasSound,
                                     source: sources.description, extendedSource: sources.extended, edits: try await hub.edits(memory: memory.id),

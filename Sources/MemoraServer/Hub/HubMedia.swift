@@ -113,15 +113,18 @@ struct HubMedia: Sendable {
     }
 
     /// Makes the photo's thumbnail (at most 512 pixels on its long side); false when the photo cannot be decoded.
-    func makeThumbnail(sha256: String) -> Bool {
-        let destination = thumbnailPath(sha256)
-        do {
-            try FileSystem.makeFolder(SystemPath.folder(of: destination), permissions: 0o700)
-            let image = try ImageDecoder.thumbnail(contentsOf: path(sha256), maxPixelSize: 512)
-            try ImageEncoder.write(image, to: destination, as: .jpeg(JPEGEncodingOptions(quality: 0.82)))
-            return true
-        } catch {
-            return false
+    /// The decode and the encode run on a thread of their own (`BlockingWork`), not on the threads every request shares.
+    func makeThumbnail(sha256: String) async -> Bool {
+        let source = path(sha256), destination = thumbnailPath(sha256)
+        return await BlockingWork.computing.run {
+            do {
+                try FileSystem.makeFolder(SystemPath.folder(of: destination), permissions: 0o700)
+                let image = try ImageDecoder.thumbnail(contentsOf: source, maxPixelSize: 512)
+                try ImageEncoder.write(image, to: destination, as: .jpeg(JPEGEncodingOptions(quality: 0.82)))
+                return true
+            } catch {
+                return false
+            }
         }
     }
 
@@ -140,8 +143,12 @@ struct HubMedia: Sendable {
 
     /// Makes an avatar from an image's bytes: at most 256 pixels on its long side, as JPEG; returns its SHA-256.
     /// The size its header declares is checked before anything is decoded (``avatarMaxPixels``): a small
-    /// PNG may declare 100 megapixels.
-    func makeAvatar(_ bytes: [UInt8]) throws -> String {
+    /// PNG may declare 100 megapixels. The work runs on a thread of its own (`BlockingWork`).
+    func makeAvatar(_ bytes: [UInt8]) async throws -> String {
+        try await BlockingWork.computing.run { () throws -> String in try avatar(from: bytes) }
+    }
+
+    private func avatar(from bytes: [UInt8]) throws -> String {
         let info = try ImageDecoder.info(of: bytes, source: "avatar")
         if info.format != .jpeg && info.width * info.height > Self.avatarMaxPixels {
             throw ServerError.invalidRequest("the avatar is too large", [FieldProblem(
@@ -158,15 +165,18 @@ struct HubMedia: Sendable {
     }
 
     /// Makes a video's thumbnail from its frame one second in (FFmpeg); false when no frame can be decoded.
-    func makePoster(sha256: String) -> Bool {
-        let destination = thumbnailPath(sha256)
-        guard let frame = MediaProbe.poster(path(sha256), maxSide: 512) else { return false }
-        do {
-            try FileSystem.makeFolder(SystemPath.folder(of: destination), permissions: 0o700)
-            try ImageEncoder.write(frame, to: destination, as: .jpeg(JPEGEncodingOptions(quality: 0.82)))
-            return true
-        } catch {
-            return false
+    /// FFmpeg runs on a thread of its own (`BlockingWork`).
+    func makePoster(sha256: String) async -> Bool {
+        let source = path(sha256), destination = thumbnailPath(sha256)
+        return await BlockingWork.computing.run {
+            guard let frame = MediaProbe.poster(source, maxSide: 512) else { return false }
+            do {
+                try FileSystem.makeFolder(SystemPath.folder(of: destination), permissions: 0o700)
+                try ImageEncoder.write(frame, to: destination, as: .jpeg(JPEGEncodingOptions(quality: 0.82)))
+                return true
+            } catch {
+                return false
+            }
         }
     }
 

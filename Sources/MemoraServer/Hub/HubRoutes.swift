@@ -119,7 +119,7 @@ struct HubRoutes: Sendable {
         let bytes = Array(body.readableBytesView)
         let hash: String
         do {
-            hash = try media.makeAvatar(bytes)
+            hash = try await media.makeAvatar(bytes)
         } catch let error as ServerError {
             throw error
         } catch {
@@ -191,13 +191,19 @@ struct HubRoutes: Sendable {
         }
         var info: ImageInfo?
         var descriptionSource = HubStore.DescriptionSource.automatic, extendedSource = HubStore.DescriptionSource.automatic
+        // The file is read on a thread of its own (`BlockingWork`), not on the threads every request shares.
+        let path = file.path
         if upload.kind == .photo {
-            info = try? ImageDecoder.info(contentsOf: file.path)
+            let read = await BlockingWork.computing.run { () -> (info: ImageInfo?, metadata: PhotoMetadata?) in
+                guard let info = try? ImageDecoder.info(contentsOf: path) else { return (nil, nil) }
+                return (info, try? MetadataReader.scan(contentsOf: path))
+            }
+            info = read.info
             guard info != nil else {
                 throw ServerError.invalidRequest("the photo cannot be read", [FieldProblem(field: "media", message: "send a JPEG, PNG, HEIC, WebP, AVIF or TIFF photo")])
             }
             // The date, place and description the photo itself carries, unless the upload gives them.
-            if let metadata = try? MetadataReader.scan(contentsOf: file.path) {
+            if let metadata = read.metadata {
                 if upload.takenAt == nil, let taken = metadata.dateTaken { upload.takenAt = Instant.milliseconds(taken.date) }
                 if upload.latitude == nil, let gps = metadata.gps { (upload.latitude, upload.longitude) = (gps.latitude, gps.longitude) }
                 if upload.description == nil, let own = Self.ownDescription(metadata.captions) {
@@ -214,7 +220,7 @@ struct HubRoutes: Sendable {
         var probed: MediaProbe.Info?
         if upload.kind == .video || upload.kind == .voice {
             // The file must be what it says: FFmpeg reads its streams (and a video's duration and size).
-            switch MediaProbe.info(file.path) {
+            switch await BlockingWork.computing.run({ MediaProbe.info(path) }) {
             case .success(let found) where upload.kind == .video ? found.hasVideo : found.hasAudio:
                 probed = found
             case .success:
@@ -225,8 +231,8 @@ struct HubRoutes: Sendable {
         }
         try media.keep(file.path, sha256: file.sha256)
         staged = nil
-        let thumbnail = upload.kind == .photo ? media.makeThumbnail(sha256: file.sha256)
-            : upload.kind == .video ? media.makePoster(sha256: file.sha256) : false
+        let thumbnail = upload.kind == .photo ? await media.makeThumbnail(sha256: file.sha256)
+            : upload.kind == .video ? await media.makePoster(sha256: file.sha256) : false
         let stored = try await hub.addMemory(HubStore.NewMemory(
             sha256: file.sha256, upload: upload, mediaType: mediaType, size: file.size, width: info?.uprightWidth ?? probed?.width,
             height: info?.uprightHeight ?? probed?.height, durationMilliseconds: probed?.durationMilliseconds, hasThumbnail: thumbnail, device: device,
