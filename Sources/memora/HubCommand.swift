@@ -18,9 +18,11 @@ struct HubCommand: AsyncParsableCommand {
         @Option(help: "Where this device's hub token is kept (0600).") var credentials: String = ApplicationFolders().configuration + "/hub-credentials.json"
         var file: SyncCredentialFile { SyncCredentialFile(path: credentials) }
         func client() throws -> HubClient { try HubClient(credentials: file) }
-        /// The collector: faces found on this device (when the vision models are installed), the outbox.
-        func collector() throws -> MemoryCollector {
-            MemoryCollector(hub: try client(), folder: ApplicationFolders().data + "/hub-collector", faceAnalyzer: try? DlibFaceAnalyzer())
+        /// The collector: faces found on this device (when the vision models are installed), the outbox,
+        /// and `describer` for photos without a description.
+        func collector(describer: OnDeviceMemoryDescriber? = nil) throws -> MemoryCollector {
+            MemoryCollector(hub: try client(), folder: ApplicationFolders().data + "/hub-collector", faceAnalyzer: try? DlibFaceAnalyzer(),
+                            describer: describer)
         }
     }
 
@@ -54,7 +56,7 @@ struct HubCommand: AsyncParsableCommand {
         @Argument(help: "photo, video, voice or text.") var kind: String
         @Argument(help: "The file (none for text: give --text).") var file: String?
         @Option(help: "The title (the file's name by default).") var title: String?
-        @Option(help: "A description (a photo without one is described on the hub by its own alt text, else its caption).") var description: String?
+        @Option(help: "A description (a photo without one is described by its own alt text, else its caption, else on this device).") var description: String?
         @Option(help: "The text of a text memory.") var text: String?
         @Option(help: "When it happened: YYYY-MM-DD (a photo's own date by default).") var date: String?
         @Option(help: "A place name.") var place: String?
@@ -62,6 +64,8 @@ struct HubCommand: AsyncParsableCommand {
         @Option(name: .customLong("tag"), help: "A photo's face and who it is: FACE=PERSON (faces numbered from 1, most certain first).") var tags: [String] = []
         @Flag(help: "Do not tag faces with the people they are suggested as.") var noSuggestions = false
         @Flag(help: "Send the photo's GPS position too (it is removed by default).") var keepLocation = false
+        @Flag(help: "Do not describe a photo that has no description on this device (the on-device models; nothing is sent anywhere but the hub).")
+        var noDescribe = false
         @Flag(help: "Print the memory as JSON.") var json = false
 
         func run() async throws {
@@ -81,7 +85,8 @@ struct HubCommand: AsyncParsableCommand {
                 guard let day = parser.date(from: date) else { throw ValidationError("--date is YYYY-MM-DD, for example 2019-07-14") }
                 takenAt = Int64(day.timeIntervalSince1970 * 1000)
             }
-            let collector = try credentials.collector()
+            let describer = kind == .photo && !noDescribe ? OnDeviceMemoryDescriber() : nil
+            let collector = try credentials.collector(describer: describer)
             let ids = try await People.ids(people, on: collector.hub)
             var faceTags: [Int: Int64] = [:]
             for tag in tags {
@@ -98,6 +103,9 @@ struct HubCommand: AsyncParsableCommand {
                 outcome = try await collector.addPhoto(file, metadata: upload, tags: faceTags, acceptSuggestions: !noSuggestions, keepLocation: keepLocation)
             } else {
                 outcome = try await collector.add(upload, file: file)
+            }
+            if (describer?.described ?? 0) > 0 {
+                StandardError.write("memora: the photo had no description; it was described on this device, labelled on the hub as written automatically\n")
             }
             switch outcome {
             case .uploaded(let memory, let created):

@@ -51,6 +51,25 @@ struct HubCLITests {
         let people = try await cli.runBeside("hub", "people", "list")
         #expect(people.out.contains("Ana (daughter)  1 memories"), "\(people.out)")
 
+        // The photo had no description, in the upload or its metadata: it was described on this
+        // device (the on-device models), said once on stderr, and the hub has its alt text ("A picture in
+        // green and blue." for this drawn landscape). With --no-describe a photo goes without; a photo's own alt text is
+        // left for the hub to take, not described again.
+        #expect(added.err.contains("described on this device"), "\(added.err)")
+        let beach = page?["memories"].flatMap { $0 as? [[String: Any]] }?.first { $0["title"] as? String == "Beach day" }
+        let said = beach?["description"] as? String ?? ""
+        #expect(!said.isEmpty && said.count <= 5000 && !said.contains("Memora"), "\(said)")
+        let plain = try await cli.runBeside("hub", "add", "photo", try cli.photo("plain.jpg", seed: 2), "--no-describe", "--json")
+        #expect(plain.status == 0 && !plain.err.contains("described"), "\(plain)")
+        let plainMemory = try JSONSerialization.jsonObject(with: Data(plain.out.utf8)) as? [String: Any]
+        #expect(plainMemory?["description"] == nil || plainMemory?["description"] is NSNull, "\(plain.out)")
+        let captioned = try cli.photo("captioned.jpg", seed: 3)
+        #expect(try await cli.runBeside("metadata", "write", "--caption", "The garden", "--alt-text", "Grandma's garden in June", captioned).status == 0)
+        let own = try await cli.runBeside("hub", "add", "photo", captioned, "--json")
+        #expect(own.status == 0 && !own.err.contains("described"), "\(own)")
+        let ownMemory = try JSONSerialization.jsonObject(with: Data(own.out.utf8)) as? [String: Any]
+        #expect(ownMemory?["description"] as? String == "Grandma's garden in June", "\(own.out)")
+
         // The hub goes away: a memory waits on the device, and goes with `flush` once the hub is back.
         await server.stop()
         let queued = try await cli.runBeside("hub", "add", "text", "--title", "Offline note", "--text", "Written on the train.")

@@ -6,9 +6,10 @@ public import PhotoVisionCore
 
 /// The collector's pipeline (the seed's upload flows): a photo's faces are found on the device and
 /// suggested as people from the faces the user tagged before; its location is stripped unless the user
-/// keeps it; the user's tags are kept as given; then the memory goes to the paired hub, or, when the
-/// hub cannot be reached, waits in the ``MemoryOutbox`` for the next ``flush()``. Pixels and faces
-/// leave the device only for that hub.
+/// keeps it; the user's tags are kept as given; a photo with no description (in the upload or its own
+/// metadata) is described on the device when a ``describer`` is given; then the memory goes to the
+/// paired hub, or, when the hub cannot be reached, waits in the ``MemoryOutbox`` for the next
+/// ``flush()``. Pixels and faces leave the device only for that hub.
 public struct MemoryCollector: Sendable {
     /// The paired hub.
     public let hub: HubClient
@@ -19,16 +20,20 @@ public struct MemoryCollector: Sendable {
     /// Finds faces on photos (PhotoVision's `DlibFaceAnalyzer` on Linux, Vision in an Apple front end),
     /// with embeddings when it makes them; nil: photos go without faces unless the user gives them.
     public let faceAnalyzer: (any FaceAnalyzing)?
+    /// Describes a photo that has no description, on the device (MemoraCore's on-device describer in
+    /// the CLI); nil: such a photo goes without one, and the hub shows its title.
+    public let describer: (any MemoryDescribing)?
 
     /// The longest side, in pixels, a photo is decoded at to look for its faces.
     public static let faceSearchSize = 1600
 
     /// A collector keeping its state (known faces, outbox) in `folder`.
-    public init(hub: HubClient, folder: String, faceAnalyzer: (any FaceAnalyzing)?) {
+    public init(hub: HubClient, folder: String, faceAnalyzer: (any FaceAnalyzing)?, describer: (any MemoryDescribing)? = nil) {
         self.hub = hub
         knownFaces = KnownFaces(path: folder + "/known-faces.json")
         outbox = MemoryOutbox(folder: folder + "/outbox")
         self.faceAnalyzer = faceAnalyzer
+        self.describer = describer
     }
 
     /// A photo ready to upload.
@@ -42,6 +47,9 @@ public struct MemoryCollector: Sendable {
         public var suggestions: [Int: Int64]
         /// Whether a GPS position was removed from the copy.
         public var locationRemoved: Bool
+        /// Whether the photo carries a description the hub takes (its alt text, else its caption:
+        /// `MemoryUpload`'s rule, the server's too).
+        public var carriesDescription: Bool
     }
 
     /// Finds the photo's faces (with suggestions) and, unless `keepLocation`, makes a copy without its
@@ -62,8 +70,11 @@ public struct MemoryCollector: Sendable {
                 if let person { suggestions[index] = person }
             }
         }
-        let hasLocation = (try? MetadataReader.scan(contentsOf: path))?.gps != nil
-        guard hasLocation, !keepLocation else { return PreparedPhoto(file: path, faces: faces, suggestions: suggestions, locationRemoved: false) }
+        let metadata = try? MetadataReader.scan(contentsOf: path)
+        let carriesDescription = metadata.flatMap { MemoryUpload.ownDescription($0.captions) } != nil
+        guard metadata?.gps != nil, !keepLocation else {
+            return PreparedPhoto(file: path, faces: faces, suggestions: suggestions, locationRemoved: false, carriesDescription: carriesDescription)
+        }
         let copy = NSTemporaryDirectory() + "memora-collector-\(UUID().uuidString)-" + SystemPath.fileName(of: path)
         do {
             try FileManager.default.copyItem(atPath: path, toPath: copy)
@@ -72,7 +83,7 @@ public struct MemoryCollector: Sendable {
             try? FileManager.default.removeItem(atPath: copy)
             throw .file(path: path, reason: "cannot remove its location before upload: \(error)")
         }
-        return PreparedPhoto(file: copy, faces: faces, suggestions: suggestions, locationRemoved: true)
+        return PreparedPhoto(file: copy, faces: faces, suggestions: suggestions, locationRemoved: true, carriesDescription: carriesDescription)
     }
 
     /// Removes a prepared photo's copy, if it made one.
@@ -89,7 +100,8 @@ public struct MemoryCollector: Sendable {
     }
 
     /// Adds a photo memory: prepared, faces tagged with `tags` (a face's index to a person) or else
-    /// with their suggestions when `acceptSuggestions`, then uploaded or queued. Tagged faces' embeddings
+    /// with their suggestions when `acceptSuggestions`, described by the ``describer`` when neither
+    /// `metadata` nor the photo has a description, then uploaded or queued. Tagged faces' embeddings
     /// are remembered for later suggestions.
     public func addPhoto(_ path: String, metadata: MemoryUpload, tags: [Int: Int64] = [:], acceptSuggestions: Bool = true,
                          keepLocation: Bool = false) async throws(HubError) -> Outcome {
@@ -110,6 +122,13 @@ public struct MemoryCollector: Sendable {
             return FaceTag(x: face.x, y: face.y, width: face.width, height: face.height, personId: person, embedding: face.embedding)
         }
         upload.faces = (upload.faces ?? []) + faces
+        if upload.description == nil, !prepared.carriesDescription, let describer,
+           let described = await describer.describe(photo: prepared.file) {
+            upload.description = MemoryUpload.checkedText(described.description, maxLength: MemoryUpload.descriptionLimit(for: .photo))
+            if upload.extendedDescription == nil, upload.description != nil {
+                upload.extendedDescription = MemoryUpload.checkedText(described.extendedDescription, maxLength: MemoryUpload.extendedDescriptionLimit)
+            }
+        }
         let outcome = try await send(upload, file: prepared.file, contentType: nil)
         try knownFaces.remember(remembered)
         return outcome

@@ -264,7 +264,7 @@ struct DashboardRoutes: Sendable {
         if let message = title.isEmpty ? "required" : SyncValueCheck.textProblem(title, maxLength: 200, isName: true) {
             problems.append(FieldProblem(field: "title", message: message))
         }
-        if let message = SyncValueCheck.textProblem(description, maxLength: memory.kind == .text ? 100_000 : 5000) {
+        if let message = SyncValueCheck.textProblem(description, maxLength: MemoryUpload.descriptionLimit(for: memory.kind)) {
             problems.append(FieldProblem(field: "description", message: message))
         }
         guard problems.isEmpty else {

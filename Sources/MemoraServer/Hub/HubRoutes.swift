@@ -206,11 +206,11 @@ struct HubRoutes: Sendable {
             if let metadata = read.metadata {
                 if upload.takenAt == nil, let taken = metadata.dateTaken { upload.takenAt = Instant.milliseconds(taken.date) }
                 if upload.latitude == nil, let gps = metadata.gps { (upload.latitude, upload.longitude) = (gps.latitude, gps.longitude) }
-                if upload.description == nil, let own = Self.ownDescription(metadata.captions) {
+                if upload.description == nil, let own = MemoryUpload.ownDescription(metadata.captions) {
                     upload.description = own
                     descriptionSource = .photo
                     // Its extended description was written with it: taken too, unless the upload gives one.
-                    if upload.extendedDescription == nil, let extended = Self.ownExtendedDescription(metadata.captions) {
+                    if upload.extendedDescription == nil, let extended = MemoryUpload.ownExtendedDescription(metadata.captions) {
                         upload.extendedDescription = extended
                         extendedSource = .photo
                     }
@@ -243,25 +243,6 @@ struct HubRoutes: Sendable {
         return ErrorMiddleware.json(memory, status: stored.created ? .created : .ok)
     }
 
-    /// The description a photo carries for a screen reader, to describe its memory when the upload
-    /// gives none: its alt text, else its caption, when it passes the checks an uploaded description
-    /// passes (a photo's own text is no more trusted than a request's). Nil when it has neither.
-    static func ownDescription(_ captions: CaptionReading) -> String? {
-        checked(captions.altText ?? captions.caption, maxLength: 5000)
-    }
-
-    /// The extended description a photo carries (`Iptc4xmpCore:ExtDescrAccessibility`), checked as an
-    /// uploaded one is; nil when it has none.
-    static func ownExtendedDescription(_ captions: CaptionReading) -> String? {
-        checked(captions.extendedDescription, maxLength: 10_000)
-    }
-
-    /// `text` trimmed, when it is not empty and passes an uploaded text's checks.
-    private static func checked(_ text: String?, maxLength: Int) -> String? {
-        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty,
-              SyncValueCheck.textProblem(text, maxLength: maxLength) == nil else { return nil }
-        return text
-    }
 
     /// Field checks of an upload's metadata: lengths, ranges, boxes, known people.
     private func check(_ upload: inout MemoryUpload) async throws {
@@ -270,10 +251,10 @@ struct HubRoutes: Sendable {
         if let message = upload.title.isEmpty ? "required" : SyncValueCheck.textProblem(upload.title, maxLength: 200, isName: true) {
             problems.append(FieldProblem(field: "metadata.title", message: message))
         }
-        if let text = upload.description, let message = SyncValueCheck.textProblem(text, maxLength: upload.kind == .text ? 100_000 : 5000) {
+        if let text = upload.description, let message = SyncValueCheck.textProblem(text, maxLength: MemoryUpload.descriptionLimit(for: upload.kind)) {
             problems.append(FieldProblem(field: "metadata.description", message: message))
         }
-        if let text = upload.extendedDescription, let message = SyncValueCheck.textProblem(text, maxLength: 10_000) {
+        if let text = upload.extendedDescription, let message = SyncValueCheck.textProblem(text, maxLength: MemoryUpload.extendedDescriptionLimit) {
             problems.append(FieldProblem(field: "metadata.extendedDescription", message: message))
         }
         if let place = upload.place, let message = SyncValueCheck.textProblem(place, maxLength: 200) { problems.append(FieldProblem(field: "metadata.place", message: message)) }
