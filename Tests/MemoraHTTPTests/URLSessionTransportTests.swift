@@ -5,8 +5,8 @@ import MemoraHTTP
 import MemoraSystem
 import Testing
 
-/// A loopback HTTP server (FlyingFox) with four routes: `/echo` answers the body it got, `/big`
-/// answers 2 MiB, `/soon` answers after 0.1 s, `/slow` waits 30 s before answering (far longer than any bound below, so a
+/// A loopback HTTP server (FlyingFox) with three routes: `/echo` answers the body it got, `/big`
+/// answers 2 MiB, `/slow` waits 30 s before answering (far longer than any bound below, so a
 /// test that waits for it fails clearly instead of by a few hundred milliseconds on a busy machine).
 private actor EchoServer {
     private var task: Task<Void, any Error>?
@@ -19,10 +19,6 @@ private actor EchoServer {
             return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("X-Echo-Length"): String(body.count)], body: body)
         }
         await server.appendRoute("GET /big") { _ in HTTPResponse(statusCode: .ok, body: Data(count: 2 << 20)) }
-        await server.appendRoute("GET /soon") { _ in
-            try await Task.sleep(for: .milliseconds(100))
-            return HTTPResponse(statusCode: .ok, body: Data("soon".utf8))
-        }
         await server.appendRoute("GET /slow") { _ in
             try await Task.sleep(for: .seconds(30))
             return HTTPResponse(statusCode: .ok)
@@ -95,23 +91,45 @@ struct URLSessionTransportTests {
 
     @Test("a process too busy to read its answer does not blame the server: with every thread of the pool held past the timeout, the answer that came meanwhile is taken")
     func busyProcess() async throws {
-        let server = EchoServer()
-        try await server.start()
-        let url = await server.base.appendingPathComponent("soon")
-        // A 2 s timeout; the server answers after 0.1 s, but neither it nor the watchdog can run
-        // while every thread of the cooperative pool sleeps for 3 s. URLSession's own timer, on the
-        // wall clock, would call that 3 s of silence.
-        let transport = URLSessionTransport(timeout: .seconds(2))
+        // The server is a child python3, on its own clock: it answers 1.5 s after the request. The
+        // timeout is 1 s, but every thread of the cooperative pool sleeps from just after the request
+        // for 2.5 s, so the watchdog cannot count that silence. URLSession's own timer, on the wall
+        // clock, used to, and gave up at 1 s.
+        let folder = FileManager.default.temporaryDirectory.path + "/memora-busy-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = """
+            import os, socket, sys, time
+            s = socket.socket()
+            s.bind(('127.0.0.1', 0))
+            s.listen(1)
+            open(sys.argv[1] + '/port.tmp', 'w').write(str(s.getsockname()[1]))
+            os.rename(sys.argv[1] + '/port.tmp', sys.argv[1] + '/port')
+            s.settimeout(60)
+            c, _ = s.accept()
+            c.recv(65536)
+            time.sleep(1.5)
+            c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Length: 4\\r\\nConnection: close\\r\\n\\r\\nsoon')
+            c.close()
+            """
+        let child = Task { try await BlockingWork.waiting.run { () throws -> Int32 in try ChildProcess.run("/usr/bin/python3", ["-c", script, folder]).status } }
+        var port: String?
+        for _ in 0..<1000 where port == nil {
+            port = try? String(contentsOfFile: folder + "/port", encoding: .utf8)
+            if port == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let url = try #require(port.flatMap { URL(string: "http://127.0.0.1:\($0)/soon") })
+        let transport = URLSessionTransport(timeout: .seconds(1))
         let answer = Task { try await transport.send(MemoraHTTP.HTTPRequest(method: "GET", url: url)) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(50))
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
-                group.addTask { holdThread(seconds: 3) }
+                group.addTask { holdThread(seconds: 2.5) }
             }
         }
         let response = try await answer.value
         #expect(response.status == 200 && response.body == Data("soon".utf8))
-        await server.stop()
+        #expect(try await child.value == 0)
     }
 
     @Test("a refused connection is connection-failed, and the error names the address without its query (a key may be there)")
