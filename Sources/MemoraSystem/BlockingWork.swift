@@ -46,11 +46,6 @@ package final class BlockingWork: Sendable {
     /// Waits, without a thread, until fewer than ``limit`` pieces run, and counts this one.
     private func takePlace() async {
         let limit = limit
-        if state.withLock({ state -> Bool in
-            guard state.running < limit else { return false }
-            state.running += 1
-            return true
-        }) { return }
         await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
                 guard state.running < limit else {
