@@ -153,6 +153,29 @@ struct WeakCaptionTests {
         #expect(DescriptionComposer.compose(jug, legibility: Self.legibility).altText == "A jug. Text in the photo reads \"Praia da Luz\" and \"02.28.2010 02:14\".")
     }
 
+    @Test("a subject the scene model is not sure of is said as a possibility, alone, beside people, on a screen and in black and white; a sure one plainly")
+    func doubtfulSubject() throws {
+        #expect(SceneSubject(noun: "dog", probability: SceneNouns.sureProbability).isSure)
+        #expect(!SceneSubject(noun: "dog", probability: SceneNouns.sureProbability.nextDown).isSure)
+        let rig = SceneSubject(noun: "oil rig", probability: 0.33)
+        var facts = PhotoFacts(subject: rig, monthAndYear: "May 2021", colors: ["blue"])
+        var (caption, altText, _) = DescriptionComposer.compose(facts, legibility: Self.legibility)
+        #expect(caption == "Possibly an oil rig, May 2021.")
+        #expect(altText == "Possibly an oil rig.")
+        facts.text = [TextLine(text: "Praia da Luz", confidence: 0.97, x: 0.1, y: 0.1, width: 0.5, height: 0.1)]
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).altText == "Possibly an oil rig. Text in the photo reads \"Praia da Luz\".")
+        facts = PhotoFacts(names: ["Ana", "Ben"], faceCount: 2, subject: SceneSubject(noun: "fence", probability: 0.45))
+        (caption, altText, _) = DescriptionComposer.compose(facts, legibility: Self.legibility)
+        #expect(caption == "Ana and Ben, possibly with a fence." && altText == caption)
+        facts = PhotoFacts(subject: SceneSubject(noun: "web site", probability: 0.4), kind: .screenshot)
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "A screenshot, possibly of a web site.")
+        facts = PhotoFacts(subject: SceneSubject(noun: "coffee", probability: 0.5, isMassNoun: true), kind: .blackAndWhite)
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "Possibly coffee, in black and white.")
+        // Sure: said plainly.
+        facts = PhotoFacts(names: ["Ana", "Ben"], faceCount: 2, subject: SceneSubject(noun: "fence", probability: 0.6))
+        #expect(DescriptionComposer.compose(facts, legibility: Self.legibility).caption == "Ana and Ben with a fence.")
+    }
+
     @Test("the on-device description: names from the metadata and the rest counted, the subject, place and month, the text quoted; an alt text of its own within 125 characters; the extended description adds and never repeats")
     func onDeviceDescription() throws {
         let dog = SceneSubject(noun: "dog", probability: 0.9)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate Sources/PhotoVision/Scenes/SceneNouns+Table.swift: a plain English noun for each of the
+"""Generate Sources/PhotoVisionCore/Scenes/SceneNouns+Table.swift: a plain English noun for each of the
 1000 ImageNet classes of the scene model, the words a person uses to name a photo's main subject.
 
   scripts/vision/make-scene-nouns.py [--wordnet DIR] [--labels FILE] [--review FILE] [--check]
@@ -32,7 +32,7 @@ from collections import deque
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SWIFT_OUT = os.path.join(ROOT, "Sources/PhotoVision/Scenes/SceneNouns+Table.swift")
+SWIFT_OUT = os.path.join(ROOT, "Sources/PhotoVisionCore/Scenes/SceneNouns+Table.swift")
 OVERRIDES = os.path.join(HERE, "scene-nouns-overrides.tsv")
 
 TIMM_VERSION = "1.0.31"

@@ -6,7 +6,7 @@
 Runs the scene model (`scene/mobilenet_v2.onnx` in the models folder, installed by
 scripts/install-models.sh) on labelled photos, turns the logits into softmax probabilities, sums
 them over the classes that share a plain noun (SceneNouns.table, read from the generated
-Sources/PhotoVision/Scenes/SceneNouns+Table.swift; classes with no noun are left out) and takes
+Sources/PhotoVisionCore/Scenes/SceneNouns+Table.swift; classes with no noun are left out) and takes
 the top noun with its summed probability. For thresholds 0.10 to 0.90 it prints
   precision: of the photos whose top probability reaches the threshold, how many get a right noun;
   coverage:  the share of all photos that get a noun at all,
@@ -33,7 +33,7 @@ from PIL import Image, ImageOps
 import onnxruntime as ort
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TABLE = os.path.join(ROOT, "Sources/PhotoVision/Scenes/SceneNouns+Table.swift")
+TABLE = os.path.join(ROOT, "Sources/PhotoVisionCore/Scenes/SceneNouns+Table.swift")
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 

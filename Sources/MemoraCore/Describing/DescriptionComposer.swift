@@ -53,15 +53,18 @@ public enum DescriptionComposer {
         let isPage = kind == .printedPage || kind == .handwrittenPage || kind == .screenshot
         let onlyText = who == nil && facts.subject == nil && facts.setting == nil && !quoted.isEmpty && !isPage
         var what: String
+        // A subject the scene model is not sure of is said as a possibility, so that the listener
+        // knows to doubt it: "Possibly an oil rig.", "Ana and Ben, possibly with a fence".
+        let doubt = facts.subject.map { $0.isSure ? "" : ", possibly" } ?? ""
         if kind == .screenshot {
             // What a screenshot shows is on the screen: "A screenshot of two people", "… of a web site".
             what = PictureKind.screenshot.words
-            if let shown = who ?? facts.subject?.withArticle { what += " of " + shown }
+            if let who { what += " of " + who } else if let subject = facts.subject { what += doubt + " of " + subject.withArticle }
         } else if let who {
             what = who
-            if let subject = facts.subject { what += " with " + subject.withArticle }
+            if let subject = facts.subject { what += doubt + " with " + subject.withArticle }
         } else if let subject = facts.subject {
-            what = subject.withArticle
+            what = (subject.isSure ? "" : "possibly ") + subject.withArticle
         } else if let kind {
             what = kind.words
         } else if facts.setting != nil {
