@@ -243,7 +243,6 @@ struct HubRoutes: Sendable {
         return ErrorMiddleware.json(memory, status: stored.created ? .created : .ok)
     }
 
-
     /// Field checks of an upload's metadata: lengths, ranges, boxes, known people.
     private func check(_ upload: inout MemoryUpload) async throws {
         var problems: [FieldProblem] = []
