@@ -4,74 +4,50 @@ public import MemoraSystem
 /// of static values, not a frozen enum), the file (or the `source` name a caller gave for
 /// in-memory data), a message a person can act on that names the file once, the `errno` of a
 /// failed system call or the codec's own error code when there is one, and whether trying
-/// again can help.
+/// again can help. Its fields are MemoraSystem's `FileError`'s, with ImageKit's own codes.
 ///
-/// Match on ``code`` (`error.code == .truncated`); build errors with the static functions, named
+/// Match on `code` (`error.code == .truncated`); build errors with the static functions, named
 /// like the codes (`throw .corrupt(source: path, detail: "…")`).
-public struct ImageError: CodedError, Hashable {
-    /// What kind of failure it is. New codes may be added in later versions, so a `switch`
-    /// over codes needs a `default` branch.
-    public struct Code: ErrorCode {
-        /// The code's stable kebab-case name ("file-not-found").
-        public var rawValue: String
+public typealias ImageError = FileError<ImageErrorCode>
 
-        /// A code with this name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+/// What kind of failure an ``ImageError`` is. New codes may be added in later versions, so a
+/// `switch` over codes needs a `default` branch.
+public struct ImageErrorCode: ErrorCode {
+    /// The code's stable kebab-case name ("file-not-found").
+    public var rawValue: String
 
-        /// The file does not exist.
-        public static let fileNotFound = Code(rawValue: "file-not-found")
-        /// The file exists but cannot be read (permissions, a directory, an I/O error).
-        public static let unreadable = Code(rawValue: "unreadable")
-        /// The file or buffer holds zero bytes.
-        public static let empty = Code(rawValue: "empty")
-        /// The bytes are not an image format ImageKit recognises.
-        public static let unrecognizedFormat = Code(rawValue: "unrecognized-format")
-        /// The format is recognised but ImageKit cannot decode it (yet).
-        public static let unsupportedFormat = Code(rawValue: "unsupported-format")
-        /// The format is decodable, but this file uses a feature of it ImageKit cannot decode (an animated WebP, a raw DNG).
-        public static let unsupportedFeature = Code(rawValue: "unsupported-feature")
-        /// The data ends before the image does.
-        public static let truncated = Code(rawValue: "truncated")
-        /// The data is damaged or not valid for its format.
-        public static let corrupt = Code(rawValue: "corrupt")
-        /// The image is larger than the decoder's pixel limit (decompression-bomb guard).
-        public static let tooLarge = Code(rawValue: "too-large")
-        /// Encoding failed inside the codec.
-        public static let encodingFailed = Code(rawValue: "encoding-failed")
-        /// Writing the output file failed; nothing was left behind.
-        public static let writeFailed = Code(rawValue: "write-failed")
-        /// A caller passed a value ImageKit cannot use (an empty crop, a zero size...).
-        public static let invalidArgument = Code(rawValue: "invalid-argument")
-        /// The output file already exists and replacing it was not asked for; nothing was written.
-        public static let outputExists = Code(rawValue: "output-exists")
-    }
+    /// A code with this name.
+    public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// What kind of failure it is.
-    public var code: Code
-    /// The file, or the `source` name of in-memory data; nil when no file is concerned (encoding, a bad argument).
-    public var path: String?
-    /// The cause in words, without the path ("the image is damaged (…)"), to put after a caller's own mention of the file.
-    public var reason: String
-    /// What happened and what to do, in words; names ``path`` once when there is one.
-    public var message: String
-    /// The `errno` of the failed system call, when one failed.
-    public var systemCode: Int32?
-    /// The codec's own error code (libheif's `heif_error_code`, libwebp's `VP8StatusCode`), when it gave one.
-    public var libraryCode: Int32?
-    /// Whether the same call may succeed if tried again (a transient system error); false for damaged or unsupported images.
-    public var isRetryable: Bool
+    /// The file does not exist.
+    public static let fileNotFound = ImageErrorCode(rawValue: "file-not-found")
+    /// The file exists but cannot be read (permissions, a directory, an I/O error).
+    public static let unreadable = ImageErrorCode(rawValue: "unreadable")
+    /// The file or buffer holds zero bytes.
+    public static let empty = ImageErrorCode(rawValue: "empty")
+    /// The bytes are not an image format ImageKit recognises.
+    public static let unrecognizedFormat = ImageErrorCode(rawValue: "unrecognized-format")
+    /// The format is recognised but ImageKit cannot decode it (yet).
+    public static let unsupportedFormat = ImageErrorCode(rawValue: "unsupported-format")
+    /// The format is decodable, but this file uses a feature of it ImageKit cannot decode (an animated WebP, a raw DNG).
+    public static let unsupportedFeature = ImageErrorCode(rawValue: "unsupported-feature")
+    /// The data ends before the image does.
+    public static let truncated = ImageErrorCode(rawValue: "truncated")
+    /// The data is damaged or not valid for its format.
+    public static let corrupt = ImageErrorCode(rawValue: "corrupt")
+    /// The image is larger than the decoder's pixel limit (decompression-bomb guard).
+    public static let tooLarge = ImageErrorCode(rawValue: "too-large")
+    /// Encoding failed inside the codec.
+    public static let encodingFailed = ImageErrorCode(rawValue: "encoding-failed")
+    /// Writing the output file failed; nothing was left behind.
+    public static let writeFailed = ImageErrorCode(rawValue: "write-failed")
+    /// A caller passed a value ImageKit cannot use (an empty crop, a zero size...).
+    public static let invalidArgument = ImageErrorCode(rawValue: "invalid-argument")
+    /// The output file already exists and replacing it was not asked for; nothing was written.
+    public static let outputExists = ImageErrorCode(rawValue: "output-exists")
+}
 
-    /// An error with every field given; the message is the path, if any, followed by the reason.
-    public init(_ code: Code, path: String?, reason: String, systemCode: Int32? = nil, libraryCode: Int32? = nil, isRetryable: Bool = false) {
-        self.code = code
-        self.path = path
-        self.reason = reason
-        self.message = path.map { "\($0): \(reason)" } ?? reason
-        self.systemCode = systemCode
-        self.libraryCode = libraryCode
-        self.isRetryable = isRetryable
-    }
-
+extension ImageError {
     // MARK: The errors ImageKit throws
 
     /// The file does not exist.

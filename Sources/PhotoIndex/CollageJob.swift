@@ -1,4 +1,4 @@
-internal import MemoraSystem
+public import MemoraSystem
 
 /// `memora collage` as a library call: chooses the photos from the index
 /// (``CollageSelector``), renders them into the layout (``CollageRenderer``) and writes the

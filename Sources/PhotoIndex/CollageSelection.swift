@@ -1,6 +1,6 @@
 public import Foundation
 import GRDB
-internal import MemoraSystem
+public import MemoraSystem
 
 /// What a memory collage is about.
 public enum CollageSource: Sendable, Hashable, Codable {

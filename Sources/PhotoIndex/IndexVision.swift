@@ -1,5 +1,5 @@
 import ImageKit
-internal import MemoraSystem
+public import MemoraSystem
 public import MetadataKit
 public import PhotoVisionCore
 

@@ -150,18 +150,22 @@ struct IndexedPhotoRecord: IndexRecord, Identifiable, Equatable {
 
     // MARK: Reads
 
-    /// What the indexer's change check reads of each row.
-    struct Stamp: Decodable, FetchableRecord {
-        var id: String
-        var path: String
-        var size: Int64
-        var modifiedNanoseconds: Int64
-        var sidecarModifiedNanoseconds: Int64?
-        var imageHash: String
+    /// What the indexer's change check reads of each row: a read-only view of six of the record's
+    /// columns, read by the record's own ``Columns`` so that a column's name is written once.
+    struct Stamp: FetchableRecord {
+        let id: String
+        let path: String
+        let size: Int64
+        let modifiedNanoseconds: Int64
+        let sidecarModifiedNanoseconds: Int64?
+        let imageHash: String
 
-        enum CodingKeys: String, CodingKey {
-            case id, path, size
-            case modifiedNanoseconds = "modified_ns", sidecarModifiedNanoseconds = "sidecar_modified_ns", imageHash = "image_hash"
+        /// The stamp in a row selected by ``IndexedPhotoRecord/stamps(_:)``.
+        init(row: Row) throws {
+            (id, path, size) = (try row.decode(forColumn: Columns.id), try row.decode(forColumn: Columns.path), try row.decode(forColumn: Columns.size))
+            modifiedNanoseconds = try row.decode(forColumn: Columns.modifiedNanoseconds)
+            sidecarModifiedNanoseconds = try row.decode(forColumn: Columns.sidecarModifiedNanoseconds)
+            imageHash = try row.decode(forColumn: Columns.imageHash)
         }
 
         /// Whether `asset`'s file and sidecar are as this row saw them (same size and times).

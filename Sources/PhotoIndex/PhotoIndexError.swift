@@ -1,63 +1,40 @@
 public import MemoraSystem
 public import PhotoVisionCore
+
 /// Everything that can go wrong in PhotoIndex: a code a program can switch on (an extensible set
 /// of static values, not a frozen enum), the photo, library folder or index database concerned,
 /// a message a person can act on that names it once, the `errno` of a failed system call or
-/// SQLite's result code when there is one, and whether trying again can help.
+/// SQLite's result code when there is one, and whether trying again can help. Its fields are
+/// MemoraSystem's `FileError`'s, with PhotoIndex's own codes.
 ///
-/// Match on ``code`` (`error.code == .invalidRequest`); build errors with the static functions,
+/// Match on `code` (`error.code == .invalidRequest`); build errors with the static functions,
 /// named like the codes (`throw .invalidRequest("…")`).
-public struct PhotoIndexError: CodedError, Hashable {
-    /// What kind of failure it is. New codes may be added in later versions, so a `switch`
-    /// over codes needs a `default` branch.
-    public struct Code: ErrorCode {
-        /// The code's stable kebab-case name ("library-unavailable").
-        public var rawValue: String
+public typealias PhotoIndexError = FileError<PhotoIndexErrorCode>
 
-        /// A code with this name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+/// What kind of failure a `PhotoIndexError` is. New codes may be added in later versions, so a `switch`
+/// over codes needs a `default` branch.
+public struct PhotoIndexErrorCode: ErrorCode {
+    /// The code's stable kebab-case name ("library-unavailable").
+    public var rawValue: String
 
-        /// The library's folder cannot be used.
-        public static let libraryUnavailable = Code(rawValue: "library-unavailable")
-        /// The index database could not be opened, migrated or queried.
-        public static let database = Code(rawValue: "database")
-        /// A photo could not be read (recorded in the index; indexing goes on).
-        public static let unreadable = Code(rawValue: "unreadable")
-        /// A request that cannot be met, with what to change.
-        public static let invalidRequest = Code(rawValue: "invalid-request")
-        /// There is no photo index yet (or it holds no photo): run `memora index PHOTOS` first.
-        public static let noIndex = Code(rawValue: "no-index")
-        /// The vision models are missing or failed (PhotoVision's `VisionError` says which and what to run).
-        public static let vision = Code(rawValue: "vision")
-    }
+    /// A code with this name.
+    public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// What kind of failure it is.
-    public var code: Code
-    /// The photo, library folder or index database concerned, when there is one.
-    public var path: String?
-    /// The cause in words, without the path.
-    public var reason: String
-    /// What happened and what to do, in words; names ``path`` once when there is one.
-    public var message: String
-    /// The `errno` of the failed system call, when one failed.
-    public var systemCode: Int32?
-    /// SQLite's (extended) result code, when the index database failed.
-    public var libraryCode: Int32?
-    /// Whether the same operation may succeed if tried again (a busy database, a transient system error).
-    public var isRetryable: Bool
+    /// The library's folder cannot be used.
+    public static let libraryUnavailable = PhotoIndexErrorCode(rawValue: "library-unavailable")
+    /// The index database could not be opened, migrated or queried.
+    public static let database = PhotoIndexErrorCode(rawValue: "database")
+    /// A photo could not be read (recorded in the index; indexing goes on).
+    public static let unreadable = PhotoIndexErrorCode(rawValue: "unreadable")
+    /// A request that cannot be met, with what to change.
+    public static let invalidRequest = PhotoIndexErrorCode(rawValue: "invalid-request")
+    /// There is no photo index yet (or it holds no photo): run `memora index PHOTOS` first.
+    public static let noIndex = PhotoIndexErrorCode(rawValue: "no-index")
+    /// The vision models are missing or failed (PhotoVision's `VisionError` says which and what to run).
+    public static let vision = PhotoIndexErrorCode(rawValue: "vision")
+}
 
-    /// An error with every field given.
-    public init(_ code: Code, path: String?, reason: String, message: String, systemCode: Int32? = nil, libraryCode: Int32? = nil,
-                isRetryable: Bool = false) {
-        self.code = code
-        self.path = path
-        self.reason = reason
-        self.message = message
-        self.systemCode = systemCode
-        self.libraryCode = libraryCode
-        self.isRetryable = isRetryable
-    }
-
+extension PhotoIndexError {
     // MARK: The errors PhotoIndex throws
 
     /// The library's folder cannot be used; `systemCode` is the failed call's `errno`.

@@ -1,6 +1,6 @@
 public import Foundation
 import GRDB
-internal import MemoraSystem
+public import MemoraSystem
 
 /// Brings the index in line with a library, incrementally:
 ///

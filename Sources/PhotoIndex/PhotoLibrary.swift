@@ -1,5 +1,5 @@
 public import Foundation
-internal import MemoraSystem
+public import MemoraSystem
 
 /// One photo a library offers: where it is, and what tells whether it changed.
 public struct PhotoAsset: Sendable, Hashable, Codable {

@@ -1,5 +1,5 @@
 import Foundation
-internal import MemoraSystem
+public import MemoraSystem
 
 /// Reads captions, alt text and the other fields PhotoIndex needs, from any
 /// format libexiv2 reads (JPEG, TIFF, DNG, PNG, WebP, HEIC, AVIF...).

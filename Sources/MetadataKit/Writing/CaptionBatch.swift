@@ -1,5 +1,5 @@
 import Foundation
-internal import MemoraSystem
+public import MemoraSystem
 
 extension CaptionWriter {
     /// How many files a batch works on at once by default: two per core, so that one

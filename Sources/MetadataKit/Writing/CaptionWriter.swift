@@ -1,5 +1,5 @@
 import Foundation
-internal import MemoraSystem
+public import MemoraSystem
 
 /// Writes captions and alt text into photos, surgically, verified, atomically (Docs/Metadata.md).
 ///
@@ -143,7 +143,7 @@ public enum CaptionWriter {
         do {
             return try read()
         } catch where error.code == .unreadable {
-            throw .corrupt(source: error.path, reason: "its metadata cannot be read (\(error.reason))")
+            throw .corrupt(source: error.path ?? path, reason: "its metadata cannot be read (\(error.reason))")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-internal import MemoraSystem
+public import MemoraSystem
 
 /// What splitting a person moves (``PhotoIndexDatabase/split(person:photos:name:)``), or would move
 /// (``PhotoIndexDatabase/checkSplit(person:photos:name:)``): the person's faces in some photos go

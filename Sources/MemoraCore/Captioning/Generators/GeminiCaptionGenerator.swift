@@ -13,49 +13,45 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
     /// Finish reasons that mean the answer was withheld.
     static let blockingFinishReasons: Set<String> = ["SAFETY", "RECITATION", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY", "LANGUAGE"]
 
-    /// The server's base URL; `v1beta/models/…` is appended.
-    public let endpoint: URL
     /// The model to ask.
     public let model: String
-    /// The API key, sent as `x-goog-api-key`; without one the generator is unavailable.
-    public let apiKey: APIKey?
     /// The size photos are prepared at (the cloud size unless given).
     public let profile: PreparationProfile
-    /// How long to wait for a caption.
-    public let timeout: Duration
-    let transport: any HTTPTransport
+    /// Whether an API key was given: without one the generator is unavailable.
+    let hasKey: Bool
+    let server: ModelServer
 
-    /// Creates a generator for `model`. `transport` nil: URLSession, waiting
+    /// Creates a generator for `model`; `apiKey` is sent as `x-goog-api-key`. `transport` nil: URLSession, waiting
     /// `timeout`, with the system's trust; MemoraPinning's `PinnedTransport` holds a cloud host to the roots Memora ships.
     public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, apiKey: APIKey?, profile: PreparationProfile = .cloud,
                 timeout: Duration = .seconds(60), transport: (any HTTPTransport)? = nil) {
-        self.endpoint = endpoint
         self.model = model
-        self.apiKey = apiKey
         self.profile = profile
-        self.timeout = timeout
-        self.transport = Endpoint.transport(transport, timeout: timeout)
+        self.hasKey = apiKey != nil
+        self.server = ModelServer(endpoint: endpoint, headers: apiKey.map { ["x-goog-api-key": $0.value] } ?? [:], timeout: timeout,
+                                  transport: transport)
     }
+
+    /// The server's base URL; `v1beta/models/…` is appended.
+    public var endpoint: URL { server.endpoint }
+    /// How long to wait for a caption.
+    public var timeout: Duration { server.timeout }
 
     public var modelInfo: ModelInfo {
-        ModelInfo(provider: .gemini, name: model, pixelsLeaveDevice: !Endpoint.isLoopback(endpoint), displayName: "Gemini \(model)")
+        ModelInfo(provider: .gemini, name: model, pixelsLeaveDevice: !server.isLoopback, displayName: "Gemini \(model)")
     }
-
-    var headers: [String: String] { apiKey.map { ["x-goog-api-key": $0.value] } ?? [:] }
 
     /// Available when a key is present and the model's description can be fetched with it.
     public func availability() async -> GeneratorAvailability {
-        guard apiKey != nil else {
+        guard hasKey else {
             return .unavailable(reason: "no Gemini API key; set \(SecretName.geminiAPIKey.rawValue) or add it to the secrets file")
         }
-        return await ProviderReply.availability(
-            probing: Endpoint.get(ProviderReply.url(endpoint, "v1beta/models/\(model)"), headers: headers, timeout: .seconds(10)),
-            transport: transport, provider: modelInfo.displayName)
+        return await server.availability(probing: "v1beta/models/\(model)", provider: modelInfo.displayName)
     }
 
     public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
         let provider = modelInfo.displayName
-        guard apiKey != nil else { throw .unavailable(provider: provider, reason: "no API key; set \(SecretName.geminiAPIKey.rawValue)") }
+        guard hasKey else { throw .unavailable(provider: provider, reason: "no API key; set \(SecretName.geminiAPIKey.rawValue)") }
         let image = try ImagePreparer.prepare(path: request.path, profile: profile)
         var generationConfig: [String: Any] = ["temperature": 0.2]
         if model.contains("flash") { generationConfig["thinkingConfig"] = ["thinkingBudget": 0] }
@@ -69,10 +65,7 @@ public struct GeminiCaptionGenerator: CaptionGenerator {
             ]],
             "generationConfig": generationConfig,
         ]
-        let url = ProviderReply.url(endpoint, "v1beta/models/\(model):generateContent")
-        let reply = try await transport.exchange(Endpoint.post(url, body: body, headers: headers, timeout: timeout))
-        try ProviderReply.check(reply, provider: provider)
-        let object = try ProviderReply.object(reply, provider: provider)
+        let object = try await server.post("v1beta/models/\(model):generateContent", body: body, provider: provider)
         if let feedback = object["promptFeedback"] as? [String: Any], let reason = feedback["blockReason"] as? String {
             throw .safetyBlocked(provider: provider, reason: "the prompt was blocked: \(reason)")
         }

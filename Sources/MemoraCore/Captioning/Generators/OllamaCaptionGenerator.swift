@@ -12,29 +12,28 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
     /// The default vision model.
     public static let defaultModel = "llava"
 
-    /// The server's base URL.
-    public let endpoint: URL
     /// The model to run.
     public let model: String
     /// The size photos are prepared at.
     public let profile: PreparationProfile
-    /// How long to wait for a caption (a cold model can take long to load).
-    public let timeout: Duration
-    let transport: any HTTPTransport
+    let server: ModelServer
 
     /// Creates a generator for `model` on the Ollama server at `endpoint`. `transport` nil: a
-    /// `URLSessionTransport` that waits `timeout`.
+    /// `URLSessionTransport` that waits `timeout` (a cold model can take long to load).
     public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, profile: PreparationProfile = .onDevice,
                 timeout: Duration = .seconds(120), transport: (any HTTPTransport)? = nil) {
-        self.endpoint = endpoint
         self.model = model
         self.profile = profile
-        self.timeout = timeout
-        self.transport = Endpoint.transport(transport, timeout: timeout)
+        self.server = ModelServer(endpoint: endpoint, timeout: timeout, transport: transport)
     }
 
+    /// The server's base URL.
+    public var endpoint: URL { server.endpoint }
+    /// How long to wait for a caption.
+    public var timeout: Duration { server.timeout }
+
     public var modelInfo: ModelInfo {
-        let local = Endpoint.isLoopback(endpoint)
+        let local = server.isLoopback
         return ModelInfo(provider: .ollama, name: model, pixelsLeaveDevice: !local,
                          displayName: "Ollama \(model)" + (local ? " (on this device)" : " at \(endpoint.host ?? "?")"))
     }
@@ -43,7 +42,7 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
     public func availability() async -> GeneratorAvailability {
         let reply: HTTPResponse
         do {
-            reply = try await transport.exchange(Endpoint.get(ProviderReply.url(endpoint, "api/tags"), timeout: .seconds(5)))
+            reply = try await server.get("api/tags", wait: .seconds(5))
         } catch {
             return .unavailable(reason: "Ollama is not running at \(endpoint.absoluteString) (\(error)); start it with `ollama serve`")
         }
@@ -66,10 +65,8 @@ public struct OllamaCaptionGenerator: CaptionGenerator {
             "messages": [["role": "user", "content": CaptionPrompt.text, "images": [image.base64]]],
             "options": ["temperature": 0.2],
         ]
-        let reply = try await transport.exchange(Endpoint.post(ProviderReply.url(endpoint, "api/chat"), body: body, timeout: timeout))
         let provider = modelInfo.displayName
-        try ProviderReply.check(reply, provider: provider)
-        let object = try ProviderReply.object(reply, provider: provider)
+        let object = try await server.post("api/chat", body: body, provider: provider)
         guard let message = object["message"] as? [String: Any], let content = message["content"] as? String else {
             throw .malformedResponse(provider: provider, reason: "no message.content in the /api/chat reply")
         }

@@ -10,54 +10,48 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
     /// The default model (the seed's GPT option).
     public static let defaultModel = "gpt-5.2"
 
-    /// The base URL (`…/v1`); `chat/completions` and `models` are appended.
-    public let endpoint: URL
     /// The model to ask.
     public let model: String
-    /// The API key, sent as a bearer token; optional for servers on this machine.
-    public let apiKey: APIKey?
     /// The size photos are prepared at: unless given, the on-device size for a server on this
     /// machine and the cloud size for any other.
     public let profile: PreparationProfile
-    /// How long to wait for a caption.
-    public let timeout: Duration
-    let transport: any HTTPTransport
+    /// Whether an API key was given (a server on this machine may need none).
+    let hasKey: Bool
+    let server: ModelServer
 
-    /// Creates a generator for `model` at `endpoint`. `transport` nil: URLSession, waiting
+    /// Creates a generator for `model` at `endpoint`; `apiKey` is sent as a bearer token. `transport` nil: URLSession, waiting
     /// `timeout`, with the system's trust; MemoraPinning's `PinnedTransport` holds a cloud host to the roots Memora ships.
     public init(endpoint: URL = defaultEndpoint, model: String = defaultModel, apiKey: APIKey?, profile: PreparationProfile? = nil,
                 timeout: Duration = .seconds(60), transport: (any HTTPTransport)? = nil) {
-        self.endpoint = endpoint
         self.model = model
-        self.apiKey = apiKey
-        self.profile = profile ?? (Endpoint.isLoopback(endpoint) ? .onDevice : .cloud)
-        self.timeout = timeout
-        self.transport = Endpoint.transport(transport, timeout: timeout)
+        self.hasKey = apiKey != nil
+        self.server = ModelServer(endpoint: endpoint, headers: apiKey.map { ["Authorization": "Bearer " + $0.value] } ?? [:],
+                                  timeout: timeout, transport: transport)
+        self.profile = profile ?? (server.isLoopback ? .onDevice : .cloud)
     }
 
+    /// The base URL (`…/v1`); `chat/completions` and `models` are appended.
+    public var endpoint: URL { server.endpoint }
+    /// How long to wait for a caption.
+    public var timeout: Duration { server.timeout }
+
     public var modelInfo: ModelInfo {
-        let local = Endpoint.isLoopback(endpoint)
+        let local = server.isLoopback
         return ModelInfo(provider: .openAICompatible, name: model, pixelsLeaveDevice: !local,
                          displayName: "OpenAI-compatible \(model)" + (local ? " (on this device)" : " at \(endpoint.host ?? "?")"))
     }
 
-    var headers: [String: String] {
-        apiKey.map { ["Authorization": "Bearer " + $0.value] } ?? [:]
-    }
-
     /// Available when a key is present (or the server is local) and `GET models` answers.
     public func availability() async -> GeneratorAvailability {
-        if apiKey == nil && !Endpoint.isLoopback(endpoint) {
+        if !hasKey && !server.isLoopback {
             return .unavailable(reason: "no API key for \(endpoint.host ?? "the server"); set \(SecretName.openAIAPIKey.rawValue) or add it to the secrets file")
         }
-        return await ProviderReply.availability(
-            probing: Endpoint.get(ProviderReply.url(endpoint, "models"), headers: headers, timeout: .seconds(10)),
-            transport: transport, provider: modelInfo.displayName)
+        return await server.availability(probing: "models", provider: modelInfo.displayName)
     }
 
     public func generateCaption(for request: CaptionRequest) async throws(MemoraError) -> GeneratedCaption {
         let provider = modelInfo.displayName
-        if apiKey == nil && !Endpoint.isLoopback(endpoint) {
+        if !hasKey && !server.isLoopback {
             throw .unavailable(provider: provider, reason: "no API key; set \(SecretName.openAIAPIKey.rawValue)")
         }
         let image = try ImagePreparer.prepare(path: request.path, profile: profile)
@@ -71,9 +65,7 @@ public struct OpenAICaptionGenerator: CaptionGenerator {
                 ],
             ]],
         ]
-        let reply = try await transport.exchange(Endpoint.post(ProviderReply.url(endpoint, "chat/completions"), body: body, headers: headers, timeout: timeout))
-        try ProviderReply.check(reply, provider: provider)
-        let object = try ProviderReply.object(reply, provider: provider)
+        let object = try await server.post("chat/completions", body: body, provider: provider)
         guard let choice = (object["choices"] as? [[String: Any]])?.first, let message = choice["message"] as? [String: Any] else {
             throw .malformedResponse(provider: provider, reason: "no choices[0].message in the reply")
         }

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-internal import MemoraSystem
+public import MemoraSystem
 public import MetadataKit
 
 /// The user's control over what Memora writes into photos (the seed's principle 4): manual
