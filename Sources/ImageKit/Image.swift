@@ -12,7 +12,7 @@ public struct Image: Sendable, Hashable {
     public internal(set) var pixels: [UInt8]
 
     /// Creates an image over existing pixel bytes.
-    /// - Throws: ``ImageError/invalidArgument(_:)`` when the size is not positive
+    /// - Throws: `ImageError.invalidArgument(_:)` when the size is not positive
     ///   or the byte count does not match it.
     public init(width: Int, height: Int, pixelFormat: PixelFormat, pixels: [UInt8]) throws(ImageError) {
         guard width > 0, height > 0 else {
@@ -28,7 +28,7 @@ public struct Image: Sendable, Hashable {
     }
 
     /// Creates an image filled with one colour.
-    /// - Throws: ``ImageError/invalidArgument(_:)`` when the size is not positive.
+    /// - Throws: `ImageError.invalidArgument(_:)` when the size is not positive.
     public init(width: Int, height: Int, pixelFormat: PixelFormat = .rgb8, fill color: RGBAColor) throws(ImageError) {
         guard width > 0, height > 0 else {
             throw .invalidArgument("an image needs a positive size, got \(width)x\(height)")

@@ -140,7 +140,7 @@ enum LibHeif {
     }
 
     /// libheif's failure in words for the person using the program: its own message is the
-    /// decoder's ("Error parsing OBU data"), so only its code (``ImageError/libraryCode``) is kept.
+    /// decoder's ("Error parsing OBU data"), so only its code (`ImageError.libraryCode`) is kept.
     private static func imageError(_ error: heif_error, source: String) -> ImageError {
         let code = libraryCode(error)
         if error.subcode == heif_suberror_End_of_data {
@@ -162,7 +162,7 @@ enum LibHeif {
         .encodingFailed(format: format, detail: message(error), libraryCode: libraryCode(error))
     }
 
-    /// libheif's `heif_error_code`, for ``ImageError/libraryCode``.
+    /// libheif's `heif_error_code`, for `ImageError.libraryCode`.
     private static func libraryCode(_ error: heif_error) -> Int32 {
         Int32(truncatingIfNeeded: error.code.rawValue)
     }

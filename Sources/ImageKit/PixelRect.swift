@@ -31,7 +31,7 @@ public struct PixelRect: Sendable, Hashable, Codable {
 
 extension Image {
     /// The part of the image inside `rect`.
-    /// - Throws: ``ImageError/invalidArgument(_:)`` when `rect` is empty or reaches outside the image.
+    /// - Throws: `ImageError.invalidArgument(_:)` when `rect` is empty or reaches outside the image.
     public func cropped(to rect: PixelRect) throws(ImageError) -> Image {
         guard rect.width > 0, rect.height > 0, rect.x >= 0, rect.y >= 0,
               rect.x + rect.width <= width, rect.y + rect.height <= height else {

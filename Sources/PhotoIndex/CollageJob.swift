@@ -5,7 +5,7 @@ public import MemoraSystem
 /// file atomically, in the format its extension names (``CollageFileFormat``). A selection
 /// with no photo is refused with the account of the source's photos (how many the index holds
 /// and why each group was left out) and where to look; an index with no photo at all is
-/// ``PhotoIndexError/noIndex(path:isEmpty:)``; a chosen photo that cannot be read gives its
+/// `PhotoIndexError.noIndex(path:isEmpty:)`; a chosen photo that cannot be read gives its
 /// cell to a backup.
 public struct CollageJob: Sendable {
     /// What the job chose and drew.

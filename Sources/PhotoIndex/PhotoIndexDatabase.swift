@@ -17,7 +17,7 @@ public final class PhotoIndexDatabase: Sendable {
     }
 
     /// Opens the index at `path`, migrating it as needed. Without `creatingIfMissing`, an index
-    /// that does not exist yet (no file, or an empty one) is not created: ``PhotoIndexError/noIndex(path:isEmpty:)``
+    /// that does not exist yet (no file, or an empty one) is not created: `PhotoIndexError.noIndex(path:isEmpty:)`
     /// is thrown and nothing is written, which is what a reader of the index (a collage) wants.
     /// `clock` stamps what the index records (the system's unless a test moves time).
     public init(path: String, creatingIfMissing: Bool = true, clock: any MemoraClock = SystemClock()) throws(PhotoIndexError) {

@@ -265,12 +265,12 @@ extension PhotoIndexDatabase {
         }
     }
 
-    /// Person `id` (hidden or not), or ``PhotoIndexError/noSuchPerson(_:)``.
+    /// Person `id` (hidden or not), or `PhotoIndexError.noSuchPerson(_:)`.
     public func person(_ id: Int64) throws(PhotoIndexError) -> Person {
         try read { db in try Self.person(id, in: db) }
     }
 
-    /// Person `id` (hidden or not) in `db`'s transaction, or ``PhotoIndexError/noSuchPerson(_:)``.
+    /// Person `id` (hidden or not) in `db`'s transaction, or `PhotoIndexError.noSuchPerson(_:)`.
     static func person(_ id: Int64, in db: Database) throws -> Person {
         guard let person = try people(includingHidden: true, only: id, in: db).first else { throw PhotoIndexError.noSuchPerson(id) }
         return person
