@@ -174,4 +174,59 @@ struct HubCollectorTests {
             await server.stop()
         }
     }
+
+    /// Describes every photo alike and counts the photos it was asked for.
+    final class CountingDescriber: MemoryDescribing {
+        let asked = Locked(0)
+        func describe(photo path: String) async -> MemoryDescription? {
+            asked.withLock { $0 += 1 }
+            return MemoryDescription(description: "An astronaut in a white suit.")
+        }
+    }
+
+    @Test("a photo whose bytes the hub has is not described again: the hub's memory is kept, the describer is not asked; a new photo is")
+    func knownBytesNotDescribed() async throws {
+        let folder = try temporaryFolder("hub-known-bytes")
+        let server = try await TestServer(folder: folder + "/server")
+        try await withAsyncCleanup {
+            let hub = try await server.pairedClient(folder)
+            let describer = CountingDescriber()
+            let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: nil, describer: describer)
+            // Carries a GPS position: what goes is a copy without it, the same bytes each time.
+            let photo = folder + "/astronaut.jpg"
+            try Self.facePhoto(photo, size: 300)
+            guard case .uploaded(let first, true) = try await collector.addPhoto(photo, metadata: MemoryUpload(kind: .photo, title: "Launch")) else {
+                Issue.record("the photo was not uploaded")
+                return
+            }
+            #expect(describer.asked.withLock { $0 } == 1 && first.description == "An astronaut in a white suit.")
+            #expect(try await hub.memory(sha256: first.sha256)?.id == first.id)
+            #expect(try await hub.memory(sha256: String(repeating: "0", count: 64)) == nil)
+
+            guard case .uploaded(let again, false) = try await collector.addPhoto(photo, metadata: MemoryUpload(kind: .photo, title: "Launch, again")) else {
+                Issue.record("the photo was not sent again")
+                return
+            }
+            #expect(again.id == first.id && again.title == "Launch" && again.description == first.description)
+            #expect(describer.asked.withLock { $0 } == 1, "the describer was asked for a photo the hub has")
+
+            let other = folder + "/other.jpg"
+            try Self.facePhoto(other, size: 260)
+            guard case .uploaded(let new, true) = try await collector.addPhoto(other, metadata: MemoryUpload(kind: .photo, title: "Other")) else {
+                Issue.record("the other photo was not uploaded")
+                return
+            }
+            #expect(new.id != first.id && describer.asked.withLock { $0 } == 2)
+
+            // A hash that is not one is refused, naming the field.
+            do throws(HubError) {
+                _ = try await hub.memories(sha256: "F00D")
+                Issue.record("the hub took a hash of four digits")
+            } catch {
+                #expect(error.code == .invalidRequest && error.fields == ["sha256: 64 lower-case hex digits"], "\(error.fields)")
+            }
+        } cleanup: {
+            await server.stop()
+        }
+    }
 }

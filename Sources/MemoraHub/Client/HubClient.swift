@@ -101,12 +101,14 @@ public struct HubClient: Sendable {
 
     // MARK: Memories
 
-    /// A page of memories, newest first; give the page's `nextCursor` to get the next one.
-    public func memories(person: Int64? = nil, kind: MemoryKind? = nil, from: Int64? = nil, to: Int64? = nil,
+    /// A page of memories, newest first; give the page's `nextCursor` to get the next one. `sha256`
+    /// (64 lower-case hex digits): only the memory of those bytes.
+    public func memories(person: Int64? = nil, kind: MemoryKind? = nil, from: Int64? = nil, to: Int64? = nil, sha256: String? = nil,
                          cursor: String? = nil, limit: Int = 50) async throws(HubError) -> MemoryPage {
         var items = [URLQueryItem(name: "limit", value: String(limit))]
         if let person { items.append(URLQueryItem(name: "person", value: String(person))) }
         if let kind { items.append(URLQueryItem(name: "kind", value: kind.rawValue)) }
+        if let sha256 { items.append(URLQueryItem(name: "sha256", value: sha256)) }
         if let from { items.append(URLQueryItem(name: "from", value: String(from))) }
         if let to { items.append(URLQueryItem(name: "to", value: String(to))) }
         if let cursor { items.append(URLQueryItem(name: "cursor", value: cursor)) }
@@ -116,6 +118,12 @@ public struct HubClient: Sendable {
     /// One memory.
     public func memory(id: Int64) async throws(HubError) -> HubMemory {
         try await json("GET", "api/memories/\(id)")
+    }
+
+    /// The memory of these bytes (`sha256`: 64 lower-case hex digits), nil when the hub has none. A hub
+    /// older than this filter lists its newest memory instead, so the answer is checked against the hash.
+    public func memory(sha256: String) async throws(HubError) -> HubMemory? {
+        try await memories(sha256: sha256, limit: 1).memories.first { $0.sha256 == sha256 }
     }
 
     /// Deletes a memory and its files on the hub.

@@ -7,7 +7,8 @@ public import PhotoVisionCore
 /// The collector's pipeline (the seed's upload flows): a photo's faces are found on the device and
 /// suggested as people from the faces the user tagged before; its location is stripped unless the user
 /// keeps it; the user's tags are kept as given; a photo with no description (in the upload or its own
-/// metadata) is described on the device when a ``describer`` is given; then the memory goes to the
+/// metadata) is described on the device when a ``describer`` is given and the hub does not have the
+/// same bytes already; then the memory goes to the
 /// paired hub, or, when the hub cannot be reached, waits in the ``MemoryOutbox`` for the next
 /// ``flush()``. Pixels and faces leave the device only for that hub.
 public struct MemoryCollector: Sendable {
@@ -101,7 +102,7 @@ public struct MemoryCollector: Sendable {
 
     /// Adds a photo memory: prepared, faces tagged with `tags` (a face's index to a person) or else
     /// with their suggestions when `acceptSuggestions`, described by the ``describer`` when neither
-    /// `metadata` nor the photo has a description, then uploaded or queued. Tagged faces' embeddings
+    /// `metadata` nor the photo has a description and the hub does not have the same bytes, then uploaded or queued. Tagged faces' embeddings
     /// are remembered for later suggestions.
     public func addPhoto(_ path: String, metadata: MemoryUpload, tags: [Int: Int64] = [:], acceptSuggestions: Bool = true,
                          keepLocation: Bool = false) async throws(HubError) -> Outcome {
@@ -122,7 +123,7 @@ public struct MemoryCollector: Sendable {
             return FaceTag(x: face.x, y: face.y, width: face.width, height: face.height, personId: person, embedding: face.embedding)
         }
         upload.faces = (upload.faces ?? []) + faces
-        if upload.description == nil, !prepared.carriesDescription, let describer,
+        if upload.description == nil, !prepared.carriesDescription, let describer, await !hubHas(prepared.file),
            let described = await describer.describe(photo: prepared.file) {
             upload.description = MemoryUpload.checkedText(described.description, maxLength: MemoryUpload.descriptionLimit(for: .photo))
             if upload.extendedDescription == nil, upload.description != nil {
@@ -132,6 +133,14 @@ public struct MemoryCollector: Sendable {
         let outcome = try await send(upload, file: prepared.file, contentType: nil)
         try knownFaces.remember(remembered)
         return outcome
+    }
+
+    /// Whether the hub has these bytes already: then it keeps its memory, takes only the faces and
+    /// people of the upload, and a description made here would be thrown away. False when it cannot
+    /// tell (away, an error, a file that cannot be read): the photo is then described as before.
+    func hubHas(_ file: String) async -> Bool {
+        guard let digest = try? SHA256Digest.hash(contentsOf: file) else { return false }
+        return (try? await hub.memory(sha256: Hex.string(digest))) != nil
     }
 
     /// How long a copy of the hub's tagged faces is used before ``addPhoto(_:metadata:tags:acceptSuggestions:keepLocation:)`` asks again, in seconds.

@@ -316,7 +316,8 @@ struct HubRoutes: Sendable {
         return ErrorMiddleware.json(MemoryPage(memories: page.memories, nextCursor: page.more ? page.memories.last.map { String($0.id) } : nil))
     }
 
-    /// The listing's query: `person`, `kind`, `from`, `to` (milliseconds), `cursor`, `limit` (1–200, 50 by default).
+    /// The listing's query: `person`, `kind`, `from`, `to` (milliseconds), `sha256` (the memory of these bytes, so a
+    /// device can ask before it describes and sends a file the hub has), `cursor`, `limit` (1–200, 50 by default).
     static func filter(_ query: Hummingbird.Parameters) throws -> HubStore.MemoryFilter {
         var filter = HubStore.MemoryFilter(), problems: [FieldProblem] = []
         func integer(_ name: String, _ range: ClosedRange<Int64>) -> Int64? {
@@ -335,6 +336,9 @@ struct HubRoutes: Sendable {
         if let kind = query.get("kind") {
             filter.kind = MemoryKind(rawValue: kind)
             if filter.kind == nil { problems.append(FieldProblem(field: "kind", message: "expected photo, video, voice or text")) }
+        }
+        if let sha256 = query.get("sha256") {
+            if SyncValueCheck.isSHA256(sha256) { filter.sha256 = sha256 } else { problems.append(FieldProblem(field: "sha256", message: "64 lower-case hex digits")) }
         }
         guard problems.isEmpty else { throw ServerError.invalidRequest("the listing's query is not valid", problems) }
         return filter

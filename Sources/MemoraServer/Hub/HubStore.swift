@@ -399,6 +399,8 @@ struct HubStore: Sendable {
         var year: Int?
         /// Only memories whose title or text (description) holds every word of this (``HubSearch``).
         var search: String?
+        /// Only the memory of these bytes (a SHA-256 in lower-case hex): whether the hub has a file already.
+        var sha256: String?
         var limit: Int = 50
 
         /// The order of a listing, newest first.
@@ -452,6 +454,7 @@ struct HubStore: Sendable {
             values += [.integer(person), .integer(person)]
         }
         if let kind = filter.kind { conditions.append("m.kind = ?"); values.append(.text(kind.rawValue)) }
+        if let sha256 = filter.sha256 { conditions.append("m.sha256 = ?"); values.append(.text(sha256)) }
         if let from = filter.from { conditions.append("m.taken_at >= ?"); values.append(.integer(from)) }
         if let to = filter.to { conditions.append("m.taken_at <= ?"); values.append(.integer(to)) }
         if let before = filter.before { conditions.append("m.id < ?"); values.append(.integer(before)) }
