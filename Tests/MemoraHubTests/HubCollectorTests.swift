@@ -229,4 +229,28 @@ struct HubCollectorTests {
             await server.stop()
         }
     }
+
+    @Test("asking whether the hub has a photo waits as long as asked, not the client's 60 s: a hub that takes the connection and never answers")
+    func lookupWaitsAsAsked() async throws {
+        // A listener that accepts connections (the kernel does, from its backlog) and never answers.
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        listener.arguments = ["-c", "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen(8)\nprint(s.getsockname()[1], flush=True)\ntime.sleep(120)"]
+        let output = Pipe()
+        listener.standardOutput = output
+        try listener.run()
+        defer { listener.terminate() }
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try #require(Int(line), "the listener printed no port: \(line)")
+        let hub = HubClient(base: URL(string: "http://127.0.0.1:\(port)")!, token: "unused")
+        let started = ContinuousClock.now
+        do throws(HubError) {
+            _ = try await hub.memory(sha256: String(repeating: "a", count: 64), wait: .seconds(1))
+            Issue.record("a hub that never answers answered")
+        } catch {
+            #expect(error.code == .timedOut && error.isRetryable, "\(error)")
+        }
+        // One second asked for; the client's own wait is 60.
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
 }

@@ -120,10 +120,14 @@ public struct HubClient: Sendable {
         try await json("GET", "api/memories/\(id)")
     }
 
-    /// The memory of these bytes (`sha256`: 64 lower-case hex digits), nil when the hub has none. A hub
-    /// older than this filter lists its newest memory instead, so the answer is checked against the hash.
-    public func memory(sha256: String) async throws(HubError) -> HubMemory? {
-        try await memories(sha256: sha256, limit: 1).memories.first { $0.sha256 == sha256 }
+    /// The memory of these bytes (`sha256`: 64 lower-case hex digits), nil when the hub has none, waiting
+    /// at most `wait` for the answer (the client's 60 s unless given). A hub older than this filter lists
+    /// its newest memory instead, so the answer is checked against the hash.
+    public func memory(sha256: String, wait: Duration? = nil) async throws(HubError) -> HubMemory? {
+        let path = "api/memories", query = [URLQueryItem(name: "sha256", value: sha256), URLQueryItem(name: "limit", value: "1")]
+        let response = try await send(HTTPRequest(method: "GET", url: api.url(path, query: query), timeout: wait ?? api.timeout))
+        let page: MemoryPage = try check(response, from: path, expecting: [200])
+        return page.memories.first { $0.sha256 == sha256 }
     }
 
     /// Deletes a memory and its files on the hub.

@@ -8,9 +8,9 @@ public import PhotoVisionCore
 /// suggested as people from the faces the user tagged before; its location is stripped unless the user
 /// keeps it; the user's tags are kept as given; a photo with no description (in the upload or its own
 /// metadata) is described on the device when a ``describer`` is given and the hub does not have the
-/// same bytes already; then the memory goes to the
-/// paired hub, or, when the hub cannot be reached, waits in the ``MemoryOutbox`` for the next
-/// ``flush()``. Pixels and faces leave the device only for that hub.
+/// same bytes already; then the memory goes to the paired hub, or, when the hub cannot be reached,
+/// waits in the ``MemoryOutbox`` for the next ``flush()``. Pixels and faces leave the device only for
+/// that hub.
 public struct MemoryCollector: Sendable {
     /// The paired hub.
     public let hub: HubClient
@@ -102,8 +102,8 @@ public struct MemoryCollector: Sendable {
 
     /// Adds a photo memory: prepared, faces tagged with `tags` (a face's index to a person) or else
     /// with their suggestions when `acceptSuggestions`, described by the ``describer`` when neither
-    /// `metadata` nor the photo has a description and the hub does not have the same bytes, then uploaded or queued. Tagged faces' embeddings
-    /// are remembered for later suggestions.
+    /// `metadata` nor the photo has a description and the hub does not have the same bytes, then
+    /// uploaded or queued. Tagged faces' embeddings are remembered for later suggestions.
     public func addPhoto(_ path: String, metadata: MemoryUpload, tags: [Int: Int64] = [:], acceptSuggestions: Bool = true,
                          keepLocation: Bool = false) async throws(HubError) -> Outcome {
         if (knownFaces.sharedAge ?? .infinity) > Self.knownFacesLifetime {
@@ -137,11 +137,17 @@ public struct MemoryCollector: Sendable {
 
     /// Whether the hub has these bytes already: then it keeps its memory, takes only the faces and
     /// people of the upload, and a description made here would be thrown away. False when it cannot
-    /// tell (away, an error, a file that cannot be read): the photo is then described as before.
+    /// tell within ``lookupWait`` (away, an error, a file that cannot be read): the photo is then
+    /// described as before.
     func hubHas(_ file: String) async -> Bool {
         guard let digest = try? SHA256Digest.hash(contentsOf: file) else { return false }
-        return (try? await hub.memory(sha256: Hex.string(digest))) != nil
+        return (try? await hub.memory(sha256: Hex.string(digest), wait: Self.lookupWait)) != nil
     }
+
+    /// The longest the collector waits for the hub to say whether it has a photo's bytes: a hub that
+    /// does not answer (a machine switched off, a network that drops the packets) costs each photo
+    /// this much more before it is described and queued, never the client's 60 s.
+    public static let lookupWait: Duration = .seconds(5)
 
     /// How long a copy of the hub's tagged faces is used before ``addPhoto(_:metadata:tags:acceptSuggestions:keepLocation:)`` asks again, in seconds.
     public static let knownFacesLifetime: Double = 60
