@@ -76,16 +76,6 @@ enum ProviderReply {
         return false
     }
 
-    /// Available when `request` (a listing or model description) answers with a 2xx reply.
-    static func availability(probing request: HTTPRequest, transport: any HTTPTransport, provider: String) async -> GeneratorAvailability {
-        do {
-            try check(try await transport.exchange(request), provider: provider)
-            return .available
-        } catch {
-            return .unavailable(reason: "\(error)")
-        }
-    }
-
     /// Turns model text into a caption, or throws ``MemoraError/emptyCaption(provider:)``.
     static func caption(from text: String, model: ModelInfo) throws(MemoraError) -> GeneratedCaption {
         guard let (description, altText) = CaptionPostProcessor.process(text) else {
@@ -94,12 +84,5 @@ enum ProviderReply {
         // What the alt text leaves out is the extended description: the whole description.
         return GeneratedCaption(description: description, altText: altText, model: model, rawText: text,
                                 extendedDescription: altText == description ? nil : description)
-    }
-
-    /// A base URL joined with a path, whatever slashes each has.
-    static func url(_ base: URL, _ path: String) -> URL {
-        var text = base.absoluteString
-        while text.hasSuffix("/") { text.removeLast() }
-        return URL(string: text + "/" + path.drop(while: { $0 == "/" })) ?? base
     }
 }
