@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MemoraSystem
 import Testing
 @testable import MemoraCore
 import TestSupport
@@ -9,6 +10,41 @@ import TestSupport
 /// to the nearest, so databases written before the records are read as they were.
 @Suite("Caption database records")
 struct CaptionDatabaseTests {
+    /// The schema each migration leaves, as a SHA-256 of its tables' and indexes' SQL (quotes dropped,
+    /// runs of white space as one space, so another SQLite's spelling of a renamed table does not
+    /// count). A released migration never changes (Docs/Architecture.md): an edit to one, or to text
+    /// two of them share, changes its digest here. A new migration is pinned when it is added.
+    private static let releasedSchemas: KeyValuePairs<String, String> = [
+        "v1": "bfc3e07a0fa43c76d680590964ab3fcf9ed230e46bd1b158f4684f6450f1a6b5",
+        "v2": "e17e47554b020400644ac54cd43449654fdf30abc7bd87c0b593790101580431",
+        "v3": "929999e78cf24f4e0d5cbe8c88bc6a4be4b4b748cfca7a0c06ab820bd99cfea0",
+        "sync-v1": "25f594ffbb0f9fc33e65debc3945b5226887c102c96456732c6e3d2ce5ff2d7e",
+        "v4": "185ef30fa86f42710bf83caae76f8ff0118eddc1cca64b4fc3ea6460a0438cb5",
+    ]
+
+    @Test("each released migration builds the schema it always built")
+    func releasedMigrationsUnchanged() throws {
+        let migrator = CaptionDatabase.migrator(clock: SystemClock())
+        let database = try DatabaseQueue()
+        var built: [(migration: String, digest: String)] = []
+        for migration in migrator.migrations {
+            try migrator.migrate(database, upTo: migration)
+            let statements = try database.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_master
+                    WHERE name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations' ORDER BY type, name
+                    """)
+            }
+            let schema = statements.map { $0.replacingOccurrences(of: "\"", with: "").split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+            built.append((migration, SHA256Digest.hash(Array(schema.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()))
+        }
+        #expect(built.map(\.migration) == Self.releasedSchemas.map(\.key), "every migration is pinned, in order: \(built)")
+        for (migration, digest) in built {
+            let pinned = Self.releasedSchemas.first { $0.key == migration }?.value
+            #expect(digest == pinned, "migration \(migration) now builds another schema (\(digest)): a released migration never changes")
+        }
+    }
+
     @Test("what the records write is INTEGER milliseconds and plain names, read back to the millisecond")
     func storedConvention() throws {
         let folder = try temporaryFolder()

@@ -31,6 +31,15 @@ public final class CaptionDatabase: Sendable {
         ApplicationFolders().data + "/memora.sqlite"
     }
 
+    /// The six columns `caption_history` has had since v1: v1 created them and v2 kept them when it
+    /// rebuilt the table to widen `kind`'s CHECK (SQLite cannot alter one). Text of two released
+    /// migrations, so it never changes: the tests pin the schema each migration builds. Joined with
+    /// the indentation of the lines around it, so both run the bytes they ran when they were released.
+    private static let historyColumnsSinceV1 = [
+        "id INTEGER PRIMARY KEY AUTOINCREMENT,", "asset_id TEXT NOT NULL,", "caption TEXT,", "alt_text TEXT,", "model_used TEXT NOT NULL,",
+        "was_manual_edit INTEGER NOT NULL DEFAULT 0,",
+    ].joined(separator: "\n    ")
+
     static func migrator(clock: any MemoraClock) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -68,12 +77,7 @@ public final class CaptionDatabase: Sendable {
                     pending_push INTEGER DEFAULT 0
                 );
                 CREATE TABLE caption_history (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    asset_id TEXT NOT NULL,
-                    caption TEXT,
-                    alt_text TEXT,
-                    model_used TEXT NOT NULL,
-                    was_manual_edit INTEGER NOT NULL DEFAULT 0,
+                    \(Self.historyColumnsSinceV1)
                     kind TEXT NOT NULL CHECK (kind IN ('generated', 'manual', 'rollback')),
                     created_at INTEGER NOT NULL
                 );
@@ -109,12 +113,7 @@ public final class CaptionDatabase: Sendable {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: """
                 CREATE TABLE caption_history_v2 (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    asset_id TEXT NOT NULL,
-                    caption TEXT,
-                    alt_text TEXT,
-                    model_used TEXT NOT NULL,
-                    was_manual_edit INTEGER NOT NULL DEFAULT 0,
+                    \(Self.historyColumnsSinceV1)
                     kind TEXT NOT NULL CHECK (kind IN ('generated', 'manual', 'rollback', 'metadata-write', 'strip-location')),
                     snapshot BLOB,
                     pending INTEGER NOT NULL DEFAULT 0,
