@@ -23,8 +23,8 @@ extension Vault {
         return try add(
             originalFilename: URL(fileURLWithPath: path).lastPathComponent, originalSize: size,
             contentHash: authenticator.contentHash(ofDigest: digest), details: details
-        ) { photoKey, destination throws(VaultCryptoError) in
-            try cipher.encryptFile(at: path, to: destination, key: photoKey, progress: blockDone)
+        ) { photoKey, destination, now throws(VaultCryptoError) in
+            try cipher.encryptFile(at: path, to: destination, key: photoKey, timestamp: now, progress: blockDone)
         }
     }
 
@@ -53,9 +53,9 @@ extension Vault {
         try add(
             originalFilename: originalFilename, originalSize: UInt64(contents.count),
             contentHash: authenticator.contentHash(ofDigest: SHA256Digest.hash(contents)), details: details
-        ) { photoKey, destination throws(VaultCryptoError) in
+        ) { photoKey, destination, now throws(VaultCryptoError) in
             let writer = try VaultFileWriter(path: destination, mode: 0o600)
-            try writer.write(cipher.encrypt(contents, key: photoKey))
+            try writer.write(cipher.encrypt(contents, key: photoKey, timestamp: now))
             try writer.commit()
         }
     }
@@ -99,16 +99,17 @@ extension Vault {
         let digest = try spool.finish()
         let size = spool.size
         return try add(originalFilename: originalFilename, originalSize: size, contentHash: authenticator.contentHash(ofDigest: digest),
-                       details: details) { photoKey, destination throws(VaultCryptoError) in
-            try cipher.encrypt(size: size, read: spool.read, to: destination, key: photoKey, timestamp: clock.now(), progress: nil)
+                       details: details) { photoKey, destination, now throws(VaultCryptoError) in
+            try cipher.encrypt(size: size, read: spool.read, to: destination, key: photoKey, timestamp: now, progress: nil)
         }
     }
 
     /// The steps every add shares: the duplicate check, a new id and key, the encrypted file
-    /// (written by `encrypt`), the thumbnail, then the record in one transaction.
+    /// (written by `encrypt` with the photo's key, its path and the time the LOCA header is stamped
+    /// with), the thumbnail, then the record in one transaction.
     func add(
         originalFilename: String, originalSize: UInt64, contentHash: Data, details: VaultPhotoDetails,
-        encrypt: (SecretKey, String) throws(VaultCryptoError) -> Void
+        encrypt: (SecretKey, String, Date) throws(VaultCryptoError) -> Void
     ) throws(VaultCryptoError) -> VaultAddition {
         try lock.withLock(.shared) { () throws(VaultCryptoError) in
             if let existing = try photo(withContentHash: contentHash) { return VaultAddition(photo: existing, wasAlreadyStored: true) }
@@ -119,10 +120,13 @@ extension Vault {
 
     private func addLocked(
         originalFilename: String, originalSize: UInt64, contentHash: Data, details: VaultPhotoDetails,
-        encrypt: (SecretKey, String) throws(VaultCryptoError) -> Void
+        encrypt: (SecretKey, String, Date) throws(VaultCryptoError) -> Void
     ) throws(VaultCryptoError) -> VaultAddition {
         let id = UUID().uuidString.lowercased()
-        let folderDate = details.takenAt ?? clock.now()
+        // The clock is read once: the file's stamp, an undated photo's year folder and `addedAt` agree,
+        // even across midnight on 31 December.
+        let now = clock.now()
+        let folderDate = details.takenAt ?? now
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: folderDate)
         let relativePath = VaultLayout.photoPath(id: id, year: components.year ?? 1970, month: components.month ?? 1)
         let relativeFolder = SystemPath.folder(of: relativePath)
@@ -130,7 +134,7 @@ extension Vault {
         try Self.makeFolder(folder + "/" + relativeFolder)
         let destination = try file(relativePath)
         let photoKey = SecretKey()
-        try encrypt(photoKey, destination)
+        try encrypt(photoKey, destination, now)
         var written = [destination]
         do {
             if let thumbnail = details.thumbnail {
@@ -146,7 +150,7 @@ extension Vault {
                 id: id, relativePath: relativePath, wrappedKey: Data(keyWrapper.withLock { $0 }.wrap(photoKey, photoID: id)),
                 originalSize: Int64(originalSize), encryptedSize: Int64(encryptedSize),
                 originalFilename: originalFilename, format: details.format,
-                width: details.width, height: details.height, takenAt: details.takenAt, addedAt: clock.now(),
+                width: details.width, height: details.height, takenAt: details.takenAt, addedAt: now,
                 tags: details.tags, isFavorite: false, isHidden: false, hasThumbnail: details.thumbnail != nil)
             var record = VaultPhotoRecord(photo, contentHash: contentHash)
             record.mac = authenticator.mac(of: record)

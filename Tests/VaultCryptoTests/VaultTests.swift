@@ -29,15 +29,28 @@ struct VaultTests {
         }
     }
 
-    @Test("what the vault records is stamped with its clock: a photo's addition and year folder, an album's creation")
-    func stampedWithClock() throws {
+    @Test("what the vault records is stamped with its clock: a photo's addition, year folder and file header, an album's creation")
+    func stampedWithClock() async throws {
         // 2030-03-17, far from the system's clock.
         let clock = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000))
         let fixture = try Fixture(clock: clock)
         defer { try? FileManager.default.removeItem(atPath: fixture.root) }
-        let photo = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg")).photo
-        #expect(photo.addedAt == clock.now())
-        #expect(photo.relativePath.hasPrefix("Photos/2030/03/"), "\(photo.relativePath)")
+        func headerTime(_ photo: VaultPhoto) throws -> UInt64 {
+            let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture.root + "/vault/" + photo.relativePath)))
+            return try LOCAHeader(parsing: stored, source: photo.relativePath).timestamp
+        }
+        // Each way in: a file, bytes in memory, a stream of chunks.
+        let fromFile = try fixture.vault.add(fileAt: fixture.source, details: VaultPhotoDetails(format: "jpeg")).photo
+        clock.advance(by: .seconds(10))
+        let fromBytes = try fixture.vault.add(contents: [1, 2, 3, 4], originalFilename: "bytes.jpg", details: VaultPhotoDetails(format: "jpeg")).photo
+        clock.advance(by: .seconds(10))
+        let chunks = AsyncStream<[UInt8]> { $0.yield([5, 6, 7]); $0.finish() }
+        let fromStream = try await fixture.vault.add(chunks: chunks, originalFilename: "stream.jpg", details: VaultPhotoDetails(format: "jpeg")).photo
+        for (photo, seconds) in [(fromFile, 1_900_000_000), (fromBytes, 1_900_000_010), (fromStream, 1_900_000_020)] {
+            #expect(photo.addedAt == Date(timeIntervalSince1970: TimeInterval(seconds)), "\(photo.originalFilename)")
+            #expect(try headerTime(photo) == UInt64(seconds), "\(photo.originalFilename): the LOCA header's time is the vault's clock")
+            #expect(photo.relativePath.hasPrefix("Photos/2030/03/"), "\(photo.relativePath)")
+        }
         clock.advance(by: .seconds(60))
         #expect(try fixture.vault.createAlbum(named: "Spring").createdAt == clock.now())
     }
