@@ -1,5 +1,6 @@
 import Foundation
 import ImageKit
+import MemoraHTTP
 import MemoraHub
 import MemoraServer
 import MemoraSync
@@ -184,12 +185,24 @@ struct HubCollectorTests {
         }
     }
 
-    @Test("a photo whose bytes the hub has is not described again: the hub's memory is kept, the describer is not asked; a new photo is")
+    /// Sends requests on (checked against Docs/openapi.json) and records the size of each `POST /api/memories` body.
+    struct UploadRecorder: HTTPTransport {
+        let inner = CheckedTransport()
+        let memoryBodies = Locked<[Int]>([])
+        func send(_ request: HTTPRequest, progress: HTTPProgress?) async throws(HTTPError) -> HTTPResponse {
+            if request.method == "POST" && request.url.path.hasSuffix("/api/memories") { memoryBodies.withLock { $0.append(request.body.count) } }
+            return try await inner.send(request, progress: progress)
+        }
+    }
+
+    @Test("a photo whose bytes the hub has is neither described nor sent again: the hub's memory is kept and takes the upload's people; a new photo is described")
     func knownBytesNotDescribed() async throws {
         let folder = try temporaryFolder("hub-known-bytes")
         let server = try await TestServer(folder: folder + "/server")
         try await withAsyncCleanup {
-            let hub = try await server.pairedClient(folder)
+            _ = try await server.pairedClient(folder)
+            let recorder = UploadRecorder()
+            let hub = try HubClient(credentials: SyncCredentialFile(path: folder + "/hub.json"), transport: recorder)
             let describer = CountingDescriber()
             let collector = MemoryCollector(hub: hub, folder: folder + "/device", faceAnalyzer: nil, describer: describer)
             // Carries a GPS position: what goes is a copy without it, the same bytes each time.
@@ -203,12 +216,16 @@ struct HubCollectorTests {
             #expect(try await hub.memory(sha256: first.sha256)?.id == first.id)
             #expect(try await hub.memory(sha256: String(repeating: "0", count: 64)) == nil)
 
-            guard case .uploaded(let again, false) = try await collector.addPhoto(photo, metadata: MemoryUpload(kind: .photo, title: "Launch, again")) else {
+            let ana = try await hub.addPerson(name: "Ana")
+            guard case .uploaded(let again, false) = try await collector.addPhoto(photo, metadata: MemoryUpload(kind: .photo, title: "Launch, again", people: [ana.id])) else {
                 Issue.record("the photo was not sent again")
                 return
             }
             #expect(again.id == first.id && again.title == "Launch" && again.description == first.description)
+            #expect(again.people == [ana.id], "the people of the upload that named the bytes joined the memory")
             #expect(describer.asked.withLock { $0 } == 1, "the describer was asked for a photo the hub has")
+            let sent = recorder.memoryBodies.withLock { $0 }
+            #expect(sent.count == 2 && sent[0] > Int(first.size) && sent[1] < 4096, "the bytes went again: request bodies \(sent), the photo \(first.size)")
 
             let other = folder + "/other.jpg"
             try Self.facePhoto(other, size: 260)
@@ -225,6 +242,24 @@ struct HubCollectorTests {
             } catch {
                 #expect(error.code == .invalidRequest && error.fields == ["sha256: 64 lower-case hex digits"], "\(error.fields)")
             }
+            // Naming bytes: unknown ones are a 404, a bad hash, another kind or the media sent as well a 400 naming the field.
+            let refusals: [(MemoryUpload, String?, HubError.Code, [String])] = [
+                (MemoryUpload(MemoryDetails(kind: .photo, title: "Unknown"), sha256: String(repeating: "0", count: 64)), nil, .notFound, []),
+                (MemoryUpload(MemoryDetails(kind: .photo, title: "Bad"), sha256: "F00D"), nil, .invalidRequest, ["metadata.sha256: 64 lower-case hex digits"]),
+                (MemoryUpload(MemoryDetails(kind: .voice, title: "Voice"), sha256: first.sha256), nil, .invalidRequest,
+                 ["metadata.kind: the memory of these bytes is a photo memory"]),
+                (MemoryUpload(MemoryDetails(kind: .photo, title: "Twice"), sha256: first.sha256), other, .invalidRequest,
+                 ["metadata.sha256: send the media, an upload session or the SHA-256 of media the hub has: one of them"]),
+            ]
+            for (upload, file, code, fields) in refusals {
+                do throws(HubError) {
+                    _ = try await hub.upload(upload, file: file)
+                    Issue.record("the hub took \(upload.title)")
+                } catch {
+                    #expect(error.code == code && error.fields == fields, "\(upload.title): \(error.code) \(error.fields)")
+                }
+            }
+            #expect(try await hub.memories().memories.count == 2, "nothing refused was stored")
         } cleanup: {
             await server.stop()
         }

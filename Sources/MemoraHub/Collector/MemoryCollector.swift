@@ -102,8 +102,9 @@ public struct MemoryCollector: Sendable {
 
     /// Adds a photo memory: prepared, faces tagged with `tags` (a face's index to a person) or else
     /// with their suggestions when `acceptSuggestions`, described by the ``describer`` when neither
-    /// `metadata` nor the photo has a description and the hub does not have the same bytes, then
-    /// uploaded or queued. Tagged faces' embeddings are remembered for later suggestions.
+    /// `metadata` nor the photo has a description, then uploaded or queued. When the hub has the same
+    /// bytes already, the photo is not described and only its metadata goes (``MemoryUpload/sha256``).
+    /// Tagged faces' embeddings are remembered for later suggestions.
     public func addPhoto(_ path: String, metadata: MemoryUpload, tags: [Int: Int64] = [:], acceptSuggestions: Bool = true,
                          keepLocation: Bool = false) async throws(HubError) -> Outcome {
         if (knownFaces.sharedAge ?? .infinity) > Self.knownFacesLifetime {
@@ -123,11 +124,15 @@ public struct MemoryCollector: Sendable {
             return FaceTag(x: face.x, y: face.y, width: face.width, height: face.height, personId: person, embedding: face.embedding)
         }
         upload.faces = (upload.faces ?? []) + faces
-        if upload.description == nil, !prepared.carriesDescription, let describer, await !hubHas(prepared.file),
+        if let hash = await hashOnHub(prepared.file), let outcome = try await sendKnown(upload, sha256: hash) {
+            try knownFaces.remember(remembered)
+            return outcome
+        }
+        if upload.description == nil, !prepared.carriesDescription, let describer,
            let described = await describer.describe(photo: prepared.file) {
-            upload.description = MemoryUpload.checkedText(described.description, maxLength: MemoryUpload.descriptionLimit(for: .photo))
+            upload.description = MemoryUpload.checkedText(described.description, maxLength: MemoryDetails.descriptionLimit(for: .photo))
             if upload.extendedDescription == nil, upload.description != nil {
-                upload.extendedDescription = MemoryUpload.checkedText(described.extendedDescription, maxLength: MemoryUpload.extendedDescriptionLimit)
+                upload.extendedDescription = MemoryUpload.checkedText(described.extendedDescription, maxLength: MemoryDetails.extendedDescriptionLimit)
             }
         }
         let outcome = try await send(upload, file: prepared.file, contentType: nil)
@@ -135,13 +140,28 @@ public struct MemoryCollector: Sendable {
         return outcome
     }
 
-    /// Whether the hub has these bytes already: then it keeps its memory, takes only the faces and
-    /// people of the upload, and a description made here would be thrown away. False when it cannot
-    /// tell within ``lookupWait`` (away, an error, a file that cannot be read): the photo is then
-    /// described as before.
-    func hubHas(_ file: String) async -> Bool {
-        guard let digest = try? SHA256Digest.hash(contentsOf: file) else { return false }
-        return (try? await hub.memory(sha256: Hex.string(digest), wait: Self.lookupWait)) != nil
+    /// The file's SHA-256 when the hub has these bytes already: then it keeps its memory and takes
+    /// only the upload's faces and people, so the bytes need not go and a description made here would
+    /// be thrown away. Nil when it cannot tell within ``lookupWait`` (away, an error, a file that cannot
+    /// be read): the photo is then described and sent as before.
+    func hashOnHub(_ file: String) async -> String? {
+        guard let digest = try? SHA256Digest.hash(contentsOf: file) else { return nil }
+        let hash = Hex.string(digest)
+        return (try? await hub.memory(sha256: hash, wait: Self.lookupWait)) != nil ? hash : nil
+    }
+
+    /// Sends `upload` naming bytes the hub has (``MemoryUpload/sha256``) instead of sending them. Nil
+    /// when that did not do: the memory was removed since the hub was asked, or the hub went away
+    /// (then the whole photo is described and sent, or queued, as any other).
+    private func sendKnown(_ upload: MemoryUpload, sha256: String) async throws(HubError) -> Outcome? {
+        var reference = upload
+        reference.sha256 = sha256
+        do {
+            let (memory, created) = try await hub.upload(reference)
+            return .uploaded(memory, created: created)
+        } catch where error.code == .notFound || error.code == .connectionFailed {
+            return nil
+        }
     }
 
     /// The longest the collector waits for the hub to say whether it has a photo's bytes: a hub that

@@ -134,27 +134,13 @@ public enum MemoryKind: String, Sendable, Hashable, Codable, CaseIterable {
     case text
 }
 
-/// A memory as the hub keeps it.
-public struct HubMemory: Sendable, Hashable, Codable {
+/// A memory as the hub keeps it: its ``MemoryDetails`` (read and written as its own fields,
+/// `memory.title`), its people and faces, and what the hub knows of its media.
+public struct HubMemory: MemoryDetailsFields, Sendable, Hashable, Codable {
     /// The hub's id.
     public var id: Int64
-    /// Photo, video, voice or text.
-    public var kind: MemoryKind
-    /// Its title.
-    public var title: String
-    /// Its description (or the text of a text memory): a photo's alt text.
-    public var description: String?
-    /// What did not fit in the description (a photo's extended description: the rest of its text,
-    /// the faces, the colours), shown beneath the photo; nil when none was given.
-    public var extendedDescription: String?
-    /// When it happened, in milliseconds since 1970: as given, else from the photo's metadata.
-    public var takenAt: Int64?
-    /// Where, in degrees, when known and kept.
-    public var latitude: Double?
-    /// See ``latitude``.
-    public var longitude: Double?
-    /// A place name, when given.
-    public var place: String?
+    /// What it is and says: kind, title, description, date, place (the description may be the photo's own).
+    public var details: MemoryDetails
     /// The people in it.
     public var people: [Int64]
     /// The faces on its photo.
@@ -181,31 +167,64 @@ public struct HubMemory: Sendable, Hashable, Codable {
     public var thumbnailUrl: String?
 
     /// Creates a memory.
-    public init(id: Int64, kind: MemoryKind, title: String, description: String?, takenAt: Int64?, latitude: Double?, longitude: Double?,
-                place: String?, people: [Int64], faces: [FaceTag], mediaType: String, size: Int64, sha256: String, durationMs: Int64? = nil,
-                width: Int?, height: Int?, uploadedBy: String, createdAt: Int64, mediaUrl: String, thumbnailUrl: String?,
-                extendedDescription: String? = nil) {
-        self.durationMs = durationMs
-        self.extendedDescription = extendedDescription
+    public init(id: Int64, details: MemoryDetails, people: [Int64], faces: [FaceTag], mediaType: String, size: Int64, sha256: String,
+                durationMs: Int64? = nil, width: Int?, height: Int?, uploadedBy: String, createdAt: Int64, mediaUrl: String, thumbnailUrl: String?) {
         self.id = id
-        self.kind = kind
-        self.title = title
-        self.description = description
-        self.takenAt = takenAt
-        self.latitude = latitude
-        self.longitude = longitude
-        self.place = place
+        self.details = details
         self.people = people
         self.faces = faces
         self.mediaType = mediaType
         self.size = size
         self.sha256 = sha256
+        self.durationMs = durationMs
         self.width = width
         self.height = height
         self.uploadedBy = uploadedBy
         self.createdAt = createdAt
         self.mediaUrl = mediaUrl
         self.thumbnailUrl = thumbnailUrl
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, people, faces, mediaType, size, sha256, durationMs, width, height, uploadedBy, createdAt, mediaUrl, thumbnailUrl
+    }
+
+    /// Reads a memory from one flat JSON object, its details beside its other fields.
+    public init(from decoder: any Decoder) throws {
+        details = try MemoryDetails(from: decoder)
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        id = try fields.decode(Int64.self, forKey: .id)
+        people = try fields.decode([Int64].self, forKey: .people)
+        faces = try fields.decode([FaceTag].self, forKey: .faces)
+        mediaType = try fields.decode(String.self, forKey: .mediaType)
+        size = try fields.decode(Int64.self, forKey: .size)
+        sha256 = try fields.decode(String.self, forKey: .sha256)
+        durationMs = try fields.decodeIfPresent(Int64.self, forKey: .durationMs)
+        width = try fields.decodeIfPresent(Int.self, forKey: .width)
+        height = try fields.decodeIfPresent(Int.self, forKey: .height)
+        uploadedBy = try fields.decode(String.self, forKey: .uploadedBy)
+        createdAt = try fields.decode(Int64.self, forKey: .createdAt)
+        mediaUrl = try fields.decode(String.self, forKey: .mediaUrl)
+        thumbnailUrl = try fields.decodeIfPresent(String.self, forKey: .thumbnailUrl)
+    }
+
+    /// Writes the memory as one flat JSON object.
+    public func encode(to encoder: any Encoder) throws {
+        try details.encode(to: encoder)
+        var fields = encoder.container(keyedBy: CodingKeys.self)
+        try fields.encode(id, forKey: .id)
+        try fields.encode(people, forKey: .people)
+        try fields.encode(faces, forKey: .faces)
+        try fields.encode(mediaType, forKey: .mediaType)
+        try fields.encode(size, forKey: .size)
+        try fields.encode(sha256, forKey: .sha256)
+        try fields.encodeIfPresent(durationMs, forKey: .durationMs)
+        try fields.encodeIfPresent(width, forKey: .width)
+        try fields.encodeIfPresent(height, forKey: .height)
+        try fields.encode(uploadedBy, forKey: .uploadedBy)
+        try fields.encode(createdAt, forKey: .createdAt)
+        try fields.encode(mediaUrl, forKey: .mediaUrl)
+        try fields.encodeIfPresent(thumbnailUrl, forKey: .thumbnailUrl)
     }
 }
 
@@ -223,46 +242,61 @@ public struct MemoryPage: Sendable, Hashable, Codable {
     }
 }
 
-/// What the multipart `metadata` field of `POST /api/memories` holds.
-public struct MemoryUpload: Sendable, Hashable, Codable {
-    /// Photo, video, voice or text.
-    public var kind: MemoryKind
-    /// The title (1–200 characters).
-    public var title: String
-    /// The description (at most 5,000 characters; a text memory's text, at most 100,000): a photo's alt text.
-    public var description: String?
-    /// What did not fit in the description, such as a photo's extended description (at most 10,000 characters).
-    public var extendedDescription: String?
-    /// When it happened (milliseconds since 1970); a photo's own date is used when absent.
-    public var takenAt: Int64?
-    /// Where (degrees); a photo's own position is used when absent and the uploader keeps locations.
-    public var latitude: Double?
-    /// See ``latitude``.
-    public var longitude: Double?
-    /// A place name (at most 200 characters).
-    public var place: String?
+/// What the multipart `metadata` field of `POST /api/memories` holds: the memory's ``MemoryDetails``
+/// (read and written as its own fields, `upload.title`), its people and faces, and where its media is.
+public struct MemoryUpload: MemoryDetailsFields, Sendable, Hashable, Codable {
+    /// What it is and says: kind, title, description, date, place.
+    public var details: MemoryDetails
     /// The people in it (ids of the hub's people).
     public var people: [Int64]?
     /// The faces on its photo.
     public var faces: [FaceTag]?
     /// A completed upload session (`POST /api/uploads`) holding the media, instead of a `media` part.
     public var uploadId: String?
+    /// Instead of the media: the SHA-256 (64 lower-case hex digits) of bytes the hub has already
+    /// (``HubClient/memory(sha256:wait:)``). Nothing but the metadata is sent; its people and faces
+    /// join that memory, which keeps its own title and description, as when the same bytes come
+    /// again. The hub answers `404` when it has no memory of those bytes.
+    public var sha256: String?
 
     /// Creates an upload's metadata.
+    public init(_ details: MemoryDetails, people: [Int64]? = nil, faces: [FaceTag]? = nil, uploadId: String? = nil, sha256: String? = nil) {
+        self.details = details
+        self.people = people
+        self.faces = faces
+        self.uploadId = uploadId
+        self.sha256 = sha256
+    }
+
+    /// Creates an upload's metadata from each of its details.
     public init(kind: MemoryKind, title: String, description: String? = nil, takenAt: Int64? = nil, latitude: Double? = nil,
                 longitude: Double? = nil, place: String? = nil, people: [Int64]? = nil, faces: [FaceTag]? = nil, uploadId: String? = nil,
                 extendedDescription: String? = nil) {
-        self.uploadId = uploadId
-        self.extendedDescription = extendedDescription
-        self.kind = kind
-        self.title = title
-        self.description = description
-        self.takenAt = takenAt
-        self.latitude = latitude
-        self.longitude = longitude
-        self.place = place
-        self.people = people
-        self.faces = faces
+        self.init(MemoryDetails(kind: kind, title: title, description: description, extendedDescription: extendedDescription, takenAt: takenAt,
+                                latitude: latitude, longitude: longitude, place: place),
+                  people: people, faces: faces, uploadId: uploadId)
+    }
+
+    private enum CodingKeys: String, CodingKey { case people, faces, uploadId, sha256 }
+
+    /// Reads the metadata from one flat JSON object, its details beside its other fields.
+    public init(from decoder: any Decoder) throws {
+        details = try MemoryDetails(from: decoder)
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        people = try fields.decodeIfPresent([Int64].self, forKey: .people)
+        faces = try fields.decodeIfPresent([FaceTag].self, forKey: .faces)
+        uploadId = try fields.decodeIfPresent(String.self, forKey: .uploadId)
+        sha256 = try fields.decodeIfPresent(String.self, forKey: .sha256)
+    }
+
+    /// Writes the metadata as one flat JSON object.
+    public func encode(to encoder: any Encoder) throws {
+        try details.encode(to: encoder)
+        var fields = encoder.container(keyedBy: CodingKeys.self)
+        try fields.encodeIfPresent(people, forKey: .people)
+        try fields.encodeIfPresent(faces, forKey: .faces)
+        try fields.encodeIfPresent(uploadId, forKey: .uploadId)
+        try fields.encodeIfPresent(sha256, forKey: .sha256)
     }
 }
 

@@ -3,25 +3,18 @@ internal import Foundation
 internal import MemoraSync
 
 extension MemoryUpload {
-    /// The most characters (Unicode code points) a memory's description may have: 5,000, or 100,000
-    /// for the text of a text memory.
-    package static func descriptionLimit(for kind: MemoryKind) -> Int { kind == .text ? 100_000 : 5000 }
-
-    /// The most characters an extended description may have.
-    package static let extendedDescriptionLimit = 10_000
-
     /// The description a photo carries for a screen reader: its alt text, else its caption (camera
     /// boilerplate such as "OLYMPUS DIGITAL CAMERA" is not one), when it passes the checks an uploaded
     /// description passes; nil when it has none. The hub describes a memory by it when the upload gives
     /// no description, and the collector describes on the device only a photo without one.
     package static func ownDescription(_ captions: CaptionReading) -> String? {
-        checkedText(captions.altText ?? captions.caption, maxLength: descriptionLimit(for: .photo))
+        checkedText(captions.altText ?? captions.caption, maxLength: MemoryDetails.descriptionLimit(for: .photo))
     }
 
     /// The extended description a photo carries (`Iptc4xmpCore:ExtDescrAccessibility`), checked as an
     /// uploaded one is; nil when it has none.
     package static func ownExtendedDescription(_ captions: CaptionReading) -> String? {
-        checkedText(captions.extendedDescription, maxLength: extendedDescriptionLimit)
+        checkedText(captions.extendedDescription, maxLength: MemoryDetails.extendedDescriptionLimit)
     }
 
     /// `text` trimmed, when it is not empty and passes the checks of an uploaded text (its length, no

@@ -162,7 +162,7 @@ extension DashboardPage {
         }
         let list = details.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined(separator: "\n")
         let textLabel = memory.kind == .text ? "Text" : "Description"
-        let limit = MemoryUpload.descriptionLimit(for: memory.kind)
+        let limit = MemoryDetails.descriptionLimit(for: memory.kind)
         // A refused correction: said first (and in the page's title, which a screen reader reads on
         // arrival), each problem linked to its field, and the fields as they were typed.
         var summary = ""

@@ -261,10 +261,8 @@ struct DashboardRoutes: Sendable {
             $0.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         } ?? memory.description ?? ""
         var problems: [FieldProblem] = []
-        if let message = title.isEmpty ? "required" : SyncValueCheck.textProblem(title, maxLength: 200, isName: true) {
-            problems.append(FieldProblem(field: "title", message: message))
-        }
-        if let message = SyncValueCheck.textProblem(description, maxLength: MemoryUpload.descriptionLimit(for: memory.kind)) {
+        if let message = MemoryDetails.titleProblem(title) { problems.append(FieldProblem(field: "title", message: message)) }
+        if let message = SyncValueCheck.textProblem(description, maxLength: MemoryDetails.descriptionLimit(for: memory.kind)) {
             problems.append(FieldProblem(field: "description", message: message))
         }
         guard problems.isEmpty else {

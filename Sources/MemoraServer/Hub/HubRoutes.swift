@@ -165,6 +165,19 @@ struct HubRoutes: Sendable {
         defer { if let staged, session == nil { try? FileSystem.remove(staged.path) } }
         var upload = try RequestDecoding.decode(MemoryUpload.self, from: received.metadata, field: "metadata")
         try await check(&upload)
+        if let hash = upload.sha256 {
+            // Bytes the hub has already, named instead of sent: only what this device knows joins the memory.
+            guard staged == nil, upload.uploadId == nil else {
+                throw ServerError.invalidRequest("the memory names its media twice", [FieldProblem(field: "metadata.sha256", message: "send the media, an upload session or the SHA-256 of media the hub has: one of them")])
+            }
+            guard let existing = try await hub.memory(sha256: hash) else {
+                throw ServerError.notFound("the hub has no memory of these bytes (metadata.sha256): send the media")
+            }
+            guard existing.kind == upload.kind else {
+                throw ServerError.invalidRequest("the memory is of another kind", [FieldProblem(field: "metadata.kind", message: "the memory of these bytes is a \(existing.kind.rawValue) memory")])
+            }
+            return try await merge(upload, into: existing, device: device)
+        }
         if let id = upload.uploadId {
             guard staged == nil else {
                 throw ServerError.invalidRequest("the memory has both a media part and an upload session", [FieldProblem(field: "metadata.uploadId", message: "send one of them")])
@@ -184,10 +197,7 @@ struct HubRoutes: Sendable {
                 try await hub.removeUploadSession(id: session.id)
                 try? FileSystem.remove(file.path)
             }
-            // What this device knows of the photo (its people, faces, tags) joins the memory.
-            guard try await hub.merge(into: existing.id, people: upload.people ?? [], faces: upload.faces ?? [], device: device, now: now),
-                  let merged = try await hub.memory(id: existing.id) else { throw ServerError.notFound("the memory was removed meanwhile: send it again") }
-            return ErrorMiddleware.json(merged, status: .ok)
+            return try await merge(upload, into: existing, device: device)
         }
         var info: ImageInfo?
         var descriptionSource = HubStore.DescriptionSource.automatic, extendedSource = HubStore.DescriptionSource.automatic
@@ -243,28 +253,18 @@ struct HubRoutes: Sendable {
         return ErrorMiddleware.json(memory, status: stored.created ? .created : .ok)
     }
 
+    /// What this device knows of a memory the hub has (its people, faces, tags) joins it: `200` with the memory.
+    private func merge(_ upload: MemoryUpload, into existing: HubMemory, device: String) async throws -> Response {
+        guard try await hub.merge(into: existing.id, people: upload.people ?? [], faces: upload.faces ?? [], device: device, now: now),
+              let merged = try await hub.memory(id: existing.id) else { throw ServerError.notFound("the memory was removed meanwhile: send it again") }
+        return ErrorMiddleware.json(merged, status: .ok)
+    }
+
     /// Field checks of an upload's metadata: lengths, ranges, boxes, known people.
     private func check(_ upload: inout MemoryUpload) async throws {
-        var problems: [FieldProblem] = []
         upload.title = upload.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let message = upload.title.isEmpty ? "required" : SyncValueCheck.textProblem(upload.title, maxLength: 200, isName: true) {
-            problems.append(FieldProblem(field: "metadata.title", message: message))
-        }
-        if let text = upload.description, let message = SyncValueCheck.textProblem(text, maxLength: MemoryUpload.descriptionLimit(for: upload.kind)) {
-            problems.append(FieldProblem(field: "metadata.description", message: message))
-        }
-        if let text = upload.extendedDescription, let message = SyncValueCheck.textProblem(text, maxLength: MemoryUpload.extendedDescriptionLimit) {
-            problems.append(FieldProblem(field: "metadata.extendedDescription", message: message))
-        }
-        if let place = upload.place, let message = SyncValueCheck.textProblem(place, maxLength: 200) { problems.append(FieldProblem(field: "metadata.place", message: message)) }
-        if let taken = upload.takenAt, !(0...253_402_300_799_999).contains(taken) {
-            problems.append(FieldProblem(field: "metadata.takenAt", message: "milliseconds since 1970, before the year 10000"))
-        }
-        if (upload.latitude == nil) != (upload.longitude == nil) {
-            problems.append(FieldProblem(field: "metadata.latitude", message: "give latitude and longitude together"))
-        }
-        if let latitude = upload.latitude, !(-90...90).contains(latitude) { problems.append(FieldProblem(field: "metadata.latitude", message: "between -90 and 90")) }
-        if let longitude = upload.longitude, !(-180...180).contains(longitude) { problems.append(FieldProblem(field: "metadata.longitude", message: "between -180 and 180")) }
+        var problems = upload.details.problems(prefix: "metadata.")
+        if let hash = upload.sha256, !SyncValueCheck.isSHA256(hash) { problems.append(FieldProblem(field: "metadata.sha256", message: "64 lower-case hex digits")) }
         let people = Set(upload.people ?? [])
         if people.count > 100 { problems.append(FieldProblem(field: "metadata.people", message: "at most 100 people")) }
         let faces = upload.faces ?? []
@@ -329,8 +329,8 @@ struct HubRoutes: Sendable {
             return value
         }
         filter.person = integer("person", 1...Int64.max)
-        filter.from = integer("from", 0...253_402_300_799_999)
-        filter.to = integer("to", 0...253_402_300_799_999)
+        filter.from = integer("from", SyncValueCheck.timestamps)
+        filter.to = integer("to", SyncValueCheck.timestamps)
         filter.before = integer("cursor", 1...Int64.max)
         filter.limit = Int(integer("limit", 1...200) ?? 50)
         if let kind = query.get("kind") {

@@ -546,14 +546,14 @@ struct HubStore: Sendable {
             let tagged = (faces[id] ?? []).compactMap(\.personId)
             let kind: String = try row["kind"]
             guard let memoryKind = MemoryKind(rawValue: kind) else { throw .storage("memory \(id) is of an unknown kind (\(kind))") }
+            let details = MemoryDetails(
+                kind: memoryKind, title: try row["title"], description: try row["description"], extendedDescription: try row["extended_description"],
+                takenAt: try row["taken_at"], latitude: try row["latitude"], longitude: try row["longitude"], place: try row["place"])
             return HubMemory(
-                id: id, kind: memoryKind, title: try row["title"], description: try row["description"],
-                takenAt: try row["taken_at"], latitude: try row["latitude"], longitude: try row["longitude"], place: try row["place"],
-                people: Array(Set((people[id] ?? []) + tagged)).sorted(), faces: faces[id] ?? [], mediaType: try row["media_type"],
-                size: try row["size"], sha256: try row["sha256"], durationMs: try row["duration_ms"], width: try row["width"], height: try row["height"],
-                uploadedBy: try row["uploaded_by"], createdAt: try row["created_at"], mediaUrl: "/api/memories/\(id)/media",
-                thumbnailUrl: try row["has_thumbnail"] as Int64 == 1 ? "/api/memories/\(id)/thumbnail" : nil,
-                extendedDescription: try row["extended_description"])
+                id: id, details: details, people: Array(Set((people[id] ?? []) + tagged)).sorted(), faces: faces[id] ?? [],
+                mediaType: try row["media_type"], size: try row["size"], sha256: try row["sha256"], durationMs: try row["duration_ms"],
+                width: try row["width"], height: try row["height"], uploadedBy: try row["uploaded_by"], createdAt: try row["created_at"],
+                mediaUrl: "/api/memories/\(id)/media", thumbnailUrl: try row["has_thumbnail"] as Int64 == 1 ? "/api/memories/\(id)/thumbnail" : nil)
         }
     }
 

@@ -44,7 +44,7 @@ package enum SyncValueCheck {
             return nil
         case .timestamp:
             guard case .integer(let number) = value else { return "expected milliseconds since 1970 (an integer)" }
-            return (0...253_402_300_799_999).contains(number) ? nil : "must be between 0 and 253402300799999 (year 9999)"
+            return Self.timestamps.contains(number) ? nil : "must be between 0 and 253402300799999 (year 9999)"
         case .jsonObject(let maxMembers, let maxNameLength, let maxTextLength):
             guard case .object(let members) = value else { return "expected an object, got \(value.typeName)" }
             // PostgreSQL's text and jsonb cannot hold U+0000; both stores refuse it alike.
@@ -61,6 +61,10 @@ package enum SyncValueCheck {
             return Set(items).count == items.count ? nil : "lists the same object twice"
         }
     }
+
+    /// The instants a timestamp may be, in milliseconds since 1970: from 1970 to the last millisecond
+    /// of the year 9999.
+    package static let timestamps: ClosedRange<Int64> = 0...253_402_300_799_999
 
     /// What is wrong with `text` for a field of at most `maxLength` characters: too long (characters
     /// counted as Unicode code points, as JSON Schema's `maxLength` in Docs/openapi.json counts them,
