@@ -34,17 +34,18 @@ struct CaptionErrorTests {
         #expect(try MetadataReader.read(contentsOf: misnamed).captions.caption == "Still a PNG")
     }
 
-    @Test("a read-only folder fails cleanly and leaves the file intact",
-          .enabled(if: getuid() != 0, "root ignores permissions, and CI runs as root"))
+    @Test("a folder no file can be added to fails cleanly and leaves the file intact",
+          .enabled(if: UnwritableFolder.possible, "root ignores permissions, and this file system or process cannot set the immutable attribute"))
     func readOnlyFolder() throws {
         let path = try makeJPEG()
         let folder = (path as NSString).deletingLastPathComponent
         defer {
-            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+            UnwritableFolder.undo(folder)
             try? FileManager.default.removeItem(atPath: folder)
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
+        try #require(UnwritableFolder.make(folder))
+        #expect(!FileManager.default.createFile(atPath: folder + "/other.jpg", contents: Data()), "the folder takes no new file")
         #expect(throws: MetadataError.self) { try CaptionWriter.write(CaptionUpdate(caption: "x"), to: path) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }

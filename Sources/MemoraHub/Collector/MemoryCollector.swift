@@ -103,7 +103,8 @@ public struct MemoryCollector: Sendable {
     /// Adds a photo memory: prepared, faces tagged with `tags` (a face's index to a person) or else
     /// with their suggestions when `acceptSuggestions`, described by the ``describer`` when neither
     /// `metadata` nor the photo has a description, then uploaded or queued. When the hub has the same
-    /// bytes already, the photo is not described and only its metadata goes (``MemoryUpload/sha256``).
+    /// bytes already, the photo is not described and only its metadata goes (``MemoryUpload/sha256``,
+    /// which the collector sets from the file; one given in `metadata` is ignored).
     /// Tagged faces' embeddings are remembered for later suggestions.
     public func addPhoto(_ path: String, metadata: MemoryUpload, tags: [Int: Int64] = [:], acceptSuggestions: Bool = true,
                          keepLocation: Bool = false) async throws(HubError) -> Outcome {
@@ -116,6 +117,8 @@ public struct MemoryCollector: Sendable {
         defer { discard(prepared) }
         var upload = metadata
         upload.kind = .photo
+        // The file's own bytes say whether the hub has them: a hash left in the metadata is not asked.
+        upload.sha256 = nil
         if !keepLocation { (upload.latitude, upload.longitude) = (nil, nil) }
         var remembered: [(person: Int64, embedding: [Float])] = []
         let faces = prepared.faces.enumerated().map { index, face in
