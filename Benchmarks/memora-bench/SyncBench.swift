@@ -11,7 +11,8 @@ import MemoraSyncTesting
 /// - `GET /api/health` requests per second at 64 connections (wrk) against a bare Hummingbird route
 ///   answering the same JSON, both in child processes, and their p99 latency;
 /// - a push of 100 mutations and a pull of 1,000 changes (SQLite; PostgreSQL too when
-///   `MEMORA_BENCH_DATABASE` names an empty database), against the 50 ms limit;
+///   `MEMORA_BENCH_DATABASE` names an empty database), against the 50 ms limit, and the server's
+///   CPU time per pull;
 /// - a 1 GiB upload (curl streaming a file) against a plain copy of the file, with the server's memory growth;
 /// - convergence simulations (3 devices, faults, restarts, crashes) per minute.
 enum SyncBench {
@@ -28,11 +29,11 @@ enum SyncBench {
         bare.stop()
 
         let client = try await BenchClient(server: server, folder: folder + "/sqlite")
-        try await latency(client, store: "SQLite")
+        try await latency(client, server: server, store: "SQLite")
         if let database = ProcessInfo.processInfo.environment["MEMORA_BENCH_DATABASE"], !database.isEmpty {
             let postgres = try ChildServer(["--sync-server", folder + "/postgres", database])
             defer { postgres.stop() }
-            try await latency(try await BenchClient(server: postgres, folder: folder + "/postgres", database: database), store: "PostgreSQL")
+            try await latency(try await BenchClient(server: postgres, folder: folder + "/postgres", database: database), server: postgres, store: "PostgreSQL")
         } else {
             print("   PostgreSQL: skipped (MEMORA_BENCH_DATABASE is not set; `make bench` sets it when Debian's postgresql is installed)")
         }
@@ -103,7 +104,10 @@ enum SyncBench {
 
     // MARK: Push and pull
 
-    static func latency(_ client: BenchClient, store: String) async throws {
+    /// The push and pull latencies seen by the client, then the server's own CPU time per pull over
+    /// 30 more pulls: the figure a change to the server's store moves, steadier on a busy machine
+    /// than a latency that also holds the client's decoding and the loopback.
+    static func latency(_ client: BenchClient, server: ChildServer, store: String) async throws {
         var pushes: [Double] = [], pulls: [Double] = []
         for batch in 0..<10 {
             let mutations = (0..<100).map { index in
@@ -130,6 +134,14 @@ enum SyncBench {
         print(String(format: "   %@: push of 100 mutations %6.2f ms median (%.2f–%.2f, 10 pushes); pull of 1,000 changes %6.2f ms median (%.2f–%.2f, 7 pulls); limit 50 ms: %@",
                      store, Bench.median(pushes), pushes.min() ?? 0, pushes.max() ?? 0, Bench.median(pulls), pulls.min() ?? 0, pulls.max() ?? 0,
                      max(Bench.median(pushes), Bench.median(pulls)) < 50 ? "met" : "NOT met"))
+        let pullsForCPU = 30
+        guard let before = server.cpuSeconds() else { return print("      server CPU per pull: not measured (no /proc/\(server.pid)/stat)") }
+        for _ in 0..<pullsForCPU {
+            _ = try await client.send("api/sync/pull", PullRequest(cursor: nil, limit: 1000), as: PullResponse.self)
+        }
+        let perPull = ((server.cpuSeconds() ?? before) - before) / Double(pullsForCPU) * 1000
+        print(String(format: "      server CPU per pull of 1,000 changes %6.2f ms (user and system, %d pulls; the rest of the latency is the client and the loopback)",
+                     perPull, pullsForCPU))
     }
 
     // MARK: A large upload
@@ -287,6 +299,17 @@ final class ChildServer: @unchecked Sendable {
             throw BenchError("the child server printed no port")
         }
         self.port = port
+    }
+
+    /// The CPU time the child has used so far, user and system, in seconds: fields 14 and 15 of
+    /// `/proc/PID/stat`, counted by every thread, in ticks of 1/100 s (Linux's fixed `USER_HZ`).
+    /// Nil where there is no such file.
+    func cpuSeconds() -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let nameEnd = stat.lastIndex(of: ")") else { return nil }
+        // After the command's name, in parentheses, the state is field 3: utime (14) and stime (15) are 11 and 12 here.
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / 100
     }
 
     func stop() {

@@ -52,10 +52,12 @@ public struct SyncServer: Sendable {
     /// The router, the hub's uploads staged through `media` (the running server's own `incoming/` folder).
     func router(media: HubMedia?) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
-        router.add(middleware: RequestLogMiddleware())
+        // Every middleware is a step of every request: the request log is there only when its lines are
+        // written (`info`; the default, `notice`, writes none), the proxy's address rules only behind one.
+        if configuration.logger.logLevel <= .info { router.add(middleware: RequestLogMiddleware()) }
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: HTTPRulesMiddleware())
-        router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
+        if !configuration.trustedProxies.isEmpty { router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies)) }
         router.add(middleware: IPRateLimitMiddleware(limiter: TokenBucketLimiter(burst: configuration.ipBurst, perSecond: configuration.ipPerSecond)))
         let authenticated = router.group("api")
             .add(middleware: DeviceAuthMiddleware(store: store, limiter: TokenBucketLimiter(burst: configuration.deviceBurst, perSecond: configuration.devicePerSecond),

@@ -36,7 +36,7 @@ struct CaptionDatabaseTests {
                     """)
             }
             let schema = statements.map { $0.replacingOccurrences(of: "\"", with: "").split(whereSeparator: \.isWhitespace).joined(separator: " ") }
-            built.append((migration, SHA256Digest.hash(Array(schema.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()))
+            built.append((migration, Hex.string(SHA256Digest.hash(Array(schema.joined(separator: "\n").utf8)))))
         }
         #expect(built.map(\.migration) == Self.releasedSchemas.map(\.key), "every migration is pinned, in order: \(built)")
         for (migration, digest) in built {

@@ -14,9 +14,12 @@ struct ErrorMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         var response = try await answer(request, context: context, next: next)
-        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        response.headers[Self.contentTypeOptions] = "nosniff"
         return response
     }
+
+    /// `X-Content-Type-Options`, made once.
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 
     private func answer(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         do {

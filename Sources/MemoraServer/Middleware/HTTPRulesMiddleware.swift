@@ -11,12 +11,15 @@ internal import MemoraHTTP
 struct HTTPRulesMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
+    /// `Host`, made once.
+    static let host = HTTPField.Name("Host")!
+
     /// The methods HTTP defines (RFC 9110 §9.3, RFC 5789's PATCH): any other is not implemented here.
     static let knownMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .delete, .connect, .options, .trace, .patch]
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         // Hummingbird keeps the first Host line as the request's authority and any further ones as fields.
-        guard request.headers[values: HTTPField.Name("Host")!].isEmpty else {
+        guard request.headers[values: Self.host].isEmpty else {
             throw ServerError.invalidRequest("a request has one Host line (RFC 9112 §3.2)", [FieldProblem(field: "Host", message: "send exactly one Host header")])
         }
         guard Self.knownMethods.contains(request.method) else {

@@ -72,7 +72,7 @@ final class RequestTargetHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     /// Puts a ``RequestTargetHandler`` right after the HTTP/1 request decoder, where the parsed head and
     /// the parser's errors are still HTTP/1's (Hummingbird's channel takes extra handlers only after its
-    /// conversion); then passes everything on unchanged.
+    /// conversion); then removes itself.
     final class Installer: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = NIOAny
 
@@ -83,6 +83,8 @@ final class RequestTargetHandler: ChannelDuplexHandler, RemovableChannelHandler 
             } catch {
                 context.fireErrorCaught(error)
             }
+            // Its work is done: it leaves, and is not a step of every read.
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
