@@ -27,8 +27,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
             return
         }
         // Another decoder (Foundation's) cannot say what the value is, so each type is tried, and a
-        // failed try costs an error value: the commonest first (text, then numbers; a pull of 1,000
-        // changes is mostly text), which halves the client's decoding of a pull.
+        // failed try costs an error value: the commonest first (text, then numbers: a pull's changes
+        // are mostly text; the bench's pull of 1,000 changes went from 34–37 to 29–30 ms).
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
